@@ -1,0 +1,108 @@
+/*
+ * buf.c - the capped byte buffer.
+ */
+#include "seam_base.h"
+
+#include <string.h>
+
+void sm_buf_init(sm_buf *buf, size_t max)
+{
+    buf->data = NULL;
+    buf->len = 0;
+    buf->cap = 0;
+    buf->max = max;
+}
+
+/* Grows the allocation to hold `need` bytes plus the trailing NUL. */
+static int sm__buf_reserve(sm_buf *buf, size_t need)
+{
+    if (need > buf->max)
+        return SM_ETOOBIG;
+    if (need + 1 <= buf->cap)
+        return SM_OK;
+    size_t cap = buf->cap ? buf->cap : 64;
+    while (cap < need + 1)
+        cap = cap > SIZE_MAX / 2 ? need + 1 : cap * 2;
+    if (cap > buf->max + 1)
+        cap = buf->max + 1;
+    char *grown = sm_try_realloc(buf->data, cap);
+    if (!grown)
+        return SM_ENOMEM;
+    buf->data = grown;
+    buf->cap = cap;
+    return SM_OK;
+}
+
+int sm_buf_append(sm_buf *buf, const void *bytes, size_t len)
+{
+    if (len > SIZE_MAX - buf->len - 1)
+        return SM_ETOOBIG;
+    int rc = sm__buf_reserve(buf, buf->len + len);
+    if (rc)
+        return rc;
+    if (len)
+        memcpy(buf->data + buf->len, bytes, len);
+    buf->len += len;
+    buf->data[buf->len] = '\0';
+    return SM_OK;
+}
+
+int sm_buf_append_str(sm_buf *buf, const char *text)
+{
+    return sm_buf_append(buf, text, strlen(text));
+}
+
+int sm_buf_printf(sm_buf *buf, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    int needed = vsnprintf(NULL, 0, fmt, args);
+    va_end(args);
+    if (needed < 0)
+        return SM_EINVAL;
+    int rc = sm__buf_reserve(buf, buf->len + (size_t)needed);
+    if (rc)
+        return rc;
+    va_start(args, fmt);
+    vsnprintf(buf->data + buf->len, (size_t)needed + 1, fmt, args);
+    va_end(args);
+    buf->len += (size_t)needed;
+    return SM_OK;
+}
+
+void sm_buf_consume(sm_buf *buf, size_t count)
+{
+    if (count >= buf->len) {
+        sm_buf_clear(buf);
+        return;
+    }
+    memmove(buf->data, buf->data + count, buf->len - count);
+    buf->len -= count;
+    buf->data[buf->len] = '\0';
+}
+
+void sm_buf_clear(sm_buf *buf)
+{
+    buf->len = 0;
+    if (buf->data)
+        buf->data[0] = '\0';
+}
+
+char *sm_buf_take(sm_buf *buf, size_t *len_out)
+{
+    char *data = buf->data;
+    if (len_out)
+        *len_out = buf->len;
+    if (!data)
+        data = sm_strdup("");
+    buf->data = NULL;
+    buf->len = 0;
+    buf->cap = 0;
+    return data;
+}
+
+void sm_buf_free(sm_buf *buf)
+{
+    sm_free(buf->data);
+    sm_buf_init(buf, buf->max);
+}

@@ -1,0 +1,44 @@
+/*
+ * seam_config.h - seam's settings and their defaults.
+ *
+ * seam works with no configuration at all: cfg_init gives the defaults (the
+ * embedded model, single-line completions within modest budgets).  Later
+ * layers (the config file, the editor's initializationOptions) overwrite
+ * fields through cfg_set, which validates each value and leaves the
+ * configuration unchanged when a value is bad.
+ */
+#ifndef SEAM_CONFIG_H
+#define SEAM_CONFIG_H
+
+#include "seam_base.h"
+
+typedef enum cfg_backend {
+    CFG_BACKEND_EMBEDDED = 0,
+    CFG_BACKEND_LLAMACPP,
+    CFG_BACKEND_OPENAI,
+    CFG_BACKEND_OLLAMA,
+} cfg_backend;
+
+typedef struct cfg_config {
+    cfg_backend backend;
+    char *endpoint;          /* owned; NULL for the embedded model */
+    char *model;             /* owned; may be NULL */
+    uint32_t max_tokens;     /* token budget of one completion */
+    uint32_t max_lines;      /* line budget of one completion */
+    uint32_t timeout_ms;     /* latency budget of one completion */
+    bool multiline;          /* whether completions may span lines */
+    sm_log_level log_level;
+} cfg_config;
+
+/* Fills `config` with the defaults.  Free with cfg_free. */
+void cfg_init(cfg_config *config);
+void cfg_free(cfg_config *config);
+
+/* Sets one setting from its textual form, e.g. ("max_tokens", "64").
+ * Returns SM_OK, or SM_EINVAL (with a message in `error`, if given) when the
+ * name is unknown or the value is bad; the configuration is then unchanged. */
+int cfg_set(cfg_config *config, const char *name, const char *value, char *error, size_t error_size);
+
+const char *cfg_backend_name(cfg_backend backend);
+
+#endif

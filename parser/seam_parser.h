@@ -1,0 +1,82 @@
+/*
+ * seam_parser.h - seam's incremental recognizer of (quotient) languages.
+ *
+ * A grammar (lexemes as regular expressions with priorities, context-free
+ * rules with EBNF sugar, and an optional layout such as Python's
+ * indentation) is compiled once into an immutable ep_grammar.  A recognizer
+ * is then opened on it, fed bytes, and asked after each feed whether the text
+ * so far is still viable (some continuation makes it a valid program) and
+ * whether it can end (it is a valid program as it stands).
+ *
+ * Method: Earley parsing over a branching, maximal-munch lexer with guards,
+ * after Melcer et al., "Constrained Decoding for Fill-in-the-Middle Code
+ * Language Models via Efficient Left and Right Quotienting of
+ * Context-Sensitive Grammars" (docs/RECOGNIZER.md).
+ */
+#ifndef SEAM_PARSER_H
+#define SEAM_PARSER_H
+
+#include "seam_base.h"
+
+/* A compiled grammar.  Immutable once built; one grammar may back any number
+ * of recognizers on any threads. */
+typedef struct ep_grammar ep_grammar;
+
+/* Compiles grammar source text (the format is described in
+ * docs/GRAMMAR_FORMAT.md).  On success stores a new grammar in *out (free
+ * with ep_grammar_free) and returns SM_OK.  On failure returns SM_EINVAL and,
+ * if `error` is given, writes a message naming the line at fault. */
+int ep_grammar_compile(const char *source, size_t len, ep_grammar **out, char *error, size_t error_size);
+
+/* Compiles seam's built-in Python 3.11 grammar.  Free with ep_grammar_free. */
+int ep_grammar_python(ep_grammar **out, char *error, size_t error_size);
+
+void ep_grammar_free(ep_grammar *grammar);
+
+/* Counts for diagnostics and benchmarks. */
+typedef struct ep_grammar_stats {
+    uint32_t terminals;
+    uint32_t nonterminals;
+    uint32_t rules;
+    uint32_t lexemes;
+    uint32_t dfa_states;
+} ep_grammar_stats;
+
+void ep_grammar_get_stats(const ep_grammar *grammar, ep_grammar_stats *stats);
+
+/* An incremental recognizer.  Not thread-safe; one per request. */
+typedef struct ep_recognizer ep_recognizer;
+
+/* Opens a recognizer on `grammar` (borrowed: it must outlive the
+ * recognizer) positioned at the start of the text.  Free with
+ * ep_recognizer_free. */
+int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out);
+void ep_recognizer_free(ep_recognizer *rec);
+
+/* Feeds bytes.  Returns 1 if the text fed so far is still viable, 0 if it is
+ * not (the recognizer then stays dead until restored), or SM_EUTF8 when the
+ * bytes hold a NUL or do not continue valid UTF-8 (a code point may be split
+ * across feeds; the recognizer is unchanged on error). */
+int ep_feed(ep_recognizer *rec, const char *bytes, size_t len);
+
+/* Whether the text fed so far is viable. */
+bool ep_viable(const ep_recognizer *rec);
+
+/* Whether the text fed so far is, as it stands, a complete valid program.
+ * Does not change the recognizer. */
+bool ep_can_end(ep_recognizer *rec);
+
+/* Bytes fed so far. */
+size_t ep_fed_bytes(const ep_recognizer *rec);
+
+/* A save point: restoring it returns the recognizer to exactly the state it
+ * had when the point was taken.  Save points nest like a stack: restoring a
+ * point discards every point taken after it but keeps the point itself, so a
+ * caller can save once and try many candidates, restoring after each.  Both
+ * are O(1) in the length of the text. */
+typedef uint32_t ep_savepoint;
+
+ep_savepoint ep_save(ep_recognizer *rec);
+void ep_restore(ep_recognizer *rec, ep_savepoint point);
+
+#endif

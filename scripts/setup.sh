@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Installs what seam needs on a Debian 12 machine, fetches tree-sitter-python
+# with npm, and configures and builds the requested build directories.
+# Idempotent: a second run installs nothing and only rebuilds what changed.
+#
+#   scripts/setup.sh [release] [debug] [asan]
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+debian_packages=(
+  gcc meson ninja-build pkg-config python3
+  libuv1-dev libcjson-dev libtree-sitter-dev libcriterion-dev libcurl4-openssl-dev
+)
+ts_python_version=0.23.6
+ts_python_sha256=aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a
+ts_python_dir=third_party/tree-sitter-python
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+install_debian_packages() {
+  local missing=() pkg
+  for pkg in "${debian_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+fetch_tree_sitter_python() {
+  local stamp="$ts_python_dir/.seam-$ts_python_version"
+  [ -f "$stamp" ] && return 0
+  command -v npm >/dev/null || install_npm
+  log "fetching tree-sitter-python $ts_python_version with npm"
+  local tmp
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "tree-sitter-python@$ts_python_version" >/dev/null 2>&1)
+  local tarball="$tmp/tree-sitter-python-$ts_python_version.tgz"
+  echo "$ts_python_sha256  $tarball" | sha256sum --check --quiet || {
+    log "checksum mismatch for $tarball"; rm -rf "$tmp"; exit 1; }
+  rm -rf "$ts_python_dir"
+  mkdir -p "$ts_python_dir"
+  tar -xzf "$tarball" -C "$ts_python_dir" --strip-components=1
+  rm -rf "$tmp"
+  touch "$stamp"
+}
+
+install_npm() {
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq npm >&2
+}
+
+# configure NAME MESON-ARGS...: sets up build/NAME once, then builds it.
+configure_and_build() {
+  local name=$1; shift
+  local dir="build/$name"
+  if [ ! -f "$dir/build.ninja" ]; then
+    log "configuring $dir"
+    meson setup "$dir" "$@" >&2
+  fi
+  ninja -C "$dir" >&2
+}
+
+install_debian_packages
+fetch_tree_sitter_python
+
+for build in "$@"; do
+  case "$build" in
+    release) configure_and_build release --buildtype=release -Doptimization=2 -Db_ndebug=true ;;
+    debug)   configure_and_build debug --buildtype=debug --werror ;;
+    asan)    configure_and_build asan --buildtype=debug --werror -Db_sanitize=address,undefined -Db_lundef=false ;;
+    *) log "unknown build '$build' (release, debug or asan)"; exit 2 ;;
+  esac
+done

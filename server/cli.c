@@ -1,0 +1,85 @@
+/*
+ * cli.c - the seam command line.
+ */
+#include "seam_server.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define SRV_MAX_FILE_BYTES (64u << 20)
+
+static const char srv__usage[] =
+    "usage: seam [command] [options]\n"
+    "\n"
+    "seam is a language server that gives fill-in-the-middle code completions\n"
+    "which are always syntactically valid where they are inserted.\n"
+    "\n"
+    "commands:\n"
+    "  --version        print the version and exit\n"
+    "  --help           print this help and exit\n"
+    "  parse FILE       parse a Python file with tree-sitter and summarise the tree\n";
+
+/* Reads a whole file into `out` (capped at SRV_MAX_FILE_BYTES). */
+static int srv__read_file(const char *path, sm_buf *out)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return SM_EIO;
+    sm_buf_init(out, SRV_MAX_FILE_BYTES);
+    char chunk[65536];
+    size_t got;
+    int rc = SM_OK;
+    while ((got = fread(chunk, 1, sizeof chunk, file)) > 0) {
+        rc = sm_buf_append(out, chunk, got);
+        if (rc)
+            break;
+    }
+    if (!rc && ferror(file))
+        rc = SM_EIO;
+    fclose(file);
+    if (rc)
+        sm_buf_free(out);
+    return rc;
+}
+
+static int srv__cmd_parse(const char *path)
+{
+    sm_buf text;
+    int rc = srv__read_file(path, &text);
+    if (rc) {
+        fprintf(stderr, "seam: cannot read %s: %s\n", path,
+                rc == SM_EIO ? strerror(errno) : sm_strerror(rc));
+        return 1;
+    }
+    srv_syntax_summary summary;
+    rc = srv_syntax_summarize(text.data ? text.data : "", text.len, &summary);
+    size_t len = text.len;
+    sm_buf_free(&text);
+    if (rc) {
+        fprintf(stderr, "seam: cannot parse %s: %s\n", path, sm_strerror(rc));
+        return 1;
+    }
+    printf("%s: %zu bytes, %s with %u top-level nodes, %u nodes in all",
+           path, len, summary.root_type, summary.top_level_count, summary.node_count);
+    if (summary.has_error)
+        printf(", first syntax error at %u:%u\n", summary.error_row + 1, summary.error_column + 1);
+    else
+        printf(", no syntax errors\n");
+    return summary.has_error ? 2 : 0;
+}
+
+int srv_main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        printf("seam %s\n", SEAM_VERSION);
+        return 0;
+    }
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(srv__usage, stdout);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "parse") == 0)
+        return srv__cmd_parse(argv[2]);
+    fputs(srv__usage, stderr);
+    return 64;
+}
