@@ -60,7 +60,7 @@ void ep_recognizer_free(ep_recognizer *rec);
 int ep_feed(ep_recognizer *rec, const char *bytes, size_t len);
 
 /* Whether the text fed so far is viable. */
-bool ep_viable(const ep_recognizer *rec);
+bool ep_viable(ep_recognizer *rec);
 
 /* Whether the text fed so far is, as it stands, a complete valid program.
  * Does not change the recognizer. */

@@ -1,0 +1,224 @@
+/*
+ * earley.c - the Earley recognizer over charts that form a tree
+ * (see ep_earley.h).
+ */
+#include "ep_earley.h"
+
+#include <string.h>
+
+void ep_earley_init(ep_earley *e, const ep_grammar *grammar)
+{
+    memset(e, 0, sizeof *e);
+    e->grammar = grammar;
+    e->seen_capacity = 256;
+    e->seen = sm_malloc(e->seen_capacity * sizeof(uint64_t));
+    memset(e->seen, 0xff, e->seen_capacity * sizeof(uint64_t));
+}
+
+void ep_earley_free(ep_earley *e)
+{
+    sm_array_free(&e->charts);
+    sm_array_free(&e->items);
+    sm_array_free(&e->sets);
+    sm_free(e->seen);
+    e->seen = NULL;
+}
+
+ep_earley_mark ep_earley_get_mark(const ep_earley *e)
+{
+    return (ep_earley_mark){e->charts.size, e->items.size, e->sets.size};
+}
+
+void ep_earley_reset_to(ep_earley *e, ep_earley_mark mark)
+{
+    e->charts.size = mark.charts;
+    e->items.size = mark.items;
+    e->sets.size = mark.sets;
+}
+
+static void ep__seen_clear(ep_earley *e)
+{
+    if (e->seen_count)
+        memset(e->seen, 0xff, e->seen_capacity * sizeof(uint64_t));
+    e->seen_count = 0;
+}
+
+static uint32_t ep__hash(uint64_t key)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    return (uint32_t)key;
+}
+
+/* Inserts a key; returns false if it was already there. */
+static bool ep__seen_insert(ep_earley *e, uint64_t key);
+
+static void ep__seen_grow(ep_earley *e)
+{
+    uint64_t *old = e->seen;
+    uint32_t old_capacity = e->seen_capacity;
+    e->seen_capacity *= 2;
+    e->seen = sm_malloc(e->seen_capacity * sizeof(uint64_t));
+    memset(e->seen, 0xff, e->seen_capacity * sizeof(uint64_t));
+    e->seen_count = 0;
+    for (uint32_t i = 0; i < old_capacity; i++)
+        if (old[i] != UINT64_MAX)
+            ep__seen_insert(e, old[i]);
+    sm_free(old);
+}
+
+static bool ep__seen_insert(ep_earley *e, uint64_t key)
+{
+    if ((e->seen_count + 1) * 2 > e->seen_capacity)
+        ep__seen_grow(e);
+    uint32_t mask = e->seen_capacity - 1;
+    for (uint32_t i = ep__hash(key) & mask;; i = (i + 1) & mask) {
+        if (e->seen[i] == key)
+            return false;
+        if (e->seen[i] == UINT64_MAX) {
+            e->seen[i] = key;
+            e->seen_count++;
+            return true;
+        }
+    }
+}
+
+/* Adds an explicit item to the chart being built, once, and (Aycock and
+ * Horspool) the item with the dot moved over a nullable next symbol. */
+static void ep__add(ep_earley *e, uint32_t position, uint32_t origin)
+{
+    const ep_grammar *g = e->grammar;
+    for (;;) {
+        if (!ep__seen_insert(e, ((uint64_t)position << 32) | origin))
+            return;
+        sm_array_push(&e->items, ((ep_item){position, origin}));
+        uint32_t next = g->body[position];
+        if (next == EP_END || !g->nullable[next])
+            return;
+        position++;
+    }
+}
+
+static uint32_t ep__lhs(const ep_grammar *g, uint32_t position)
+{
+    return g->rule_lhs[g->position_rule[position]];
+}
+
+/* Advances, into the chart being built, every item of chart `from` that
+ * expects `symbol`: its explicit items, then the initial positions of the
+ * nonterminals it predicts. */
+static void ep__advance_over(ep_earley *e, uint32_t from, uint32_t symbol)
+{
+    const ep_grammar *g = e->grammar;
+    const ep_chart *chart = &e->charts.items[from];
+    uint32_t start = chart->items_start, end = start + chart->items_count;
+    for (uint32_t i = start; i < end; i++) {
+        ep_item item = e->items.items[i];
+        if (g->body[item.position] == symbol)
+            ep__add(e, item.position + 1, item.origin);
+    }
+    const uint64_t *predicted = e->sets.items + e->charts.items[from].predicted;
+    for (uint32_t k = g->initial_by_symbol_start[symbol]; k < g->initial_by_symbol_start[symbol + 1]; k++) {
+        uint32_t position = g->initial_by_symbol[k];
+        if (ep_set_has(predicted, ep__lhs(g, position) - g->terminal_count))
+            ep__add(e, position + 1, from);
+    }
+}
+
+/* Computes a finished chart's predicted nonterminals, scannable terminals
+ * and allowed lexemes. */
+static void ep__finish_chart(ep_earley *e, uint32_t id)
+{
+    const ep_grammar *g = e->grammar;
+    uint32_t predicted = e->sets.size;
+    sm_array_grow_by(&e->sets, g->nt_words + g->term_words + g->lex_words);
+    uint64_t *sets = e->sets.items + predicted;
+    memset(sets, 0, (g->nt_words + g->term_words + g->lex_words) * sizeof(uint64_t));
+    uint64_t *nts = sets, *terms = sets + g->nt_words, *lexemes = terms + g->term_words;
+    ep_chart *chart = &e->charts.items[id];
+    chart->predicted = predicted;
+    chart->terminals = predicted + g->nt_words;
+    chart->allowed = chart->terminals + g->term_words;
+    if (id == 0) {
+        const uint64_t *closure = g->predict_closure + (size_t)(g->start_symbol - g->terminal_count) * g->nt_words;
+        memcpy(nts, closure, g->nt_words * sizeof(uint64_t));
+    }
+    for (uint32_t i = chart->items_start; i < chart->items_start + chart->items_count; i++) {
+        uint32_t next = g->body[e->items.items[i].position];
+        if (next == EP_END)
+            continue;
+        if (ep_is_terminal(g, next)) {
+            ep_set_add(terms, next);
+            continue;
+        }
+        const uint64_t *closure = g->predict_closure + (size_t)(next - g->terminal_count) * g->nt_words;
+        for (uint32_t w = 0; w < g->nt_words; w++)
+            nts[w] |= closure[w];
+    }
+    for (uint32_t w = 0; w < g->nt_words; w++) {
+        for (uint64_t bits = nts[w]; bits; bits &= bits - 1) {
+            uint32_t nt = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            const uint64_t *initial = g->initial_terminals + (size_t)nt * g->term_words;
+            for (uint32_t k = 0; k < g->term_words; k++)
+                terms[k] |= initial[k];
+        }
+    }
+    for (uint32_t w = 0; w < g->term_words; w++) {
+        for (uint64_t bits = terms[w]; bits; bits &= bits - 1) {
+            uint32_t t = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            const uint64_t *lex = g->terminal_lexemes + (size_t)t * g->lex_words;
+            for (uint32_t k = 0; k < g->lex_words; k++)
+                lexemes[k] |= lex[k];
+        }
+    }
+}
+
+uint32_t ep_earley_root(ep_earley *e)
+{
+    ep_earley_reset_to(e, (ep_earley_mark){0, 0, 0});
+    ep_chart root = {EP_NONE, 0, 0, 0, 0, 0};
+    sm_array_push(&e->charts, root);
+    ep__finish_chart(e, 0);
+    return 0;
+}
+
+uint32_t ep_earley_scan(ep_earley *e, uint32_t from, const uint32_t *terminals, uint32_t count)
+{
+    const ep_grammar *g = e->grammar;
+    uint32_t id = e->charts.size;
+    uint32_t items_start = e->items.size;
+    ep__seen_clear(e);
+    for (uint32_t t = 0; t < count; t++)
+        if (ep_earley_can_scan(e, from, terminals[t]))
+            ep__advance_over(e, from, terminals[t]);
+    if (e->items.size == items_start)
+        return EP_NONE;
+    ep_chart chart = {from, items_start, 0, 0, 0, 0};
+    sm_array_push(&e->charts, chart);
+    /* complete: every finished item advances the items that expected its
+     * left-hand side in its origin chart (always an earlier, finished one) */
+    for (uint32_t i = items_start; i < e->items.size; i++) {
+        ep_item item = e->items.items[i];
+        if (g->body[item.position] == EP_END)
+            ep__advance_over(e, item.origin, ep__lhs(g, item.position));
+    }
+    e->charts.items[id].items_count = e->items.size - items_start;
+    ep__finish_chart(e, id);
+    return id;
+}
+
+bool ep_earley_accepts(const ep_earley *e, uint32_t chart_id)
+{
+    const ep_grammar *g = e->grammar;
+    /* at the root, S' -> start . is implied when start is nullable */
+    if (chart_id == 0 && g->nullable[g->start_symbol])
+        return true;
+    const ep_chart *chart = &e->charts.items[chart_id];
+    for (uint32_t i = chart->items_start; i < chart->items_start + chart->items_count; i++) {
+        ep_item item = e->items.items[i];
+        if (item.origin == 0 && g->body[item.position] == EP_END && ep__lhs(g, item.position) == g->start_symbol)
+            return true;
+    }
+    return false;
+}

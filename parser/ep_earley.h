@@ -1,0 +1,78 @@
+/*
+ * ep_earley.h - (internal to parser/) the Earley recognizer.
+ *
+ * Charts are states of a transition system (Melcer et al. §IV-A): each chart
+ * is scanned from a parent chart by one terminal (or a set of terminals), so
+ * charts form a tree whose paths are the token sequences tried.  Charts and
+ * their items live in flat append-only arrays; forgetting everything created
+ * after a point is a truncation, which gives O(1) save and restore.
+ *
+ * A chart stores only its *explicit* items (those created by scanning and
+ * completion).  The items a chart predicts are implied by its set of
+ * predicted nonterminals: an item whose dot stands at an initial position of
+ * a predicted nonterminal's rule is present (Aycock and Horspool's handling
+ * of nullable symbols is folded into "initial").  So a chart never holds the
+ * large prediction closures of an expression grammar explicitly.
+ */
+#ifndef EP_EARLEY_H
+#define EP_EARLEY_H
+
+#include "ep_grammar.h"
+
+typedef struct ep_item {
+    uint32_t position;
+    uint32_t origin;      /* chart id */
+} ep_item;
+
+typedef struct ep_chart {
+    uint32_t parent;        /* chart scanned from; EP_NONE for the root */
+    uint32_t items_start;   /* explicit items: items[items_start ..+ items_count) */
+    uint32_t items_count;
+    uint32_t predicted;     /* offset into sets: nonterminal set (nt_words) */
+    uint32_t terminals;     /* offset into sets: scannable terminals (term_words) */
+    uint32_t allowed;       /* offset into sets: lexemes that may come next (lex_words) */
+} ep_chart;
+
+typedef struct ep_earley {
+    const ep_grammar *grammar;   /* borrowed */
+    SM_ARRAY(ep_chart) charts;
+    SM_ARRAY(ep_item) items;
+    SM_ARRAY(uint64_t) sets;
+    /* scratch: open-addressing set of the items of the chart being built */
+    uint64_t *seen;
+    uint32_t seen_capacity;      /* a power of two */
+    uint32_t seen_count;
+} ep_earley;
+
+/* Sizes of the arrays, for save and restore. */
+typedef struct ep_earley_mark {
+    uint32_t charts, items, sets;
+} ep_earley_mark;
+
+void ep_earley_init(ep_earley *e, const ep_grammar *grammar);
+void ep_earley_free(ep_earley *e);
+
+/* Creates the root chart (chart 0), which predicts the start symbol. */
+uint32_t ep_earley_root(ep_earley *e);
+
+/* Scans `count` terminals (alternatives for one token) from chart `from`.
+ * Returns the new chart, or EP_NONE when no item can scan any of them. */
+uint32_t ep_earley_scan(ep_earley *e, uint32_t from, const uint32_t *terminals, uint32_t count);
+
+/* Whether chart `chart` holds S' -> start . with origin at the root. */
+bool ep_earley_accepts(const ep_earley *e, uint32_t chart);
+
+static inline const uint64_t *ep_earley_allowed(const ep_earley *e, uint32_t chart)
+{
+    return e->sets.items + e->charts.items[chart].allowed;
+}
+
+static inline bool ep_earley_can_scan(const ep_earley *e, uint32_t chart, uint32_t terminal)
+{
+    return ep_set_has(e->sets.items + e->charts.items[chart].terminals, terminal);
+}
+
+ep_earley_mark ep_earley_get_mark(const ep_earley *e);
+void ep_earley_reset_to(ep_earley *e, ep_earley_mark mark);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * ep_grammar.h - (internal to parser/) the compiled form of a grammar.
+ *
+ * Symbols: terminals have ids 0 .. terminal_count-1, nonterminals
+ * terminal_count .. symbol_count-1.  Rule bodies are stored in one flat
+ * array, each body followed by EP_END; a *position* is an index into that
+ * array, so an LR(0) item (a rule with a dot) is one integer.  An Earley item
+ * is then a (position, origin chart) pair.
+ */
+#ifndef EP_GRAMMAR_H
+#define EP_GRAMMAR_H
+
+#include "ep_lexdfa.h"
+#include "seam_parser.h"
+
+#define EP_END UINT32_MAX
+#define EP_NONE UINT32_MAX
+
+/* What the lexer does with a lexeme that wins. */
+enum {
+    EP_LEX_TOKEN = 0,        /* sent to the parser as its terminals */
+    EP_LEX_IGNORE,           /* whitespace: skipped */
+    EP_LEX_COMMENT,          /* skipped; a comment-only line is blank */
+    EP_LEX_NEWLINE,          /* a line break */
+    EP_LEX_CONTINUATION,     /* a backslash line join */
+    EP_LEX_ERROR,            /* the text is invalid */
+};
+
+enum { EP_LAYOUT_NONE = 0, EP_LAYOUT_PYTHON };
+
+/* Bracket roles of lexemes, for the Python layout. */
+enum { EP_BRACKET_NONE = 0, EP_BRACKET_OPEN, EP_BRACKET_CLOSE };
+
+typedef struct ep_lexeme {
+    char *name;               /* owned */
+    uint8_t kind;             /* EP_LEX_* */
+    uint8_t bracket;          /* EP_BRACKET_* */
+    uint32_t terminals[2];    /* terminals it may be scanned as; EP_NONE if unused */
+} ep_lexeme;
+
+struct ep_grammar {
+    uint32_t terminal_count;
+    uint32_t symbol_count;
+    char **symbol_names;          /* [symbol], owned */
+    uint32_t start_symbol;        /* the augmented start S' -> start */
+
+    uint32_t lexeme_count;
+    ep_lexeme *lexemes;           /* [lexeme] */
+    ep_dfa dfa;
+    uint32_t lex_words;           /* uint64_t words in a lexeme set */
+    uint64_t *ignorable_lexemes;  /* set: IGNORE, COMMENT, CONTINUATION */
+    uint64_t *terminal_lexemes;   /* [terminal * lex_words]: lexemes scanned as it */
+
+    uint32_t rule_count;
+    uint32_t *rule_lhs;           /* [rule] */
+    uint32_t *rule_start;         /* [rule] -> first position */
+    uint32_t position_count;
+    uint32_t *body;               /* [position] -> symbol, or EP_END */
+    uint32_t *position_rule;      /* [position] -> rule */
+
+    uint32_t nt_words;            /* uint64_t words in a nonterminal set */
+    uint32_t term_words;          /* uint64_t words in a terminal set */
+    bool *nullable;               /* [symbol] */
+    /* [nt * nt_words]: nonterminals predicted, transitively, by predicting nt
+     * (nt itself included). */
+    uint64_t *predict_closure;
+    /* [nt * term_words]: terminals at the initial positions of nt's rules. */
+    uint64_t *initial_terminals;
+    /* Initial positions by the symbol after them: a position is initial
+     * when every symbol before it in its rule is nullable, so it is present
+     * in any chart that predicts the rule's left-hand side. */
+    uint32_t *initial_by_symbol_start;   /* [symbol_count + 1] */
+    uint32_t *initial_by_symbol;         /* positions */
+
+    uint8_t layout;               /* EP_LAYOUT_* */
+    uint32_t t_newline, t_indent, t_dedent, t_endmarker;  /* EP_NONE if absent */
+};
+
+static inline bool ep_is_terminal(const ep_grammar *g, uint32_t symbol)
+{
+    return symbol < g->terminal_count;
+}
+
+static inline bool ep_set_has(const uint64_t *set, uint32_t i)
+{
+    return (set[i >> 6] >> (i & 63)) & 1u;
+}
+
+static inline void ep_set_add(uint64_t *set, uint32_t i)
+{
+    set[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+#endif

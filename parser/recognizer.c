@@ -1,0 +1,449 @@
+/*
+ * recognizer.c - the incremental recognizer: a maximal-munch lexer that
+ * moves one byte at a time on the parser's terms, Python's layout layer, and
+ * save points.
+ *
+ * The lexer keeps one run: the parser chart before the token in progress,
+ * the automaton state of that token, and the longest prefix of it that some
+ * lexeme accepts.  When the automaton dies the token is the longest accepted
+ * prefix (maximal munch) and the bytes after it are lexed again.  Whether the
+ * text is viable is answered without committing the token in progress:
+ *  - it can still grow into a lexeme the parser allows here, or
+ *  - it can end at its longest accepted prefix, if what follows that prefix
+ *    is viable when lexed afresh: this branch is checked speculatively and
+ *    rolled back (it is the guarded branch of Melcer et al. §V-A, Fig. 5,
+ *    evaluated only when the growing branch has no future).
+ */
+#include "ep_earley.h"
+
+#include <string.h>
+
+#define EP_MAX_INDENT 100   /* CPython's MAXINDENT */
+#define EP_MAX_DEPTH 200    /* CPython's MAXLEVEL */
+#define EP_MAX_TEXT (256u << 20)
+
+typedef struct ep_indent {
+    uint32_t col, altcol;
+    uint32_t parent;      /* EP_NONE at the bottom (column 0) */
+    uint32_t level;       /* number of entries below this one */
+} ep_indent;
+
+typedef struct ep_run {
+    uint32_t chart;          /* parser state before the token in progress */
+    uint32_t dfa;            /* automaton state of the token in progress */
+    uint32_t tok_start;      /* offset where the token in progress starts */
+    uint32_t accept_end;     /* end of its longest accepted prefix (tok_start if none) */
+    int32_t accept_lexeme;   /* the lexeme that wins on that prefix, or -1 */
+    uint32_t indent;         /* top of the indentation stack (index into indents) */
+    uint32_t line_start;     /* offset of the current physical line */
+    uint32_t depth;          /* bracket depth */
+    bool at_line_start;      /* no token of the logical line yet */
+    bool line_has_tokens;
+    bool continued;          /* the last thing seen was a backslash join */
+    bool dead;
+} ep_run;
+
+typedef struct ep_snapshot {
+    ep_run run;
+    ep_earley_mark earley;
+    uint32_t text_len;
+    uint32_t indents;
+    uint8_t utf8_need;
+    uint8_t utf8_lo, utf8_hi;
+} ep_snapshot;
+
+struct ep_recognizer {
+    const ep_grammar *grammar;
+    ep_earley earley;
+    SM_ARRAY(char) text;
+    SM_ARRAY(ep_indent) indents;
+    SM_ARRAY(ep_snapshot) saves;
+    ep_run run;
+    /* UTF-8 validation across feeds: continuation bytes still expected and
+     * the range allowed for the next one. */
+    uint8_t utf8_need;
+    uint8_t utf8_lo, utf8_hi;
+};
+
+static bool ep__feed_byte(ep_recognizer *rec, ep_run *run, uint32_t at);
+
+int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
+{
+    ep_recognizer *rec = sm_calloc(1, sizeof *rec);
+    rec->grammar = grammar;
+    ep_earley_init(&rec->earley, grammar);
+    ep_indent bottom = {0, 0, EP_NONE, 0};
+    sm_array_push(&rec->indents, bottom);
+    rec->run.chart = ep_earley_root(&rec->earley);
+    rec->run.dfa = EP_DFA_START;
+    rec->run.accept_lexeme = -1;
+    rec->run.indent = 0;
+    rec->run.at_line_start = true;
+    rec->utf8_lo = 0x80;
+    rec->utf8_hi = 0xBF;
+    *out = rec;
+    return SM_OK;
+}
+
+void ep_recognizer_free(ep_recognizer *rec)
+{
+    if (!rec)
+        return;
+    ep_earley_free(&rec->earley);
+    sm_array_free(&rec->text);
+    sm_array_free(&rec->indents);
+    sm_array_free(&rec->saves);
+    sm_free(rec);
+}
+
+/* ---- Layout ------------------------------------------------------------- */
+
+/* Scans one terminal into the run's chart; false if the parser refuses. */
+static bool ep__scan(ep_recognizer *rec, ep_run *run, uint32_t terminal)
+{
+    uint32_t next = ep_earley_scan(&rec->earley, run->chart, &terminal, 1);
+    if (next == EP_NONE)
+        return false;
+    run->chart = next;
+    return true;
+}
+
+/* Measures the indentation of the token starting at `at` as CPython does:
+ * tab stops of 8 for `col`, of 1 for `altcol`; a form feed resets both. */
+static void ep__measure_indent(const ep_recognizer *rec, const ep_run *run, uint32_t at,
+                               uint32_t *col, uint32_t *altcol)
+{
+    *col = *altcol = 0;
+    for (uint32_t i = run->line_start; i < at; i++) {
+        char c = rec->text.items[i];
+        if (c == ' ') {
+            (*col)++;
+            (*altcol)++;
+        } else if (c == '\t') {
+            *col = (*col / 8 + 1) * 8;
+            (*altcol)++;
+        } else if (c == '\f') {
+            *col = *altcol = 0;
+        }
+    }
+}
+
+/* Sends INDENT or DEDENTs for the first token of a logical line, starting
+ * at `at`.  False on inconsistent indentation or when the parser refuses. */
+static bool ep__apply_indentation(ep_recognizer *rec, ep_run *run, uint32_t at)
+{
+    uint32_t col, altcol;
+    ep__measure_indent(rec, run, at, &col, &altcol);
+    ep_indent top = rec->indents.items[run->indent];
+    if (col == top.col)
+        return altcol == top.altcol;
+    if (col > top.col) {
+        if (altcol <= top.altcol || top.level + 1 >= EP_MAX_INDENT)
+            return false;
+        ep_indent pushed = {col, altcol, run->indent, top.level + 1};
+        sm_array_push(&rec->indents, pushed);
+        run->indent = rec->indents.size - 1;
+        return ep__scan(rec, run, rec->grammar->t_indent);
+    }
+    while (col < rec->indents.items[run->indent].col) {
+        run->indent = rec->indents.items[run->indent].parent;
+        if (!ep__scan(rec, run, rec->grammar->t_dedent))
+            return false;
+    }
+    top = rec->indents.items[run->indent];
+    return col == top.col && altcol == top.altcol;
+}
+
+/* Whether a token that starts with the automaton in state `state` is a real
+ * token (not whitespace, a comment, a line break or a join). */
+static bool ep__starts_real_token(const ep_grammar *g, uint32_t state)
+{
+    const uint64_t *reachable = ep_dfa_reachable(&g->dfa, state);
+    for (uint32_t w = 0; w < g->lex_words; w++) {
+        uint64_t bits = reachable[w];
+        for (; bits; bits &= bits - 1) {
+            uint32_t lex = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            uint8_t kind = g->lexemes[lex].kind;
+            if (kind == EP_LEX_TOKEN || kind == EP_LEX_ERROR)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* ---- Tokens ------------------------------------------------------------- */
+
+/* Hands a finished token to the layout and the parser. */
+static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t end)
+{
+    const ep_grammar *g = rec->grammar;
+    if (lexeme < 0)
+        return false;
+    const ep_lexeme *lex = &g->lexemes[lexeme];
+    bool python = g->layout == EP_LAYOUT_PYTHON;
+    switch (lex->kind) {
+    case EP_LEX_ERROR:
+        return false;
+    case EP_LEX_IGNORE:
+    case EP_LEX_COMMENT:
+        return true;
+    case EP_LEX_CONTINUATION:
+        run->continued = true;
+        return true;
+    case EP_LEX_NEWLINE:
+        run->continued = false;
+        if (!python || run->depth > 0)
+            return true;
+        if (run->line_has_tokens && !ep__scan(rec, run, g->t_newline))
+            return false;
+        run->line_has_tokens = false;
+        run->at_line_start = true;
+        run->line_start = end;
+        return true;
+    default:
+        break;
+    }
+    run->continued = false;
+    uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
+    uint32_t next = ep_earley_scan(&rec->earley, run->chart, lex->terminals, count);
+    if (next == EP_NONE)
+        return false;
+    run->chart = next;
+    run->line_has_tokens = true;
+    run->at_line_start = false;
+    if (python && lex->bracket == EP_BRACKET_OPEN) {
+        if (++run->depth > EP_MAX_DEPTH)
+            return false;
+    } else if (python && lex->bracket == EP_BRACKET_CLOSE) {
+        if (run->depth == 0)
+            return false;
+        run->depth--;
+    }
+    return true;
+}
+
+/* Ends the token in progress at its longest accepted prefix and lexes the
+ * bytes after that prefix, up to `end`, again. */
+static bool ep__commit_and_relex(ep_recognizer *rec, ep_run *run, uint32_t end)
+{
+    uint32_t relex_from = run->accept_end;
+    if (relex_from == run->tok_start)
+        return false; /* no lexeme accepts any prefix: a lexical error */
+    if (!ep__commit(rec, run, run->accept_lexeme, relex_from))
+        return false;
+    run->dfa = EP_DFA_START;
+    for (uint32_t i = relex_from; i < end; i++)
+        if (!ep__feed_byte(rec, run, i))
+            return false;
+    return true;
+}
+
+/* Moves the run over the byte at text[at]. */
+static bool ep__feed_byte(ep_recognizer *rec, ep_run *run, uint32_t at)
+{
+    const ep_grammar *g = rec->grammar;
+    uint8_t byte = (uint8_t)rec->text.items[at];
+    if (run->dfa == EP_DFA_START) {
+        run->tok_start = at;
+        run->accept_end = at;
+        run->accept_lexeme = -1;
+    }
+    uint32_t next = ep_dfa_step(&g->dfa, run->dfa, byte);
+    if (next == EP_DFA_DEAD) {
+        if (run->dfa == EP_DFA_START)
+            return false;
+        return ep__commit_and_relex(rec, run, at + 1);
+    }
+    if (run->dfa == EP_DFA_START && g->layout == EP_LAYOUT_PYTHON && run->at_line_start &&
+        run->depth == 0 && ep__starts_real_token(g, next)) {
+        if (!ep__apply_indentation(rec, run, at))
+            return false;
+        run->at_line_start = false;
+    }
+    run->dfa = next;
+    int32_t winner = g->dfa.winner[next];
+    if (winner >= 0) {
+        run->accept_end = at + 1;
+        run->accept_lexeme = winner;
+    }
+    return true;
+}
+
+/* ---- Viability ---------------------------------------------------------- */
+
+/* Whether the token in progress can still grow into a lexeme allowed here. */
+static bool ep__can_grow(const ep_recognizer *rec, const ep_run *run)
+{
+    const ep_grammar *g = rec->grammar;
+    const uint64_t *reachable = ep_dfa_reachable(&g->dfa, run->dfa);
+    const uint64_t *allowed = ep_earley_allowed(&rec->earley, run->chart);
+    bool newline_ok = g->layout != EP_LAYOUT_PYTHON || run->depth > 0 || !run->line_has_tokens ||
+                      ep_earley_can_scan(&rec->earley, run->chart, g->t_newline);
+    for (uint32_t w = 0; w < g->lex_words; w++) {
+        uint64_t bits = reachable[w];
+        if (bits & (allowed[w] | g->ignorable_lexemes[w]))
+            return true;
+        for (; bits && newline_ok; bits &= bits - 1) {
+            uint32_t lex = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            if (g->lexemes[lex].kind == EP_LEX_NEWLINE)
+                return true;
+        }
+    }
+    return false;
+}
+
+static bool ep__run_viable(ep_recognizer *rec, const ep_run *run, uint32_t end);
+
+/* The guarded branch: the token in progress ends at its longest accepted
+ * prefix.  Checked on a copy and rolled back. */
+static bool ep__shorter_token_viable(ep_recognizer *rec, const ep_run *run, uint32_t end)
+{
+    if (run->accept_end == run->tok_start || run->accept_end >= end)
+        return false;
+    ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
+    uint32_t indents = rec->indents.size;
+    ep_run branch = *run;
+    bool viable = ep__commit_and_relex(rec, &branch, end) && ep__run_viable(rec, &branch, end);
+    ep_earley_reset_to(&rec->earley, mark);
+    rec->indents.size = indents;
+    return viable;
+}
+
+static bool ep__run_viable(ep_recognizer *rec, const ep_run *run, uint32_t end)
+{
+    if (run->dead)
+        return false;
+    if (run->dfa == EP_DFA_START)
+        return true;
+    return ep__can_grow(rec, run) || ep__shorter_token_viable(rec, run, end);
+}
+
+/* Ends the text on a copy of the run: flushes the token in progress, then
+ * (Python) the last NEWLINE, the DEDENTs and ENDMARKER. */
+static bool ep__run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end)
+{
+    const ep_grammar *g = rec->grammar;
+    if (run->dead || rec->utf8_need)
+        return false;
+    while (run->dfa != EP_DFA_START) {
+        if (!ep__commit_and_relex(rec, run, end))
+            return false;
+    }
+    if (g->layout == EP_LAYOUT_PYTHON) {
+        if (run->depth > 0 || run->continued)
+            return false;
+        if (run->line_has_tokens && !ep__scan(rec, run, g->t_newline))
+            return false;
+        while (rec->indents.items[run->indent].parent != EP_NONE) {
+            run->indent = rec->indents.items[run->indent].parent;
+            if (!ep__scan(rec, run, g->t_dedent))
+                return false;
+        }
+        if (!ep__scan(rec, run, g->t_endmarker))
+            return false;
+    }
+    return ep_earley_accepts(&rec->earley, run->chart);
+}
+
+/* ---- API ---------------------------------------------------------------- */
+
+/* Checks that bytes continue valid UTF-8 and hold no NUL, advancing the
+ * validation state only if they do. */
+static bool ep__validate(ep_recognizer *rec, const uint8_t *bytes, size_t len)
+{
+    uint8_t need = rec->utf8_need, lo = rec->utf8_lo, hi = rec->utf8_hi;
+    for (size_t i = 0; i < len; i++) {
+        uint8_t b = bytes[i];
+        if (need) {
+            if (b < lo || b > hi)
+                return false;
+            need--;
+            lo = 0x80;
+            hi = 0xBF;
+            continue;
+        }
+        if (b == 0)
+            return false;
+        if (b < 0x80)
+            continue;
+        if (b >= 0xC2 && b <= 0xDF) {
+            need = 1;
+        } else if (b >= 0xE0 && b <= 0xEF) {
+            need = 2;
+            if (b == 0xE0) lo = 0xA0;
+            if (b == 0xED) hi = 0x9F;
+        } else if (b >= 0xF0 && b <= 0xF4) {
+            need = 3;
+            if (b == 0xF0) lo = 0x90;
+            if (b == 0xF4) hi = 0x8F;
+        } else {
+            return false;
+        }
+    }
+    rec->utf8_need = need;
+    rec->utf8_lo = lo;
+    rec->utf8_hi = hi;
+    return true;
+}
+
+int ep_feed(ep_recognizer *rec, const char *bytes, size_t len)
+{
+    if (rec->text.size + len > EP_MAX_TEXT)
+        return SM_ETOOBIG;
+    if (!ep__validate(rec, (const uint8_t *)bytes, len))
+        return SM_EUTF8;
+    uint32_t at = rec->text.size;
+    if (len == 0)
+        return ep_viable(rec) ? 1 : 0;
+    sm_array_grow_by(&rec->text, (uint32_t)len);
+    memcpy(rec->text.items + at, bytes, len);
+    for (uint32_t i = at; i < rec->text.size && !rec->run.dead; i++)
+        if (!ep__feed_byte(rec, &rec->run, i))
+            rec->run.dead = true;
+    return ep_viable(rec) ? 1 : 0;
+}
+
+bool ep_viable(ep_recognizer *rec)
+{
+    /* the speculative check rolls back everything it creates */
+    return ep__run_viable(rec, &rec->run, rec->text.size);
+}
+
+bool ep_can_end(ep_recognizer *rec)
+{
+    ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
+    uint32_t indents = rec->indents.size;
+    ep_run run = rec->run;
+    bool ok = ep__run_can_end(rec, &run, rec->text.size);
+    ep_earley_reset_to(&rec->earley, mark);
+    rec->indents.size = indents;
+    return ok;
+}
+
+size_t ep_fed_bytes(const ep_recognizer *rec)
+{
+    return rec->text.size;
+}
+
+ep_savepoint ep_save(ep_recognizer *rec)
+{
+    ep_snapshot snap = {rec->run, ep_earley_get_mark(&rec->earley), rec->text.size,
+                        rec->indents.size, rec->utf8_need, rec->utf8_lo, rec->utf8_hi};
+    sm_array_push(&rec->saves, snap);
+    return rec->saves.size - 1;
+}
+
+void ep_restore(ep_recognizer *rec, ep_savepoint point)
+{
+    if (point >= rec->saves.size)
+        return;
+    const ep_snapshot *snap = &rec->saves.items[point];
+    rec->run = snap->run;
+    ep_earley_reset_to(&rec->earley, snap->earley);
+    rec->text.size = snap->text_len;
+    rec->indents.size = snap->indents;
+    rec->utf8_need = snap->utf8_need;
+    rec->utf8_lo = snap->utf8_lo;
+    rec->utf8_hi = snap->utf8_hi;
+    rec->saves.size = point + 1;
+}
