@@ -35,6 +35,7 @@ typedef struct ep_lexeme {
     char *name;               /* owned */
     uint8_t kind;             /* EP_LEX_* */
     uint8_t bracket;          /* EP_BRACKET_* */
+    bool fstring;             /* Python: check f-string replacement fields */
     uint32_t terminals[2];    /* terminals it may be scanned as; EP_NONE if unused */
 } ep_lexeme;
 

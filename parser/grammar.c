@@ -38,6 +38,7 @@ typedef struct ep_lexdef {
     int32_t priority;
     uint8_t kind;
     uint32_t line;
+    bool fstring;
 } ep_lexdef;
 
 typedef struct ep_ruledef {
@@ -307,7 +308,7 @@ static uint32_t ep__literal_lexeme(ep_builder *b, char *text, uint32_t len)
         sm_free(text);
         return (uint32_t)found;
     }
-    ep_lexdef def = {name, text, len, true, 1, EP_LEX_TOKEN, b->line};
+    ep_lexdef def = {name, text, len, true, 1, EP_LEX_TOKEN, b->line, false};
     sm_array_push(&b->lexdefs, def);
     return b->lexdefs.size - 1;
 }
@@ -610,6 +611,7 @@ static void ep__parse_options(ep_builder *b, ep_lexdef *def)
         else if (strcmp(word, "newline") == 0) def->kind = EP_LEX_NEWLINE;
         else if (strcmp(word, "continuation") == 0) def->kind = EP_LEX_CONTINUATION;
         else if (strcmp(word, "error") == 0) def->kind = EP_LEX_ERROR;
+        else if (strcmp(word, "fstring") == 0) def->fstring = true;
         else if (strcmp(word, "priority") == 0) {
             ep__skip_space(b);
             char *end;
@@ -633,7 +635,7 @@ static void ep__parse_lexeme(ep_builder *b, char *name)
         return;
     }
     ep__skip_space(b);
-    ep_lexdef def = {name, NULL, 0, false, 0, EP_LEX_TOKEN, b->line};
+    ep_lexdef def = {name, NULL, 0, false, 0, EP_LEX_TOKEN, b->line, false};
     if (b->at < b->len && b->src[b->at] == '/') {
         def.pattern = ep__read_regex(b, &def.pattern_len);
     } else if (b->at < b->len && b->src[b->at] == '"') {
@@ -702,7 +704,7 @@ static void ep__parse_directive(ep_builder *b)
                 sm_free(name);
                 break;
             }
-            ep_lexdef def = {name, NULL, 0, false, 0, EP_LEX_TOKEN, b->line};
+            ep_lexdef def = {name, NULL, 0, false, 0, EP_LEX_TOKEN, b->line, false};
             sm_array_push(&b->lexdefs, def);
         }
     } else if (strcmp(word, "soft") == 0) {
@@ -957,6 +959,7 @@ static int ep__build_lexemes(ep_builder *b, ep_grammar *g)
         ep_lexeme *lexeme = &g->lexemes[lex];
         lexeme->name = sm_strdup(def->name);
         lexeme->kind = def->kind;
+        lexeme->fstring = def->fstring;
         lexeme->terminals[0] = def->kind == EP_LEX_TOKEN ? t : EP_NONE;
         lexeme->terminals[1] = EP_NONE;
         for (uint32_t s = 0; s < b->soft_literals.size; s++)

@@ -15,6 +15,7 @@
  *    evaluated only when the growing branch has no future).
  */
 #include "ep_earley.h"
+#include "ep_fstring.h"
 
 #include <string.h>
 
@@ -204,6 +205,8 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         break;
     }
     run->continued = false;
+    if (lex->fstring && !ep_fstring_valid(g, rec->text.items + run->tok_start, end - run->tok_start))
+        return false;
     uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
     uint32_t next = ep_earley_scan(&rec->earley, run->chart, lex->terminals, count);
     if (next == EP_NONE)

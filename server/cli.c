@@ -17,7 +17,9 @@ static const char srv__usage[] =
     "commands:\n"
     "  --version        print the version and exit\n"
     "  --help           print this help and exit\n"
-    "  parse FILE       parse a Python file with tree-sitter and summarise the tree\n";
+    "  parse FILE       parse a Python file with tree-sitter and summarise the tree\n"
+    "  check            read JSON Lines cases {id, left, middle, right} on stdin and\n"
+    "                   write {id, accepted, complete, setup_us, feed_us} for each\n";
 
 /* Reads a whole file into `out` (capped at SRV_MAX_FILE_BYTES). */
 static int srv__read_file(const char *path, sm_buf *out)
@@ -78,6 +80,8 @@ int srv_main(int argc, char **argv)
         fputs(srv__usage, stdout);
         return 0;
     }
+    if (argc == 2 && strcmp(argv[1], "check") == 0)
+        return srv_cmd_check(stdin);
     if (argc == 3 && strcmp(argv[1], "parse") == 0)
         return srv__cmd_parse(argv[2]);
     fputs(srv__usage, stderr);

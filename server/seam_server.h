@@ -20,6 +20,10 @@ typedef struct srv_syntax_summary {
  * Returns SM_OK, SM_EINVAL if the parser cannot be set up, or SM_ENOMEM. */
 int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summary);
 
+/* `seam check`: reads JSON Lines cases from `in`, writes results to stdout
+ * (see check.c).  Returns the exit status. */
+int srv_cmd_check(FILE *in);
+
 /* Runs the seam command line (argv as main receives it) and returns the
  * process's exit status. */
 int srv_main(int argc, char **argv);

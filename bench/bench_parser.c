@@ -1,0 +1,122 @@
+/*
+ * bench_parser.c - timings of the recognizer on Python files.
+ *
+ * usage: bench_parser FILE...
+ * For each file prints one JSON line:
+ *   {"file", "bytes", "feed_whole_us", "complete", "char_feed_ns_median",
+ *    "trial_ns_median", "arena_bytes"}
+ *  - feed_whole_us: open a recognizer, feed the whole file, ask can_end;
+ *  - char_feed_ns_median: one-byte feeds after a prefix of at least 80% of
+ *    the file (each restored afterwards, so every sample sees the same long
+ *    prefix);
+ *  - trial_ns_median: save + feed one token-sized piece (4 bytes) + restore,
+ *    the decoder's trial of a candidate, at the same place.
+ * bench/run_parser_bench.py runs this next to CPython's ast.parse.
+ */
+#include "seam_parser.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+static int bench__compare(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t bench__median(uint64_t *samples, size_t count)
+{
+    qsort(samples, count, sizeof *samples, bench__compare);
+    return count ? samples[count / 2] : 0;
+}
+
+static char *bench__read(const char *path, size_t *len)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return NULL;
+    sm_buf buf;
+    sm_buf_init(&buf, 64u << 20);
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, file)) > 0)
+        if (sm_buf_append(&buf, chunk, got))
+            break;
+    fclose(file);
+    return sm_buf_take(&buf, len);
+}
+
+#define SAMPLES 201
+
+static void bench__file(const ep_grammar *grammar, const char *path)
+{
+    size_t len;
+    char *text = bench__read(path, &len);
+    if (!text) {
+        fprintf(stderr, "bench_parser: cannot read %s\n", path);
+        return;
+    }
+    uint64_t best = UINT64_MAX;
+    bool complete = false;
+    for (int round = 0; round < 3; round++) {
+        uint64_t start = sm_now_ns();
+        ep_recognizer *rec;
+        ep_recognizer_new(grammar, &rec);
+        ep_feed(rec, text, len);
+        complete = ep_can_end(rec);
+        ep_recognizer_free(rec);
+        uint64_t took = sm_now_ns() - start;
+        if (took < best)
+            best = took;
+    }
+    /* per-byte feeds and trials after a long prefix */
+    uint64_t chars[SAMPLES], trials[SAMPLES];
+    size_t prefix = len * 4 / 5;
+    ep_recognizer *rec;
+    ep_recognizer_new(grammar, &rec);
+    ep_feed(rec, text, prefix);
+    size_t samples = 0;
+    for (size_t i = 0; i < SAMPLES && prefix + i + 4 <= len; i++) {
+        ep_savepoint point = ep_save(rec);
+        ep_feed(rec, text + prefix, i); /* move along so samples differ */
+        ep_savepoint inner = ep_save(rec);
+        uint64_t t0 = sm_now_ns();
+        ep_feed(rec, text + prefix + i, 1);
+        uint64_t t1 = sm_now_ns();
+        ep_restore(rec, inner);
+        uint64_t t2 = sm_now_ns();
+        ep_savepoint trial = ep_save(rec);
+        ep_feed(rec, text + prefix + i, 4);
+        ep_restore(rec, trial);
+        uint64_t t3 = sm_now_ns();
+        chars[samples] = t1 - t0;
+        trials[samples] = t3 - t2;
+        samples++;
+        ep_restore(rec, point);
+    }
+    ep_recognizer_free(rec);
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    printf("{\"file\": \"%s\", \"bytes\": %zu, \"feed_whole_us\": %.1f, \"complete\": %s, "
+           "\"char_feed_ns_median\": %llu, \"trial_ns_median\": %llu, \"max_rss_kb\": %ld}\n",
+           path, len, (double)best / 1000.0, complete ? "true" : "false",
+           (unsigned long long)bench__median(chars, samples),
+           (unsigned long long)bench__median(trials, samples), usage.ru_maxrss);
+    fflush(stdout);
+    sm_free(text);
+}
+
+int main(int argc, char **argv)
+{
+    ep_grammar *grammar;
+    char error[256];
+    if (ep_grammar_python(&grammar, error, sizeof error)) {
+        fprintf(stderr, "bench_parser: %s\n", error);
+        return 1;
+    }
+    for (int i = 1; i < argc; i++)
+        bench__file(grammar, argv[i]);
+    ep_grammar_free(grammar);
+    return 0;
+}

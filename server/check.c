@@ -1,0 +1,156 @@
+/*
+ * check.c - `seam check`: the recognizer as a command-line oracle.
+ *
+ * Reads JSON Lines on stdin, one case a line:
+ *   {"id": ..., "left": "...", "right": "...", "middle": "..."}
+ * and writes one line a case:
+ *   {"id": ..., "accepted": A, "complete": C, "setup_us": S, "feed_us": F}
+ * A is the number of UTF-8 bytes of the middle that stayed viable when fed
+ * one code point at a time; C whether left+middle+right is a valid program;
+ * S the microseconds to open the recognizer on the left context; F the
+ * microseconds spent feeding the middle and asking can_end.  A case that
+ * cannot be checked gets {"id": ..., "error": "..."} and the next line is
+ * read.  The right context must be empty until the right quotient exists.
+ */
+#include "seam_parser.h"
+#include "seam_server.h"
+
+#include <cJSON.h>
+#include <string.h>
+
+#define SRV_MAX_CASE_BYTES (64u << 20)
+
+/* Prints one result object (built with cJSON) as a line. */
+static void srv__emit(cJSON *result)
+{
+    char *line = cJSON_PrintUnformatted(result);
+    if (line) {
+        fputs(line, stdout);
+        fputc('\n', stdout);
+        cJSON_free(line);
+    }
+    fflush(stdout);
+}
+
+static void srv__emit_error(const cJSON *id, const char *message)
+{
+    cJSON *result = cJSON_CreateObject();
+    cJSON_AddItemToObject(result, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
+    cJSON_AddStringToObject(result, "error", message);
+    srv__emit(result);
+    cJSON_Delete(result);
+}
+
+/* A string field's text: "" when the field is absent, NULL when it is not a
+ * string.  (cJSON ends strings at a NUL, so text holding "\u0000" arrives
+ * cut short there.) */
+static const char *srv__field(const cJSON *object, const char *name)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, name);
+    if (!item)
+        return "";
+    return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+/* Runs one case and writes its result line. */
+static void srv__check_case(const ep_grammar *grammar, const cJSON *id, const char *left,
+                            const char *middle, const char *right)
+{
+    size_t left_len = strlen(left), middle_len = strlen(middle);
+    if (!sm_utf8_valid((const uint8_t *)left, left_len, false, NULL) ||
+        !sm_utf8_valid((const uint8_t *)middle, middle_len, false, NULL) ||
+        !sm_utf8_valid((const uint8_t *)right, strlen(right), false, NULL)) {
+        srv__emit_error(id, "invalid UTF-8");
+        return;
+    }
+    if (right[0]) {
+        srv__emit_error(id, "a non-empty right context is not supported yet");
+        return;
+    }
+    uint64_t start = sm_now_ns();
+    ep_recognizer *rec;
+    if (ep_recognizer_new(grammar, &rec)) {
+        srv__emit_error(id, "out of memory");
+        return;
+    }
+    int viable = ep_feed(rec, left, left_len);
+    uint64_t setup_done = sm_now_ns();
+    size_t accepted = 0;
+    while (viable == 1 && accepted < middle_len) {
+        uint32_t code_point;
+        int width = sm_utf8_decode((const uint8_t *)middle + accepted, middle_len - accepted, &code_point);
+        if (width < 0 || ep_feed(rec, middle + accepted, (size_t)width) != 1)
+            break;
+        accepted += (size_t)width;
+    }
+    bool complete = viable == 1 && accepted == middle_len && ep_can_end(rec);
+    uint64_t feed_done = sm_now_ns();
+    ep_recognizer_free(rec);
+
+    cJSON *result = cJSON_CreateObject();
+    cJSON_AddItemToObject(result, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
+    cJSON_AddNumberToObject(result, "accepted", viable == 1 ? (double)accepted : 0);
+    cJSON_AddBoolToObject(result, "complete", complete);
+    cJSON_AddNumberToObject(result, "setup_us", (double)(setup_done - start) / 1000.0);
+    cJSON_AddNumberToObject(result, "feed_us", (double)(feed_done - setup_done) / 1000.0);
+    srv__emit(result);
+    cJSON_Delete(result);
+}
+
+/* Reads one line into `line` (capped); returns false at end of input.  A
+ * line over the cap is consumed and reported as too long. */
+static bool srv__read_line(FILE *in, sm_buf *line, bool *too_long)
+{
+    sm_buf_clear(line);
+    *too_long = false;
+    int c;
+    bool any = false;
+    while ((c = fgetc(in)) != EOF) {
+        any = true;
+        if (c == '\n')
+            return true;
+        char byte = (char)c;
+        if (!*too_long && sm_buf_append(line, &byte, 1) != SM_OK)
+            *too_long = true;
+    }
+    return any;
+}
+
+int srv_cmd_check(FILE *in)
+{
+    ep_grammar *grammar;
+    char error[256];
+    if (ep_grammar_python(&grammar, error, sizeof error)) {
+        fprintf(stderr, "seam: the built-in Python grammar does not compile: %s\n", error);
+        return 1;
+    }
+    sm_buf line;
+    sm_buf_init(&line, SRV_MAX_CASE_BYTES);
+    bool too_long;
+    while (srv__read_line(in, &line, &too_long)) {
+        if (too_long) {
+            srv__emit_error(NULL, "case too long");
+            continue;
+        }
+        if (line.len == 0)
+            continue;
+        cJSON *request = cJSON_ParseWithLength(line.data, line.len);
+        if (!request || !cJSON_IsObject(request)) {
+            srv__emit_error(NULL, "bad JSON");
+            cJSON_Delete(request);
+            continue;
+        }
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(request, "id");
+        const char *left = srv__field(request, "left");
+        const char *middle = srv__field(request, "middle");
+        const char *right = srv__field(request, "right");
+        if (!left || !middle || !right)
+            srv__emit_error(id, "left, middle and right must be strings");
+        else
+            srv__check_case(grammar, id, left, middle, right);
+        cJSON_Delete(request);
+    }
+    sm_buf_free(&line);
+    ep_grammar_free(grammar);
+    return 0;
+}

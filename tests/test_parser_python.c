@@ -1,0 +1,199 @@
+/*
+ * Python 3.11 cases for the recognizer: each text with CPython 3.11's
+ * verdict (ast.parse accepts it or raises SyntaxError), recorded from
+ * CPython on the reference machine.  The recognizer must agree on every
+ * one, and must keep every prefix of an accepted text viable.
+ */
+#include "seam_parser.h"
+#include "test_support.h"
+
+#include <string.h>
+
+static const struct {
+    const char *text;
+    bool valid;
+} python_cases[] = {
+    {"x = 1\n", true},
+    {"x = 1", true},
+    {"if x:\n    y\n", true},
+    {"if x:\ny\n", false},
+    {"if x:\n    y\n  z\n", false},
+    {"if x:\n\ty\n        z\n", false},
+    {"if x:\n        y\n\tz\n", false},
+    {"if x:\n    y\n\n    z\n", true},
+    {"if x:\n    y\n# c\n    z\n", true},
+    {"if x:\n    y\n    # c\n  \n", true},
+    {"x = (1,\n2)\n", true},
+    {"x = [1,\n  2,\n]\n", true},
+    {"x = 1 + \\\n 2\n", true},
+    {"x = 1 \\\n", false},
+    {"  x = 1\n", false},
+    {"\n\n# only\n", true},
+    {"def f():\n    pass\n\nclass A:\n    def g(self):\n        return 1\n", true},
+    {"x = 1\r\ny = 2\r\n", true},
+    {"x = 1\ry = 2\r", true},
+    {"if x:\n    pass\nelse:\n    pass\n", true},
+    {"if x:\n    pass\n else:\n    pass\n", false},
+    {"\fx = 1\n", true},
+    {"if x:\n  \f  y\n", true},
+    {"0or 1\n", false},
+    {"0 or 1\n", true},
+    {"1if x else y\n", true},
+    {"0x1for x in y\n", true},
+    {"1_000j\n", true},
+    {"1.e5\n", true},
+    {"1__0\n", false},
+    {"1_\n", false},
+    {"0777\n", false},
+    {"00\n", true},
+    {"0_0\n", true},
+    {"0x\n", false},
+    {"0o8\n", false},
+    {"0b102\n", false},
+    {"1e\n", false},
+    {"1e+\n", false},
+    {"1.5e-3j\n", true},
+    {".5\n", true},
+    {"1..real\n", true},
+    {"1.0.real\n", true},
+    {"1 .real\n", true},
+    {"0xfor x in y\n", true},
+    {"1jif x else y\n", true},
+    {"s = 'a'\n", true},
+    {"s = 'a\n", false},
+    {"s = '''a\nb'''\n", true},
+    {"s = \"\"\"a\n", false},
+    {"s = r'\\'\n", false},
+    {"s = r'\\''\n", true},
+    {"s = b'\\xff'\n", true},
+    {"s = b'\xc3""\x83""\xc2""\xa9""'\n", false},
+    {"s = '\\x4'\n", false},
+    {"s = '\\x41'\n", true},
+    {"s = '\\u12'\n", false},
+    {"s = '\\N{EM DASH}'\n", true}, /* unknown names: see docs/PYTHON_DIFFERENCES.md */
+    {"s = rb'x' Rb'y' BR'z' bR'w'\n", true},
+    {"s = ub'x'\n", false},
+    {"s = f'{x!r:>{w}}'\n", true},
+    {"s = f'{}'\n", false},
+    {"s = f'{x!z}'\n", false},
+    {"s = f'{{}}'\n", true},
+    {"s = 'a' 'b' f'c'\n", true},
+    {"s = u'x' U'y'\n", true},
+    {"s = fr'{x}\\d'\n", true},
+    {"s = 'a\\\nb'\n", true},
+    {"match x:\n    case 1:\n        pass\n    case _:\n        pass\n", true},
+    {"match = 1\n", true},
+    {"case = match\n", true},
+    {"_ = 1\n", true},
+    {"@dec\ndef f(): pass\n", true},
+    {"@dec.x(1)\nclass A: pass\n", true},
+    {"async def f():\n    await x\n    async for a in b: pass\n    async with c as d: pass\n", true},
+    {"(y := 3)\n", true},
+    {"y := 3\n", false},
+    {"f(*a, **k)\n", true},
+    {"f(**k, *a)\n", false},
+    {"f(a=1, b)\n", false},
+    {"f(x for x in y)\n", true},
+    {"f(x for x in y, 1)\n", false},
+    {"def f(a=1, b): pass\n", false},
+    {"def f(a, /, b, *, c, **d): pass\n", true},
+    {"lambda x, *y, **z: x\n", true},
+    {"x: int = 1\n", true},
+    {"x, y: int\n", false},
+    {"f() = 1\n", false},
+    {"a + 1 = 2\n", false},
+    {"None = 1\n", false},
+    {"del f()\n", false},
+    {"del a, b[1], c.d\n", true},
+    {"global a, b\n", true},
+    {"nonlocal a\n", true},
+    {"x = yield\n", true},
+    {"(a, b) += 1\n", false},
+    {"a.b += 1\n", true},
+    {"try:\n    pass\nexcept* E:\n    pass\n", true},
+    {"try:\n    pass\nfinally:\n    pass\n", true},
+    {"try:\n    pass\n", false},
+    {"with (a as b, c as d):\n    pass\n", true},
+    {"x = a if b else c\n", true},
+    {"x = not a in b is not c\n", true},
+    {"x = [i for i in y if i]\n", true},
+    {"x = {k: v for k, v in y}\n", true},
+    {"x = a[1:2, ::3]\n", true},
+    {"print 'x'\n", false},
+    {"x = *a, *b\n", true},
+    {"*a = 1\n", true},
+    {"*a, b = c\n", true},
+    {"return\n", true},
+    {"break\n", true},
+    {"for x in y:\n    break\nelse:\n    pass\n", true},
+    {"while x: continue\n", true},
+    {"import a.b as c\n", true},
+    {"from . import (a, b,)\n", true},
+    {"from .. a import *\n", true},
+    {"assert x, 'm'\n", true},
+    {"raise E from e\n", true},
+    {"x = a @ b\n", true},
+    {"x @= 1\n", true},
+    {"x = ...\n", true},
+    {"class A(B, metaclass=M): pass\n", true},
+    {"def f() -> int: ...\n", true},
+    {"x = (yield)\n", true},
+    {"x = await y\n", true},
+    {"if x: pass; y\n", true},
+    {"x = 1;\n", true},
+    {";\n", false},
+    {"x = lambda: (yield)\n", true},
+};
+
+static ep_grammar *python_grammar(void)
+{
+    ep_grammar *grammar = NULL;
+    char error[256];
+    cr_assert_eq(ep_grammar_python(&grammar, error, sizeof error), SM_OK, "%s", error);
+    return grammar;
+}
+
+Test(parser, python_cases_agree_with_cpython)
+{
+    ep_grammar *grammar = python_grammar();
+    for (size_t i = 0; i < sizeof python_cases / sizeof *python_cases; i++) {
+        const char *text = python_cases[i].text;
+        size_t len = strlen(text);
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
+        size_t viable = 0;
+        while (viable < len && ep_feed(rec, text + viable, 1) == 1)
+            viable++;
+        bool complete = viable == len && ep_can_end(rec);
+        ep_recognizer_free(rec);
+        cr_expect_eq(complete, python_cases[i].valid, "case %zu: seam says %s, CPython says %s: %s", i,
+                     complete ? "valid" : "invalid", python_cases[i].valid ? "valid" : "invalid", text);
+        if (python_cases[i].valid)
+            cr_expect_eq(viable, len, "case %zu: prefix of a valid text rejected at byte %zu: %s", i, viable, text);
+    }
+    ep_grammar_free(grammar);
+}
+
+Test(parser, python_rejects_early)
+{
+    ep_grammar *grammar = python_grammar();
+    static const struct { const char *text; size_t viable; } cases[] = {
+        {"x = )", 4},           /* the ")" */
+        {"def (", 4},
+        {"if x:\n    y\n  z", 14}, /* the dedent to a column that was never used */
+        {"0or", 2},             /* CPython commits to an octal literal */
+        {"x = 'abc\n", 8},      /* single-quoted strings end on their line */
+        {"f(**k, *a)", 8},      /* "*" could still grow into "**" */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
+        size_t len = strlen(cases[i].text), viable = 0;
+        while (viable < len && ep_feed(rec, cases[i].text + viable, 1) == 1)
+            viable++;
+        ep_recognizer_free(rec);
+        cr_expect_eq(viable, cases[i].viable, "%s: viable for %zu bytes, expected %zu", cases[i].text, viable,
+                     cases[i].viable);
+    }
+    ep_grammar_free(grammar);
+}
