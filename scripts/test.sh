@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, builds and runs the whole test suite twice: a -Werror debug
 # build, and the same under AddressSanitizer and UndefinedBehaviorSanitizer.
-# Prints Criterion's Synthesis line for every test executable and a closing
+# Prints Criterion's Synthesis line for every test executable, the corpus
+# check's count of cases against CPython, and a closing
 # "N passed, N failed" line; exits non-zero on any failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,8 +14,11 @@ passed=0
 failed=0
 for build in debug asan; do
   echo "== $build build"
-  if ! meson test -C "build/$build" --print-errorlogs --num-processes 2; then
+  failed_before=$failed
+  meson_ok=1
+  if ! meson test -C "build/$build" --print-errorlogs --num-processes 2 --no-suite corpus-full; then
     status=1
+    meson_ok=0
   fi
   log="build/$build/meson-logs/testlog.txt"
   while IFS= read -r line; do
@@ -24,6 +28,18 @@ for build in debug asan; do
     passed=$((passed + passing))
     failed=$((failed + tested - passing))
   done < <(grep -a 'Synthesis:' "$log" | sed 's/\x1b\[[0-9;]*m//g')
+  # the corpus check counts its cases in a closing "corpus: N passed, N failed"
+  while IFS= read -r line; do
+    echo "$build: $line"
+    passed=$((passed + $(sed -n 's/^corpus: \([0-9]*\) passed.*/\1/p' <<<"$line")))
+    failed=$((failed + $(sed -n 's/.* \([0-9]*\) failed$/\1/p' <<<"$line")))
+  done < <(grep -a '^corpus: [0-9]* passed, [0-9]* failed$' "$log")
+  # a test executable that failed without reporting a failed case (a crash,
+  # a time-out) still counts as one failure
+  if [ "$meson_ok" -eq 0 ] && [ "$failed" -eq "$failed_before" ]; then
+    echo "$build: a test executable failed without a count (see above)"
+    failed=$((failed + 1))
+  fi
 done
 [ "$failed" -eq 0 ] || status=1
 [ "$passed" -gt 0 ] || status=1
