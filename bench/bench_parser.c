@@ -6,11 +6,11 @@
  *   {"file", "bytes", "feed_whole_us", "complete", "char_feed_ns_median",
  *    "trial_ns_median", "arena_bytes"}
  *  - feed_whole_us: open a recognizer, feed the whole file, ask can_end;
- *  - char_feed_ns_median: one-byte feeds after a prefix of at least 80% of
- *    the file (each restored afterwards, so every sample sees the same long
- *    prefix);
+ *  - char_feed_ns_median: one-byte feeds after a prefix of 80% of the file
+ *    (and char_feed_ns_at_10/_50/_90: after 10%, 50% and 90%, to show that
+ *    the cost does not grow with the prefix);
  *  - trial_ns_median: save + feed one token-sized piece (4 bytes) + restore,
- *    the decoder's trial of a candidate, at the same place.
+ *    the decoder's trial of a candidate, after the 80% prefix.
  * bench/run_parser_bench.py runs this next to CPython's ast.parse.
  */
 #include "seam_parser.h"
@@ -49,30 +49,12 @@ static char *bench__read(const char *path, size_t *len)
 
 #define SAMPLES 201
 
-static void bench__file(const ep_grammar *grammar, const char *path)
+/* Median cost of a one-byte feed (and of a 4-byte trial) after `prefix`
+ * bytes, over SAMPLES positions just after it. */
+static void bench__feeds_after(const ep_grammar *grammar, const char *text, size_t len, size_t prefix,
+                               uint64_t *char_median, uint64_t *trial_median)
 {
-    size_t len;
-    char *text = bench__read(path, &len);
-    if (!text) {
-        fprintf(stderr, "bench_parser: cannot read %s\n", path);
-        return;
-    }
-    uint64_t best = UINT64_MAX;
-    bool complete = false;
-    for (int round = 0; round < 3; round++) {
-        uint64_t start = sm_now_ns();
-        ep_recognizer *rec;
-        ep_recognizer_new(grammar, &rec);
-        ep_feed(rec, text, len);
-        complete = ep_can_end(rec);
-        ep_recognizer_free(rec);
-        uint64_t took = sm_now_ns() - start;
-        if (took < best)
-            best = took;
-    }
-    /* per-byte feeds and trials after a long prefix */
     uint64_t chars[SAMPLES], trials[SAMPLES];
-    size_t prefix = len * 4 / 5;
     ep_recognizer *rec;
     ep_recognizer_new(grammar, &rec);
     ep_feed(rec, text, prefix);
@@ -96,13 +78,44 @@ static void bench__file(const ep_grammar *grammar, const char *path)
         ep_restore(rec, point);
     }
     ep_recognizer_free(rec);
+    *char_median = bench__median(chars, samples);
+    *trial_median = bench__median(trials, samples);
+}
+
+static void bench__file(const ep_grammar *grammar, const char *path)
+{
+    size_t len;
+    char *text = bench__read(path, &len);
+    if (!text) {
+        fprintf(stderr, "bench_parser: cannot read %s\n", path);
+        return;
+    }
+    uint64_t best = UINT64_MAX;
+    bool complete = false;
+    for (int round = 0; round < 3; round++) {
+        uint64_t start = sm_now_ns();
+        ep_recognizer *rec;
+        ep_recognizer_new(grammar, &rec);
+        ep_feed(rec, text, len);
+        complete = ep_can_end(rec);
+        ep_recognizer_free(rec);
+        uint64_t took = sm_now_ns() - start;
+        if (took < best)
+            best = took;
+    }
+    uint64_t char80, trial80, char10, char50, char90, unused;
+    bench__feeds_after(grammar, text, len, len * 8 / 10, &char80, &trial80);
+    bench__feeds_after(grammar, text, len, len / 10, &char10, &unused);
+    bench__feeds_after(grammar, text, len, len / 2, &char50, &unused);
+    bench__feeds_after(grammar, text, len, len * 9 / 10, &char90, &unused);
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
     printf("{\"file\": \"%s\", \"bytes\": %zu, \"feed_whole_us\": %.1f, \"complete\": %s, "
-           "\"char_feed_ns_median\": %llu, \"trial_ns_median\": %llu, \"max_rss_kb\": %ld}\n",
-           path, len, (double)best / 1000.0, complete ? "true" : "false",
-           (unsigned long long)bench__median(chars, samples),
-           (unsigned long long)bench__median(trials, samples), usage.ru_maxrss);
+           "\"char_feed_ns_median\": %llu, \"char_feed_ns_at_10\": %llu, \"char_feed_ns_at_50\": %llu, "
+           "\"char_feed_ns_at_90\": %llu, \"trial_ns_median\": %llu, \"max_rss_kb\": %ld}\n",
+           path, len, (double)best / 1000.0, complete ? "true" : "false", (unsigned long long)char80,
+           (unsigned long long)char10, (unsigned long long)char50, (unsigned long long)char90,
+           (unsigned long long)trial80, usage.ru_maxrss);
     fflush(stdout);
     sm_free(text);
 }
