@@ -105,18 +105,41 @@ static uint32_t ep__lhs(const ep_grammar *g, uint32_t position)
     return g->rule_lhs[g->position_rule[position]];
 }
 
-/* Advances, into the chart being built, every item of chart `from` that
- * expects `symbol`: its explicit items, then the initial positions of the
+/* The symbol after an item's dot; EP_END sorts last. */
+static uint32_t ep__next_symbol(const ep_grammar *g, ep_item item)
+{
+    return g->body[item.position];
+}
+
+/* The first explicit item of a finished chart whose next symbol is at
+ * least `symbol` (a finished chart's items are sorted by next symbol). */
+static uint32_t ep__lower_bound(const ep_earley *e, const ep_chart *chart, uint32_t symbol)
+{
+    uint32_t lo = chart->items_start, hi = chart->items_start + chart->items_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ep__next_symbol(e->grammar, e->items.items[mid]) < symbol)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Advances, into the chart being built, every item of the finished chart
+ * `from` that expects `symbol`: its explicit items (found by binary search,
+ * never by a scan of the chart), then the initial positions of the
  * nonterminals it predicts. */
 static void ep__advance_over(ep_earley *e, uint32_t from, uint32_t symbol)
 {
     const ep_grammar *g = e->grammar;
     const ep_chart *chart = &e->charts.items[from];
-    uint32_t start = chart->items_start, end = start + chart->items_count;
-    for (uint32_t i = start; i < end; i++) {
+    uint32_t end = chart->items_start + chart->items_count;
+    for (uint32_t i = ep__lower_bound(e, chart, symbol); i < end; i++) {
         ep_item item = e->items.items[i];
-        if (g->body[item.position] == symbol)
-            ep__add(e, item.position + 1, item.origin);
+        if (ep__next_symbol(g, item) != symbol)
+            break;
+        ep__add(e, item.position + 1, item.origin);
     }
     const uint64_t *predicted = e->sets.items + e->charts.items[from].predicted;
     for (uint32_t k = g->initial_by_symbol_start[symbol]; k < g->initial_by_symbol_start[symbol + 1]; k++) {
@@ -174,6 +197,24 @@ static void ep__finish_chart(ep_earley *e, uint32_t id)
     }
 }
 
+/* Sorts items[start..end) by the symbol after the dot (insertion sort:
+ * charts are small and mostly built in order). */
+static void ep__sort_by_next_symbol(ep_earley *e, uint32_t start, uint32_t end)
+{
+    const ep_grammar *g = e->grammar;
+    ep_item *items = e->items.items;
+    for (uint32_t i = start + 1; i < end; i++) {
+        ep_item item = items[i];
+        uint32_t key = ep__next_symbol(g, item);
+        uint32_t j = i;
+        while (j > start && ep__next_symbol(g, items[j - 1]) > key) {
+            items[j] = items[j - 1];
+            j--;
+        }
+        items[j] = item;
+    }
+}
+
 uint32_t ep_earley_root(ep_earley *e)
 {
     ep_earley_reset_to(e, (ep_earley_mark){0, 0, 0});
@@ -204,6 +245,7 @@ uint32_t ep_earley_scan(ep_earley *e, uint32_t from, const uint32_t *terminals, 
             ep__advance_over(e, item.origin, ep__lhs(g, item.position));
     }
     e->charts.items[id].items_count = e->items.size - items_start;
+    ep__sort_by_next_symbol(e, items_start, e->items.size);
     ep__finish_chart(e, id);
     return id;
 }
