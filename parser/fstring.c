@@ -111,8 +111,12 @@ static bool ep__fstring_field(ep_fscan *f, int depth)
             blank = false;
     if (blank || !ep__expression_valid(f->grammar, f->s + start, end - start))
         return false;
-    if (f->at < f->n && f->s[f->at] == '=')
+    if (f->at < f->n && f->s[f->at] == '=') {
+        /* "{x = }" keeps the spaces around "=" in its text */
         f->at++;
+        while (f->at < f->n && (f->s[f->at] == ' ' || f->s[f->at] == '\t' || f->s[f->at] == '\n'))
+            f->at++;
+    }
     if (f->at < f->n && f->s[f->at] == '!') {
         f->at++;
         if (f->at >= f->n || !strchr("sra", f->s[f->at]))

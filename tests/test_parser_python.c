@@ -143,6 +143,11 @@ static const struct {
     {"x = 1;\n", true},
     {";\n", false},
     {"x = lambda: (yield)\n", true},
+    {"s = f'{x=  }'\n", true},
+    {"s = f'{x = !r:>3}'\n", true},
+    {"s = \"\"\"a\"\"+\"\nx = 1\n", false},
+    {"s = '''a'''\n", true},
+    {"s = \"\"\"\"\n", false},
 };
 
 static ep_grammar *python_grammar(void)
