@@ -7,3 +7,11 @@ cd "$root"
 scripts/setup.sh release
 build/release/seam --version
 build/release/seam parse examples/sample.py
+# The recognizer on the sample: the whole file, then a middle that breaks it.
+python3 - <<'PY' | build/release/seam check
+import json
+text = open("examples/sample.py", encoding="utf-8").read()
+cut = text.index("class Counter")
+print(json.dumps({"id": "whole file", "left": text[:cut], "middle": text[cut:]}))
+print(json.dumps({"id": "broken middle", "left": text[:cut], "middle": "class Counter(:\n    pass\n"}))
+PY
