@@ -74,8 +74,17 @@ struct ep_grammar {
     uint32_t *initial_by_symbol;         /* positions */
 
     uint8_t layout;               /* EP_LAYOUT_* */
+    /* A derived grammar (reversed, or a quotient) borrows the lexer tables
+     * and symbol names of the grammar it was derived from, which must
+     * outlive it; it owns only its rule tables and its names array. */
+    bool derived;
     uint32_t t_newline, t_indent, t_dedent, t_endmarker;  /* EP_NONE if absent */
 };
+
+/* Compute the nullable set and the initial-position tables of a grammar
+ * whose symbols and rules are filled in. */
+void ep_grammar_compute_nullable(ep_grammar *g);
+void ep_grammar_compute_initial(ep_grammar *g);
 
 static inline bool ep_is_terminal(const ep_grammar *g, uint32_t symbol)
 {

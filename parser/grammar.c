@@ -843,7 +843,7 @@ static void ep__build_rules(ep_builder *b, ep_grammar *g, uint32_t start_nt)
 }
 
 /* The nullable set, by fixpoint over the rules. */
-static void ep__compute_nullable(ep_grammar *g)
+void ep_grammar_compute_nullable(ep_grammar *g)
 {
     g->nullable = sm_calloc(g->symbol_count, sizeof(bool));
     bool changed = true;
@@ -867,7 +867,7 @@ static void ep__compute_nullable(ep_grammar *g)
 /* Initial positions grouped by the symbol after them, and for each
  * nonterminal the terminals and nonterminals that its initial positions
  * expect (the latter closed transitively: the prediction closure). */
-static void ep__compute_initial(ep_grammar *g)
+void ep_grammar_compute_initial(ep_grammar *g)
 {
     uint32_t nts = g->symbol_count - g->terminal_count;
     g->nt_words = (nts + 63) / 64;
@@ -1080,8 +1080,8 @@ int ep_grammar_compile(const char *source, size_t len, ep_grammar **out, char *e
         g = sm_calloc(1, sizeof *g);
         ep__build_rules(&b, g, start_nt);
         if (ep__check(&b, g) == SM_OK && ep__build_lexemes(&b, g) == SM_OK) {
-            ep__compute_nullable(g);
-            ep__compute_initial(g);
+            ep_grammar_compute_nullable(g);
+            ep_grammar_compute_initial(g);
         }
     }
     bool failed = b.failed;
@@ -1098,15 +1098,17 @@ void ep_grammar_free(ep_grammar *g)
 {
     if (!g)
         return;
-    for (uint32_t s = 0; g->symbol_names && s < g->symbol_count; s++)
-        sm_free(g->symbol_names[s]);
+    if (!g->derived) {
+        for (uint32_t s = 0; g->symbol_names && s < g->symbol_count; s++)
+            sm_free(g->symbol_names[s]);
+        for (uint32_t i = 0; g->lexemes && i < g->lexeme_count; i++)
+            sm_free(g->lexemes[i].name);
+        sm_free(g->lexemes);
+        ep_dfa_free(&g->dfa);
+        sm_free(g->ignorable_lexemes);
+        sm_free(g->terminal_lexemes);
+    }
     sm_free(g->symbol_names);
-    for (uint32_t i = 0; g->lexemes && i < g->lexeme_count; i++)
-        sm_free(g->lexemes[i].name);
-    sm_free(g->lexemes);
-    ep_dfa_free(&g->dfa);
-    sm_free(g->ignorable_lexemes);
-    sm_free(g->terminal_lexemes);
     sm_free(g->rule_lhs);
     sm_free(g->rule_start);
     sm_free(g->body);

@@ -16,6 +16,7 @@
  */
 #include "ep_earley.h"
 #include "ep_fstring.h"
+#include "ep_quotient.h"
 
 #include <string.h>
 
@@ -55,6 +56,7 @@ typedef struct ep_snapshot {
 
 struct ep_recognizer {
     const ep_grammar *grammar;
+    ep_grammar *owned_grammar;   /* a quotient built for this recognizer, or NULL */
     ep_earley earley;
     SM_ARRAY(char) text;
     SM_ARRAY(ep_indent) indents;
@@ -82,7 +84,31 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->run.at_line_start = true;
     rec->utf8_lo = 0x80;
     rec->utf8_hi = 0xBF;
+    /* a start symbol without rules (a quotient by a right context that no
+     * text completes) has an empty language */
+    bool has_rules = false;
+    for (uint32_t r = 0; r < grammar->rule_count && !has_rules; r++)
+        has_rules = grammar->rule_lhs[r] == grammar->start_symbol;
+    rec->run.dead = !has_rules;
     *out = rec;
+    return SM_OK;
+}
+
+int ep_recognizer_new_fim(const ep_grammar *grammar, const char *right, size_t right_len, ep_recognizer **out)
+{
+    *out = NULL;
+    if (!sm_utf8_valid((const uint8_t *)right, right_len, false, NULL))
+        return SM_EUTF8;
+    ep_grammar *quotient;
+    int rc = ep_quotient_build(grammar, right, right_len, &quotient);
+    if (rc)
+        return rc;
+    rc = ep_recognizer_new(quotient, out);
+    if (rc) {
+        ep_grammar_free(quotient);
+        return rc;
+    }
+    (*out)->owned_grammar = quotient;
     return SM_OK;
 }
 
@@ -91,6 +117,7 @@ void ep_recognizer_free(ep_recognizer *rec)
     if (!rec)
         return;
     ep_earley_free(&rec->earley);
+    ep_grammar_free(rec->owned_grammar);
     sm_array_free(&rec->text);
     sm_array_free(&rec->indents);
     sm_array_free(&rec->saves);

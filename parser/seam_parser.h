@@ -53,6 +53,16 @@ typedef struct ep_recognizer ep_recognizer;
 int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out);
 void ep_recognizer_free(ep_recognizer *rec);
 
+/* Opens a fill-in-the-middle recognizer: fed the left context and then the
+ * middle, it answers viable when some continuation c makes
+ * left + middle + c + right valid, and can_end when left + middle + right is
+ * valid.  It builds the right quotient of `grammar` by `right` (the
+ * grammar is borrowed and must outlive the recognizer).  The right context
+ * must begin on a token boundary.  Returns SM_EUTF8 for a right context that
+ * is not UTF-8, and SM_EINVAL for a grammar with a layout (Python), whose
+ * right quotient is not built yet. */
+int ep_recognizer_new_fim(const ep_grammar *grammar, const char *right, size_t right_len, ep_recognizer **out);
+
 /* Feeds bytes.  Returns 1 if the text fed so far is still viable, 0 if it is
  * not (the recognizer then stays dead until restored), or SM_EUTF8 when the
  * bytes hold a NUL or do not continue valid UTF-8 (a code point may be split

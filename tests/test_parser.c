@@ -198,3 +198,121 @@ Test(parser, invalid_utf8_and_nul_are_errors)
     ep_recognizer_free(rec);
     ep_grammar_free(grammar);
 }
+
+/* ---- The right quotient ---------------------------------------------------- */
+
+static ep_recognizer *open_fim(const ep_grammar *grammar, const char *left, const char *right)
+{
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new_fim(grammar, right, strlen(right), &rec), SM_OK);
+    ep_feed(rec, left, strlen(left));
+    return rec;
+}
+
+/* The example of the fill-in-the-middle post: with prefix 0 and suffix 111,
+ * the middle 001 must be refused although 0001 is a valid prefix of the
+ * balanced language. */
+Test(parser, quotient_balanced_language_example)
+{
+    ep_grammar *grammar = compile(balanced);
+    ep_recognizer *rec = open_fim(grammar, "0", "111");
+    cr_assert(ep_viable(rec));
+    cr_assert_eq(ep_feed(rec, "0", 1), 1);
+    cr_assert_eq(ep_feed(rec, "0", 1), 1, "000 can still be completed to 000111");
+    cr_assert(ep_can_end(rec), "0 + 00 + 111 is balanced");
+    cr_assert_eq(ep_feed(rec, "1", 1), 0, "0 + 001 + 111 cannot be completed");
+    ep_recognizer_free(rec);
+    ep_grammar_free(grammar);
+}
+
+/* Every (left, middle, right) over {0,1} up to small lengths: can_end must
+ * match membership of left+middle+right, and viability the closed form
+ * (some c makes left+middle+c+right = 0^n 1^n). */
+Test(parser, quotient_balanced_language_exhaustive)
+{
+    ep_grammar *grammar = compile(balanced);
+    char words[64][8];
+    size_t count = 0;
+    for (unsigned len = 0; len <= 4; len++)
+        for (unsigned bits = 0; bits < (1u << len); bits++, count++) {
+            for (unsigned k = 0; k < len; k++)
+                words[count][k] = (bits >> k) & 1 ? '1' : '0';
+            words[count][len] = '\0';
+        }
+    for (size_t l = 0; l < count; l += 3) {
+        for (size_t r = 0; r < count; r++) {
+            for (size_t m = 0; m < count; m += 2) {
+                char whole[32], lm[32];
+                snprintf(whole, sizeof whole, "%s%s%s", words[l], words[m], words[r]);
+                snprintf(lm, sizeof lm, "%s%s", words[l], words[m]);
+                bool prefix;
+                bool member = balanced_reference(whole, &prefix);
+                /* viable: lm is 0^a 1^b and the right is 1^c (possibly after
+                 * 0s when lm has no 1s) such that a continuation balances */
+                bool viable = false;
+                for (unsigned extra_zeros = 0; extra_zeros <= 8 && !viable; extra_zeros++)
+                    for (unsigned extra_ones = 0; extra_ones <= 8 && !viable; extra_ones++) {
+                        char trial[48];
+                        int n = snprintf(trial, sizeof trial, "%s", lm);
+                        for (unsigned z = 0; z < extra_zeros; z++) trial[n++] = '0';
+                        for (unsigned o = 0; o < extra_ones; o++) trial[n++] = '1';
+                        snprintf(trial + n, sizeof trial - (size_t)n, "%s", words[r]);
+                        bool unused;
+                        viable = balanced_reference(trial, &unused);
+                    }
+                ep_recognizer *rec = open_fim(grammar, words[l], words[r]);
+                int fed = ep_feed(rec, words[m], strlen(words[m]));
+                cr_assert_eq(fed == 1, viable, "viability of '%s|%s|%s'", words[l], words[m], words[r]);
+                cr_assert_eq(ep_can_end(rec), member, "can_end of '%s|%s|%s'", words[l], words[m], words[r]);
+                ep_recognizer_free(rec);
+            }
+        }
+    }
+    ep_grammar_free(grammar);
+}
+
+/* The arithmetic grammar: can_end must agree with the plain recognizer on
+ * left+middle+right, and a middle that a short completion makes valid must
+ * be viable. */
+Test(parser, quotient_arithmetic_agrees_with_plain_recognizer)
+{
+    ep_grammar *grammar = compile(arithmetic);
+    static const char *const lefts[] = {"", "1+", "(", "((2*", "3"};
+    static const char *const rights[] = {"", ")", "*4", ")+5", "))"};
+    static const char *const middles[] = {"", "1", "(", ")", "1)", "+", "2*3", "(1+", "1))", "7)*(8"};
+    static const char *const fills[] = {"", "1", ")", "1)", "))", "+1", "(1", "1))"};
+    for (size_t l = 0; l < 5; l++)
+        for (size_t r = 0; r < 5; r++)
+            for (size_t m = 0; m < 10; m++) {
+                char whole[64];
+                snprintf(whole, sizeof whole, "%s%s%s", lefts[l], middles[m], rights[r]);
+                ep_recognizer *rec = open_fim(grammar, lefts[l], rights[r]);
+                int fed = ep_feed(rec, middles[m], strlen(middles[m]));
+                cr_assert_eq(fed == 1 && ep_can_end(rec), accepts(grammar, whole),
+                             "can_end of '%s|%s|%s'", lefts[l], middles[m], rights[r]);
+                bool completable = false;
+                for (size_t f = 0; f < 8 && !completable; f++) {
+                    char trial[96];
+                    snprintf(trial, sizeof trial, "%s%s%s%s", lefts[l], middles[m], fills[f], rights[r]);
+                    completable = accepts(grammar, trial);
+                }
+                if (completable)
+                    cr_assert_eq(fed, 1, "'%s|%s|%s' has a completion but was refused", lefts[l], middles[m],
+                                 rights[r]);
+                ep_recognizer_free(rec);
+            }
+    ep_grammar_free(grammar);
+}
+
+Test(parser, quotient_of_a_right_context_nothing_completes)
+{
+    ep_grammar *grammar = compile(arithmetic);
+    ep_recognizer *rec = open_fim(grammar, "", "1 2");
+    cr_assert_not(ep_viable(rec));
+    cr_assert_not(ep_can_end(rec));
+    ep_recognizer_free(rec);
+    rec = open_fim(grammar, "", "$");
+    cr_assert_not(ep_viable(rec), "a right context that does not lex");
+    ep_recognizer_free(rec);
+    ep_grammar_free(grammar);
+}

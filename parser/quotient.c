@@ -1,0 +1,250 @@
+/*
+ * quotient.c - the right quotient of a grammar by a right context
+ * (Melcer et al. §IV-B).
+ *
+ * Given the right context R as tokens r1..rn, the quotient G/R generates the
+ * texts x for which x R is in L(G).  It is built in three steps:
+ *
+ * 1. Earley runs over R backwards with the reversed grammar (every rule
+ *    body reversed), from the end of the text to the cursor.  Reverse chart
+ *    o stands for the position n - o of R.
+ * 2. An item [A -> g . d, o] of the last chart (the cursor) says that A
+ *    began, in the reversed parse, at chart o, that the reversed part g
+ *    covers R up to that point, and that the reversed part d must come from
+ *    the text left of the cursor.  It gives the rule  <A,o> -> fwd(d)  where
+ *    fwd() restores the forward order.
+ * 3. <A,o> is completed, right of R's part, by whatever predicted A in
+ *    chart o: every item [B -> g' . A d', o'] of chart o gives
+ *    <B,o'> -> fwd(d') <A,o>.  Following these links from the cursor reaches
+ *    <S',0>, the quotient's start.  <A,cursor> is A itself (it lies wholly
+ *    left of the cursor).
+ *
+ * Every item of an Earley chart is reachable from the start and consistent
+ * with the text read, so every rule made here is used by some derivation of
+ * x R; conversely every derivation of x R passes through the cursor with a
+ * set of open constituents, which are exactly items of the last chart and
+ * their prediction chains.  docs/RECOGNIZER.md has the argument at length.
+ */
+#include "ep_earley.h"
+#include "ep_quotient.h"
+
+#include <string.h>
+
+typedef struct ep_rule_list {
+    SM_ARRAY(uint32_t) lhs;
+    SM_ARRAY(uint32_t) start;
+    SM_ARRAY(uint32_t) symbols;
+} ep_rule_list;
+
+/* Builds a derived grammar: `base`'s symbols plus `extra_nts` new
+ * nonterminals, `base`'s rules (bodies reversed if `reverse`) plus `extra`,
+ * and `start` as the start symbol.  Lexer tables and names are borrowed. */
+static ep_grammar *ep__derive(const ep_grammar *base, bool reverse, uint32_t extra_nts, const ep_rule_list *extra,
+                              uint32_t start)
+{
+    ep_grammar *g = sm_calloc(1, sizeof *g);
+    *g = *base;
+    g->derived = true;
+    g->symbol_count = base->symbol_count + extra_nts;
+    g->symbol_names = sm_calloc(g->symbol_count, sizeof(char *));
+    memcpy(g->symbol_names, base->symbol_names, base->symbol_count * sizeof(char *));
+    g->start_symbol = start;
+    uint32_t extra_rules = extra ? extra->lhs.size : 0;
+    uint32_t extra_symbols = extra ? extra->symbols.size : 0;
+    g->rule_count = base->rule_count + extra_rules;
+    g->position_count = base->position_count + extra_symbols + extra_rules;
+    g->rule_lhs = sm_malloc(g->rule_count * sizeof(uint32_t));
+    g->rule_start = sm_malloc(g->rule_count * sizeof(uint32_t));
+    g->body = sm_malloc(g->position_count * sizeof(uint32_t));
+    g->position_rule = sm_malloc(g->position_count * sizeof(uint32_t));
+    uint32_t at = 0;
+    for (uint32_t r = 0; r < base->rule_count; r++) {
+        uint32_t from = base->rule_start[r], len = 0;
+        while (base->body[from + len] != EP_END)
+            len++;
+        g->rule_lhs[r] = base->rule_lhs[r];
+        g->rule_start[r] = at;
+        for (uint32_t k = 0; k < len; k++) {
+            g->position_rule[at] = r;
+            g->body[at++] = base->body[reverse ? from + len - 1 - k : from + k];
+        }
+        g->position_rule[at] = r;
+        g->body[at++] = EP_END;
+    }
+    for (uint32_t i = 0; i < extra_rules; i++) {
+        uint32_t r = base->rule_count + i;
+        uint32_t from = extra->start.items[i];
+        uint32_t to = i + 1 < extra_rules ? extra->start.items[i + 1] : extra->symbols.size;
+        g->rule_lhs[r] = extra->lhs.items[i];
+        g->rule_start[r] = at;
+        for (uint32_t k = from; k < to; k++) {
+            g->position_rule[at] = r;
+            g->body[at++] = extra->symbols.items[k];
+        }
+        g->position_rule[at] = r;
+        g->body[at++] = EP_END;
+    }
+    g->position_count = at;
+    ep_grammar_compute_nullable(g);
+    ep_grammar_compute_initial(g);
+    return g;
+}
+
+/* ---- Tokens of the right context --------------------------------------- */
+
+typedef struct ep_token {
+    uint32_t terminals[2];
+    uint32_t count;
+} ep_token;
+
+typedef SM_ARRAY(ep_token) ep_tokens;
+
+/* Lexes the right context by maximal munch from its first byte.  Returns
+ * false on a lexical error. */
+static bool ep__lex_right(const ep_grammar *g, const char *text, size_t len, ep_tokens *tokens)
+{
+    size_t at = 0;
+    while (at < len) {
+        uint32_t state = EP_DFA_START;
+        size_t accept_end = at;
+        int32_t accept = -1;
+        for (size_t i = at; i < len; i++) {
+            state = ep_dfa_step(&g->dfa, state, (uint8_t)text[i]);
+            if (state == EP_DFA_DEAD)
+                break;
+            if (g->dfa.winner[state] >= 0) {
+                accept = g->dfa.winner[state];
+                accept_end = i + 1;
+            }
+        }
+        if (accept < 0)
+            return false;
+        const ep_lexeme *lex = &g->lexemes[accept];
+        if (lex->kind == EP_LEX_ERROR)
+            return false;
+        if (lex->kind == EP_LEX_TOKEN) {
+            ep_token token = {{lex->terminals[0], lex->terminals[1]}, lex->terminals[1] == EP_NONE ? 1 : 2};
+            sm_array_push(tokens, token);
+        }
+        at = accept_end;
+    }
+    return true;
+}
+
+/* ---- Extraction ------------------------------------------------------------ */
+
+typedef struct ep_extract {
+    const ep_grammar *reversed;
+    const ep_earley *earley;
+    uint32_t cursor;                 /* the last reverse chart */
+    SM_ARRAY(uint64_t) keys;         /* (symbol << 32 | chart) of each new nonterminal */
+    SM_ARRAY(uint32_t) pending;      /* indices into keys still to link */
+    ep_rule_list rules;
+} ep_extract;
+
+/* The quotient nonterminal <symbol, chart>: the symbol itself at the
+ * cursor, else a new nonterminal (created, and queued, on first use). */
+static uint32_t ep__quotient_symbol(ep_extract *x, uint32_t symbol, uint32_t chart)
+{
+    if (chart == x->cursor)
+        return symbol;
+    uint64_t key = ((uint64_t)symbol << 32) | chart;
+    for (uint32_t i = 0; i < x->keys.size; i++)
+        if (x->keys.items[i] == key)
+            return x->reversed->symbol_count + i;
+    sm_array_push(&x->keys, key);
+    sm_array_push(&x->pending, x->keys.size - 1);
+    return x->reversed->symbol_count + x->keys.size - 1;
+}
+
+/* Adds  lhs -> fwd(reversed body from `position` to its end) [last]. */
+static void ep__quotient_rule(ep_extract *x, uint32_t lhs, uint32_t position, uint32_t last)
+{
+    const ep_grammar *g = x->reversed;
+    sm_array_push(&x->rules.lhs, lhs);
+    sm_array_push(&x->rules.start, x->rules.symbols.size);
+    uint32_t end = position;
+    while (g->body[end] != EP_END)
+        end++;
+    for (uint32_t p = end; p > position; p--)
+        sm_array_push(&x->rules.symbols, g->body[p - 1]);
+    if (last != EP_NONE)
+        sm_array_push(&x->rules.symbols, last);
+}
+
+/* Links <symbol, chart> to every item of `chart` that expects `symbol`. */
+static void ep__quotient_link(ep_extract *x, uint32_t symbol, uint32_t chart_id)
+{
+    const ep_grammar *g = x->reversed;
+    const ep_chart *chart = &x->earley->charts.items[chart_id];
+    uint32_t self = ep__quotient_symbol(x, symbol, chart_id);
+    for (uint32_t i = chart->items_start; i < chart->items_start + chart->items_count; i++) {
+        ep_item item = x->earley->items.items[i];
+        if (g->body[item.position] != symbol)
+            continue;
+        uint32_t parent = ep__quotient_symbol(x, g->rule_lhs[g->position_rule[item.position]], item.origin);
+        ep__quotient_rule(x, parent, item.position + 1, self);
+    }
+    const uint64_t *predicted = x->earley->sets.items + chart->predicted;
+    for (uint32_t k = g->initial_by_symbol_start[symbol]; k < g->initial_by_symbol_start[symbol + 1]; k++) {
+        uint32_t position = g->initial_by_symbol[k];
+        uint32_t lhs = g->rule_lhs[g->position_rule[position]];
+        if (ep_set_has(predicted, lhs - g->terminal_count))
+            ep__quotient_rule(x, ep__quotient_symbol(x, lhs, chart_id), position + 1, self);
+    }
+}
+
+int ep_quotient_build(const ep_grammar *base, const char *right, size_t right_len, ep_grammar **out)
+{
+    *out = NULL;
+    if (base->layout != EP_LAYOUT_NONE)
+        return SM_EINVAL; /* the layout of the right context is not modelled yet */
+    ep_tokens tokens;
+    sm_array_init(&tokens);
+    if (!ep__lex_right(base, right, right_len, &tokens)) {
+        sm_array_free(&tokens);
+        *out = ep__derive(base, false, 1, NULL, base->symbol_count); /* no rules: empty */
+        return SM_OK;
+    }
+    ep_grammar *reversed = ep__derive(base, true, 0, NULL, base->start_symbol);
+    ep_earley earley;
+    ep_earley_init(&earley, reversed);
+    uint32_t chart = ep_earley_root(&earley);
+    for (uint32_t i = tokens.size; i-- > 0 && chart != EP_NONE;)
+        chart = ep_earley_scan(&earley, chart, tokens.items[i].terminals, tokens.items[i].count);
+    sm_array_free(&tokens);
+
+    ep_extract x;
+    memset(&x, 0, sizeof x);
+    x.reversed = reversed;
+    x.earley = &earley;
+    x.cursor = chart;
+    uint32_t start;
+    if (chart == EP_NONE) {
+        start = base->symbol_count; /* no rules: nothing joins R */
+        sm_array_push(&x.keys, 0);
+    } else if (chart == 0) {
+        start = base->start_symbol; /* an empty right context */
+    } else {
+        const ep_chart *last = &earley.charts.items[chart];
+        for (uint32_t i = last->items_start; i < last->items_start + last->items_count; i++) {
+            ep_item item = earley.items.items[i];
+            uint32_t lhs = reversed->rule_lhs[reversed->position_rule[item.position]];
+            ep__quotient_rule(&x, ep__quotient_symbol(&x, lhs, item.origin), item.position, EP_NONE);
+        }
+        for (uint32_t next = 0; next < x.pending.size; next++) {
+            uint64_t key = x.keys.items[x.pending.items[next]];
+            ep__quotient_link(&x, (uint32_t)(key >> 32), (uint32_t)key);
+        }
+        start = ep__quotient_symbol(&x, base->start_symbol, 0);
+    }
+    *out = ep__derive(base, false, x.keys.size, &x.rules, start);
+    ep_earley_free(&earley);
+    ep_grammar_free(reversed);
+    sm_array_free(&x.keys);
+    sm_array_free(&x.pending);
+    sm_array_free(&x.rules.lhs);
+    sm_array_free(&x.rules.start);
+    sm_array_free(&x.rules.symbols);
+    return SM_OK;
+}
