@@ -21,23 +21,23 @@
 #define SRV_MAX_CASE_BYTES (64u << 20)
 
 /* Prints one result object (built with cJSON) as a line. */
-static void srv__emit(cJSON *result)
+static void srv__emit(FILE *out, cJSON *result)
 {
     char *line = cJSON_PrintUnformatted(result);
     if (line) {
-        fputs(line, stdout);
-        fputc('\n', stdout);
+        fputs(line, out);
+        fputc('\n', out);
         cJSON_free(line);
     }
-    fflush(stdout);
+    fflush(out);
 }
 
-static void srv__emit_error(const cJSON *id, const char *message)
+static void srv__emit_error(FILE *out, const cJSON *id, const char *message)
 {
     cJSON *result = cJSON_CreateObject();
     cJSON_AddItemToObject(result, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
     cJSON_AddStringToObject(result, "error", message);
-    srv__emit(result);
+    srv__emit(out, result);
     cJSON_Delete(result);
 }
 
@@ -53,24 +53,24 @@ static const char *srv__field(const cJSON *object, const char *name)
 }
 
 /* Runs one case and writes its result line. */
-static void srv__check_case(const ep_grammar *grammar, const cJSON *id, const char *left,
+static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *id, const char *left,
                             const char *middle, const char *right)
 {
     size_t left_len = strlen(left), middle_len = strlen(middle);
     if (!sm_utf8_valid((const uint8_t *)left, left_len, false, NULL) ||
         !sm_utf8_valid((const uint8_t *)middle, middle_len, false, NULL) ||
         !sm_utf8_valid((const uint8_t *)right, strlen(right), false, NULL)) {
-        srv__emit_error(id, "invalid UTF-8");
+        srv__emit_error(out, id, "invalid UTF-8");
         return;
     }
     if (right[0]) {
-        srv__emit_error(id, "a non-empty right context is not supported yet");
+        srv__emit_error(out, id, "a non-empty right context is not supported yet");
         return;
     }
     uint64_t start = sm_now_ns();
     ep_recognizer *rec;
     if (ep_recognizer_new(grammar, &rec)) {
-        srv__emit_error(id, "out of memory");
+        srv__emit_error(out, id, "out of memory");
         return;
     }
     int viable = ep_feed(rec, left, left_len);
@@ -93,7 +93,7 @@ static void srv__check_case(const ep_grammar *grammar, const cJSON *id, const ch
     cJSON_AddBoolToObject(result, "complete", complete);
     cJSON_AddNumberToObject(result, "setup_us", (double)(setup_done - start) / 1000.0);
     cJSON_AddNumberToObject(result, "feed_us", (double)(feed_done - setup_done) / 1000.0);
-    srv__emit(result);
+    srv__emit(out, result);
     cJSON_Delete(result);
 }
 
@@ -116,7 +116,7 @@ static bool srv__read_line(FILE *in, sm_buf *line, bool *too_long)
     return any;
 }
 
-int srv_cmd_check(FILE *in)
+int srv_cmd_check(FILE *in, FILE *out)
 {
     ep_grammar *grammar;
     char error[256];
@@ -129,14 +129,14 @@ int srv_cmd_check(FILE *in)
     bool too_long;
     while (srv__read_line(in, &line, &too_long)) {
         if (too_long) {
-            srv__emit_error(NULL, "case too long");
+            srv__emit_error(out, NULL, "case too long");
             continue;
         }
         if (line.len == 0)
             continue;
         cJSON *request = cJSON_ParseWithLength(line.data, line.len);
         if (!request || !cJSON_IsObject(request)) {
-            srv__emit_error(NULL, "bad JSON");
+            srv__emit_error(out, NULL, "bad JSON");
             cJSON_Delete(request);
             continue;
         }
@@ -145,9 +145,9 @@ int srv_cmd_check(FILE *in)
         const char *middle = srv__field(request, "middle");
         const char *right = srv__field(request, "right");
         if (!left || !middle || !right)
-            srv__emit_error(id, "left, middle and right must be strings");
+            srv__emit_error(out, id, "left, middle and right must be strings");
         else
-            srv__check_case(grammar, id, left, middle, right);
+            srv__check_case(out, grammar, id, left, middle, right);
         cJSON_Delete(request);
     }
     sm_buf_free(&line);

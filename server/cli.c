@@ -81,7 +81,7 @@ int srv_main(int argc, char **argv)
         return 0;
     }
     if (argc == 2 && strcmp(argv[1], "check") == 0)
-        return srv_cmd_check(stdin);
+        return srv_cmd_check(stdin, stdout);
     if (argc == 3 && strcmp(argv[1], "parse") == 0)
         return srv__cmd_parse(argv[2]);
     fputs(srv__usage, stderr);

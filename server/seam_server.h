@@ -20,9 +20,9 @@ typedef struct srv_syntax_summary {
  * Returns SM_OK, SM_EINVAL if the parser cannot be set up, or SM_ENOMEM. */
 int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summary);
 
-/* `seam check`: reads JSON Lines cases from `in`, writes results to stdout
- * (see check.c).  Returns the exit status. */
-int srv_cmd_check(FILE *in);
+/* `seam check`: reads JSON Lines cases from `in` and writes one result line
+ * per case to `out` (see check.c).  Returns the exit status. */
+int srv_cmd_check(FILE *in, FILE *out);
 
 /* Runs the seam command line (argv as main receives it) and returns the
  * process's exit status. */

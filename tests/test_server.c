@@ -1,6 +1,7 @@
 #include "seam_server.h"
 #include "test_support.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 SEAM_SUITE(server);
@@ -23,4 +24,40 @@ Test(server, tree_sitter_locates_a_syntax_error)
     cr_assert_eq(srv_syntax_summarize(source, strlen(source), &summary), SM_OK);
     cr_assert(summary.has_error);
     cr_assert_eq(summary.error_row, 1);
+}
+
+/* Runs `seam check` on `input` and returns what it wrote (free with free). */
+static char *run_check(const char *input)
+{
+    FILE *in = fmemopen((void *)input, strlen(input), "r");
+    char *output = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&output, &size);
+    cr_assert_eq(srv_cmd_check(in, out), 0);
+    fclose(in);
+    fclose(out);
+    return output;
+}
+
+Test(server, check_answers_each_case_on_its_own_line)
+{
+    char *output = run_check(
+        "{\"id\": 1, \"left\": \"x = \", \"middle\": \"foo(1)\\n\"}\n"
+        "{\"id\": \"two\", \"left\": \"x = \", \"middle\": \"foo(1))\\n\"}\n"
+        "{\"id\": 3, \"left\": \"\", \"middle\": \"y = 1\\n\", \"right\": \"z\"}\n"
+        "this is not JSON\n"
+        "{\"id\": 5, \"left\": \"\", \"middle\": \"\xff\"}\n"
+        "{\"id\": 6, \"left\": 7, \"middle\": \"\"}\n");
+    char *lines[8] = {0};
+    size_t count = 0;
+    for (char *line = strtok(output, "\n"); line && count < 8; line = strtok(NULL, "\n"))
+        lines[count++] = line;
+    cr_assert_eq(count, 6, "one line per case");
+    cr_assert_not_null(strstr(lines[0], "\"id\":1,\"accepted\":7,\"complete\":true"), "%s", lines[0]);
+    cr_assert_not_null(strstr(lines[1], "\"id\":\"two\",\"accepted\":6,\"complete\":false"), "%s", lines[1]);
+    cr_assert_not_null(strstr(lines[2], "\"id\":3,\"error\""), "%s", lines[2]);
+    cr_assert_not_null(strstr(lines[3], "\"id\":null,\"error\":\"bad JSON\""), "%s", lines[3]);
+    cr_assert_not_null(strstr(lines[4], "\"id\":5,\"error\""), "%s", lines[4]);
+    cr_assert_not_null(strstr(lines[5], "\"id\":6,\"error\""), "%s", lines[5]);
+    free(output);
 }
