@@ -136,8 +136,11 @@ static bool ep__scan(ep_recognizer *rec, ep_run *run, uint32_t terminal)
     return true;
 }
 
-/* Measures the indentation of the token starting at `at` as CPython does:
- * tab stops of 8 for `col`, of 1 for `altcol`; a form feed resets both. */
+/* Measures the indentation of the logical line whose first token starts at
+ * `at` as CPython does: only the leading whitespace of the physical line
+ * where the logical line begins counts (not what follows a backslash join),
+ * with tab stops of 8 for `col` and of 1 for `altcol`; a form feed resets
+ * both. */
 static void ep__measure_indent(const ep_recognizer *rec, const ep_run *run, uint32_t at,
                                uint32_t *col, uint32_t *altcol)
 {
@@ -152,6 +155,8 @@ static void ep__measure_indent(const ep_recognizer *rec, const ep_run *run, uint
             (*altcol)++;
         } else if (c == '\f') {
             *col = *altcol = 0;
+        } else {
+            break;
         }
     }
 }

@@ -148,6 +148,10 @@ static const struct {
     {"s = \"\"\"a\"\"+\"\nx = 1\n", false},
     {"s = '''a'''\n", true},
     {"s = \"\"\"\"\n", false},
+    {"if 1:\n  x\n  \\\n  y\n", true},
+    {"if 1:\n  x\n\\\n  y\n", true},
+    {"if 1:\n  x\n\\\ny\n", true},
+    {"if 1:\n  x\n   \\\n  y\n", false},
 };
 
 static ep_grammar *python_grammar(void)
