@@ -137,14 +137,16 @@ static bool ep__scan(ep_recognizer *rec, ep_run *run, uint32_t terminal)
 }
 
 /* Measures the indentation of the logical line whose first token starts at
- * `at` as CPython does: only the leading whitespace of the physical line
- * where the logical line begins counts (not what follows a backslash join),
- * with tab stops of 8 for `col` and of 1 for `altcol`; a form feed resets
- * both. */
+ * `at` as CPython 3.11's tokenizer does: spaces and tabs (tab stops of 8 for
+ * `col`, of 1 for `altcol`), a form feed resetting both, and backslash
+ * joins read as part of the leading whitespace.  The column at the first
+ * join, if it is not 0, is the line's indentation; otherwise counting goes
+ * on across the joined lines. */
 static void ep__measure_indent(const ep_recognizer *rec, const ep_run *run, uint32_t at,
                                uint32_t *col, uint32_t *altcol)
 {
     *col = *altcol = 0;
+    uint32_t cont_line_col = 0;
     for (uint32_t i = run->line_start; i < at; i++) {
         char c = rec->text.items[i];
         if (c == ' ') {
@@ -155,10 +157,19 @@ static void ep__measure_indent(const ep_recognizer *rec, const ep_run *run, uint
             (*altcol)++;
         } else if (c == '\f') {
             *col = *altcol = 0;
+        } else if (c == '\\') {
+            if (!cont_line_col)
+                cont_line_col = *col;
+            if (i + 1 < at && rec->text.items[i + 1] == '\r')
+                i++;
+            if (i + 1 < at && rec->text.items[i + 1] == '\n')
+                i++;
         } else {
             break;
         }
     }
+    if (cont_line_col)
+        *col = *altcol = cont_line_col;
 }
 
 /* Sends INDENT or DEDENTs for the first token of a logical line, starting
@@ -444,14 +455,32 @@ bool ep_viable(ep_recognizer *rec)
     return ep__run_viable(rec, &rec->run, rec->text.size);
 }
 
+/* Whether CPython would see one more line break at the end of the text:
+ * its newline translation turns a final "\r\n" into "\n" and then, having
+ * lost track of the last character, appends another "\n" (so a backslash
+ * join may end a file only when its line break is "\r\n"). */
+static bool ep__cpython_adds_newline(const ep_recognizer *rec)
+{
+    uint32_t n = rec->text.size;
+    return rec->grammar->layout == EP_LAYOUT_PYTHON && n >= 2 && rec->text.items[n - 2] == '\r' &&
+           rec->text.items[n - 1] == '\n';
+}
+
 bool ep_can_end(ep_recognizer *rec)
 {
     ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
     uint32_t indents = rec->indents.size;
+    uint32_t text_len = rec->text.size;
     ep_run run = rec->run;
-    bool ok = ep__run_can_end(rec, &run, rec->text.size);
+    bool ok = true;
+    if (ep__cpython_adds_newline(rec) && !run.dead) {
+        sm_array_push(&rec->text, '\n');
+        ok = ep__feed_byte(rec, &run, text_len);
+    }
+    ok = ok && ep__run_can_end(rec, &run, rec->text.size);
     ep_earley_reset_to(&rec->earley, mark);
     rec->indents.size = indents;
+    rec->text.size = text_len;
     return ok;
 }
 

@@ -152,6 +152,14 @@ static const struct {
     {"if 1:\n  x\n\\\n  y\n", true},
     {"if 1:\n  x\n\\\ny\n", true},
     {"if 1:\n  x\n   \\\n  y\n", false},
+    {"x = 1 \\\r\n", true},
+    {"x = 1 \\\n", false},
+    {"x\n\\\r\n", true},
+    {"x\r\n", true},
+    {"if 1:\n  x\n\\\n  y\n", true},
+    {"if 1:\n      x\n\\\n      y\n      z\n", true},
+    {"if 1:\n  x\n \\\n \\\n  y\n", false},
+    {"if 1:\n  x\n\\\n\\\n  y\n", true},
 };
 
 static ep_grammar *python_grammar(void)
