@@ -73,6 +73,7 @@ typedef struct ep_builder {
     char *start_name;
     uint8_t layout;
     bool rules_pass;                   /* second pass: rules only */
+    uint32_t depth;                    /* nesting of ( ) and [ ] being read */
     bool have_first_rule;
     uint32_t first_rule;               /* the default start */
 } ep_builder;
@@ -325,8 +326,14 @@ static ep_node *ep__parse_atom(ep_builder *b)
         return NULL;
     char c = b->src[b->at];
     if (c == '(' || c == '[') {
+        if (b->depth >= 64) {
+            ep__fail(b, "groups nested more than 64 deep");
+            return NULL;
+        }
         b->at++;
+        b->depth++;
         ep_node *inner = ep__parse_alternatives(b, c == '(' ? ')' : ']');
+        b->depth--;
         if (!inner)
             return NULL;
         ep__skip_space(b);

@@ -420,7 +420,8 @@ static uint64_t ep__subset_hash(const uint32_t *items, uint32_t count)
 static bool ep__subset_equal(const ep_subsets *s, uint32_t state, const uint32_t *items, uint32_t count)
 {
     uint32_t start = s->offsets.items[state], end = s->offsets.items[state + 1];
-    return end - start == count && memcmp(s->members.items + start, items, count * sizeof(uint32_t)) == 0;
+    return end - start == count &&
+           (count == 0 || memcmp(s->members.items + start, items, count * sizeof(uint32_t)) == 0);
 }
 
 static void ep__subset_rehash(ep_subsets *s)
@@ -495,7 +496,8 @@ static void ep__closure(const ep_regex *re, ep_u32s *set, uint32_t *mark, uint32
         }
     }
     sm_array_free(&stack);
-    qsort(set->items, set->size, sizeof(uint32_t), ep__compare_u32);
+    if (set->size > 1)
+        qsort(set->items, set->size, sizeof(uint32_t), ep__compare_u32);
 }
 
 /* Splits the 256 bytes into classes that every byte set treats alike. */

@@ -148,6 +148,8 @@ Test(parser, compile_errors_name_the_line)
         "X /a/\n",                      /* missing colon */
         "%layout haskell\ns: \"a\"\n",  /* unknown layout */
         "",                             /* no rules */
+        "s: ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((\"a\""
+        "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))\n", /* too deep */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         ep_grammar *grammar = (ep_grammar *)1;
@@ -315,4 +317,41 @@ Test(parser, quotient_of_a_right_context_nothing_completes)
     cr_assert_not(ep_viable(rec), "a right context that does not lex");
     ep_recognizer_free(rec);
     ep_grammar_free(grammar);
+}
+
+/* Random grammar texts built from the format's own pieces: the compiler
+ * must either compile them or report an error, never crash or leak (the
+ * sanitizer build checks the latter), and whatever compiles must run. */
+Test(parser, random_grammar_texts_never_crash)
+{
+    static const char *const pieces[] = {
+        "s", "t", "X", "Y", ":", "|", "(", ")", "[", "]", "?", "*", "+", ".", "\"a\"", "\"b\"",
+        "/[a-z]+/", "/(/", "/a*/", "%empty", "%ignore", "%error", "%priority 2", "%start s",
+        "%declare Y", "%soft X \"a\"", "%layout python", "\n", "\n  ", " ", "#c\n", "\"\\x4\"",
+    };
+    unsigned seed = 99;
+    for (int round = 0; round < 3000; round++) {
+        char text[512];
+        size_t len = 0;
+        int count = 1 + (int)(rand_r(&seed) % 24);
+        for (int i = 0; i < count; i++) {
+            const char *piece = pieces[rand_r(&seed) % (sizeof pieces / sizeof *pieces)];
+            size_t n = strlen(piece);
+            memcpy(text + len, piece, n);
+            len += n;
+        }
+        ep_grammar *grammar = NULL;
+        char error[256];
+        if (ep_grammar_compile(text, len, &grammar, error, sizeof error) != SM_OK) {
+            cr_assert_null(grammar);
+            cr_assert_gt(strlen(error), 0, "an error without a message for: %.*s", (int)len, text);
+            continue;
+        }
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
+        ep_feed(rec, "ab a", 4);
+        ep_can_end(rec);
+        ep_recognizer_free(rec);
+        ep_grammar_free(grammar);
+    }
 }
