@@ -214,3 +214,65 @@ Test(parser, python_rejects_early)
     }
     ep_grammar_free(grammar);
 }
+
+/* Random feeds, saves and restores must leave the recognizer exactly where
+ * a fresh recognizer fed the same text in one go would be. */
+Test(parser, python_save_restore_matches_a_fresh_parse)
+{
+    ep_grammar *grammar = python_grammar();
+    static const char source[] =
+        "import os\n\n@dec(1)\ndef f(a, /, b=2, *c, d, **e) -> int:\n    \"\"\"Doc.\"\"\"\n"
+        "    if a and (b or\n        c):\n\treturn [x for x in c if x]  # done\n"
+        "    s = f'{a!r:>{b}}' 'tail' \\\n        + r'\\d'\n    return 0x1f + 1_000j\n\n"
+        "class K(object):\n    x: int = 1\n";
+    static const char noise[] = "()[]{}:,=.'\"\n\t\\#x1 \xc3\xa9\xff";
+    unsigned seed = 2024;
+    for (int round = 0; round < 40; round++) {
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
+        char text[1024];
+        size_t len = 0;
+        struct { ep_savepoint point; size_t len; } saves[64];
+        int depth = 0;
+        for (int step = 0; step < 60; step++) {
+            int op = (int)(rand_r(&seed) % 10);
+            if (op < 2 && depth < 64) {
+                saves[depth].point = ep_save(rec);
+                saves[depth].len = len;
+                depth++;
+            } else if (op < 4 && depth > 0) {
+                int back = (int)(rand_r(&seed) % (unsigned)depth);
+                ep_restore(rec, saves[back].point);
+                len = saves[back].len;
+                depth = back + 1;
+            } else {
+                char chunk[16];
+                size_t n = 1 + rand_r(&seed) % 8;
+                for (size_t k = 0; k < n; k++) {
+                    bool from_source = rand_r(&seed) % 40 != 0;
+                    size_t at = (len + k) % (sizeof source - 1);
+                    chunk[k] = from_source ? source[at] : noise[rand_r(&seed) % (sizeof noise - 1)];
+                }
+                if (len + n >= sizeof text)
+                    break;
+                int rc = ep_feed(rec, chunk, n);
+                if (rc == SM_EUTF8)
+                    continue; /* refused whole: the recognizer is unchanged */
+                memcpy(text + len, chunk, n);
+                len += n;
+            }
+            ep_recognizer *fresh;
+            cr_assert_eq(ep_recognizer_new(grammar, &fresh), SM_OK);
+            int fresh_rc = ep_feed(fresh, text, len);
+            cr_assert_geq(fresh_rc, 0, "the text accepted piecewise must be accepted whole");
+            cr_assert_eq(ep_viable(rec), fresh_rc == 1, "viability after %d steps of round %d: %.*s", step,
+                         round, (int)len, text);
+            cr_assert_eq(ep_can_end(rec), ep_can_end(fresh), "can_end after %d steps of round %d: %.*s", step,
+                         round, (int)len, text);
+            cr_assert_eq(ep_fed_bytes(rec), len);
+            ep_recognizer_free(fresh);
+        }
+        ep_recognizer_free(rec);
+    }
+    ep_grammar_free(grammar);
+}
