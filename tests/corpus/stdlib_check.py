@@ -9,6 +9,10 @@ Every sampled file that CPython accepts must be accepted whole by
 rejected before their end (early rejection) is reported.
 
 usage: stdlib_check.py --seam BUILD/seam [--files N] [--mutants K] [--seed S]
+                       [--cuts boundary|randspan]
+With --cuts, each file also gives K fill-in-the-middle cases cut as the
+paper's two data sets are; their true middles must be accepted whole with
+complete == true (this needs `seam check` to accept a right context).
 Prints a report and a closing line "corpus: N passed, N failed" (cases);
 exits 1 if completeness or soundness falls short.
 """
@@ -69,6 +73,59 @@ def mutants(text: str, count: int, rng: random.Random):
             yield kind, i, text[:i] + text[i + 1] + text[i] + text[i + 2:]
 
 
+def boundary_cuts(text: str, count: int, rng: random.Random):
+    """Yields (left, middle, right) cut the way the paper's STACK-BOUNDARY set
+    is: two tokens on lines of equal indentation are picked, the text between
+    them and a random part of the first token is removed; the right context
+    starts at the second token."""
+    import io
+    import tokenize
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                  if t.type not in (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER)
+                  and t.string]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(pos):
+        return starts[pos[0] - 1] + pos[1]
+
+    def indent(row):
+        line = lines[row - 1]
+        return len(line) - len(line.lstrip(" \t"))
+
+    for _ in range(count * 4):
+        if count <= 0 or len(tokens) < 3:
+            return
+        a = rng.randrange(len(tokens) - 1)
+        b = rng.randrange(a + 1, min(len(tokens), a + 40))
+        first, second = tokens[a], tokens[b]
+        if indent(first.start[0]) != indent(second.start[0]):
+            continue
+        cut = offset(first.start) + rng.randrange(max(1, len(first.string)))
+        end = offset(second.start)
+        if cut >= end:
+            continue
+        count -= 1
+        yield text[:cut], text[cut:end], text[end:]
+
+
+def randspan_cuts(text: str, count: int, rng: random.Random):
+    """Yields (left, middle, right) cut the way the paper's STACK-RANDSPAN set
+    is: a random point in the first 90% of the file, removing up to 100
+    characters or 20% of the file."""
+    for _ in range(count):
+        if len(text) < 2:
+            return
+        cut = rng.randrange(max(1, int(len(text) * 0.9)))
+        span = rng.randint(1, max(1, min(100, len(text) // 5)))
+        yield text[:cut], text[cut:cut + span], text[cut + span:]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seam", required=True)
@@ -77,6 +134,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--max-bytes", type=int, default=40000)
     parser.add_argument("--min-soundness", type=float, default=99.9)
+    parser.add_argument("--cuts", choices=("none", "boundary", "randspan"), default="none",
+                        help="fill-in-the-middle cases: left, true middle, right (needs right-context support)")
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
@@ -91,6 +150,11 @@ def main() -> int:
             key = f"mutant:{len(meta)}"
             cases.append({"id": key, "left": "", "middle": mutated})
             meta[key] = (kind, path, offset, mutated)
+        cutter = {"boundary": boundary_cuts, "randspan": randspan_cuts}.get(args.cuts)
+        for left, middle, right in (cutter(text, args.mutants, rng) if cutter else ()):
+            key = f"file:cut:{len(meta)}"
+            cases.append({"id": key, "left": left, "middle": middle, "right": right})
+            meta[key] = ("file", path, len(left), middle)
     payload = "".join(json.dumps(case) + "\n" for case in cases)
     run = subprocess.run([args.seam, "check"], input=payload, capture_output=True, text=True, timeout=1200)
     results = {}
