@@ -224,18 +224,19 @@ uint32_t ep_earley_root(ep_earley *e)
     return 0;
 }
 
-uint32_t ep_earley_scan(ep_earley *e, uint32_t from, const uint32_t *terminals, uint32_t count)
+uint32_t ep_earley_scan_edges(ep_earley *e, const ep_edge *edges, uint32_t count)
 {
     const ep_grammar *g = e->grammar;
     uint32_t id = e->charts.size;
     uint32_t items_start = e->items.size;
     ep__seen_clear(e);
-    for (uint32_t t = 0; t < count; t++)
-        if (ep_earley_can_scan(e, from, terminals[t]))
-            ep__advance_over(e, from, terminals[t]);
+    for (uint32_t k = 0; k < count; k++)
+        for (uint32_t t = 0; t < edges[k].count; t++)
+            if (ep_earley_can_scan(e, edges[k].from, edges[k].terminals[t]))
+                ep__advance_over(e, edges[k].from, edges[k].terminals[t]);
     if (e->items.size == items_start)
         return EP_NONE;
-    ep_chart chart = {from, items_start, 0, 0, 0, 0};
+    ep_chart chart = {count ? edges[0].from : EP_NONE, items_start, 0, 0, 0, 0};
     sm_array_push(&e->charts, chart);
     /* complete: every finished item advances the items that expected its
      * left-hand side in its origin chart (always an earlier, finished one) */
@@ -248,6 +249,14 @@ uint32_t ep_earley_scan(ep_earley *e, uint32_t from, const uint32_t *terminals, 
     ep__sort_by_next_symbol(e, items_start, e->items.size);
     ep__finish_chart(e, id);
     return id;
+}
+
+uint32_t ep_earley_scan(ep_earley *e, uint32_t from, const uint32_t *terminals, uint32_t count)
+{
+    ep_edge edge = {from, {EP_NONE, EP_NONE}, 0};
+    for (uint32_t t = 0; t < count && t < 2; t++)
+        edge.terminals[edge.count++] = terminals[t];
+    return ep_earley_scan_edges(e, &edge, 1);
 }
 
 bool ep_earley_accepts(const ep_earley *e, uint32_t chart_id)

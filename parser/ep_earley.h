@@ -55,9 +55,23 @@ void ep_earley_free(ep_earley *e);
 /* Creates the root chart (chart 0), which predicts the start symbol. */
 uint32_t ep_earley_root(ep_earley *e);
 
-/* Scans `count` terminals (alternatives for one token) from chart `from`.
- * Returns the new chart, or EP_NONE when no item can scan any of them. */
+/* Scans `count` terminals (alternatives for one token, at most two) from
+ * chart `from`.  Returns the new chart, or EP_NONE when no item can scan any
+ * of them. */
 uint32_t ep_earley_scan(ep_earley *e, uint32_t from, const uint32_t *terminals, uint32_t count);
+
+/* An edge of a symbol automaton: one or two terminals read from a chart. */
+typedef struct ep_edge {
+    uint32_t from;
+    uint32_t terminals[2];
+    uint32_t count;
+} ep_edge;
+
+/* Makes one chart from several incoming edges: Earley over an acyclic
+ * automaton of symbols, where a state with several predecessors merges what
+ * each edge scans (§IV-A).  Every `from` chart must be finished.  Returns
+ * EP_NONE when no edge scans anything. */
+uint32_t ep_earley_scan_edges(ep_earley *e, const ep_edge *edges, uint32_t count);
 
 /* Whether chart `chart` holds S' -> start . with origin at the root. */
 bool ep_earley_accepts(const ep_earley *e, uint32_t chart);

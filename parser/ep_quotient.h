@@ -12,4 +12,20 @@
  * Returns SM_EINVAL for a grammar with a layout (not modelled yet). */
 int ep_quotient_build(const ep_grammar *base, const char *right, size_t right_len, ep_grammar **out);
 
+/* An edge of an acyclic automaton of tokens: one token (one or two
+ * alternative terminals) read between two nodes. */
+typedef struct ep_token_edge {
+    uint32_t from_node, to_node;   /* from_node < to_node */
+    uint32_t terminals[2];
+    uint32_t count;
+} ep_token_edge;
+
+/* Builds L(base) / R for a regular language R of token sequences given as
+ * an acyclic automaton: nodes 0 (the cursor) to nodes-1 (the end of the
+ * text), every path from 0 to nodes-1 one member of R.  This is how the
+ * right context's unknowns (how many DEDENTs a line break makes) become
+ * one quotient.  Returns SM_EINVAL for a malformed automaton. */
+int ep_quotient_build_dag(const ep_grammar *base, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count,
+                          ep_grammar **out);
+
 #endif

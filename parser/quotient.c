@@ -194,25 +194,65 @@ static void ep__quotient_link(ep_extract *x, uint32_t symbol, uint32_t chart_id)
     }
 }
 
-int ep_quotient_build(const ep_grammar *base, const char *right, size_t right_len, ep_grammar **out)
+/* Runs the reversed grammar over the token automaton backwards, from its
+ * last node to node 0 (the cursor).  Returns the cursor's chart, 0 when the
+ * automaton is empty (a single node), or EP_NONE when no path can be a
+ * suffix of a program. */
+static uint32_t ep__reverse_parse(ep_earley *earley, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count)
+{
+    /* edges grouped by the node they leave (a counting sort) */
+    uint32_t *first = sm_calloc(nodes + 1, sizeof(uint32_t));
+    uint32_t *order = sm_malloc((edge_count ? edge_count : 1) * sizeof(uint32_t));
+    for (uint32_t k = 0; k < edge_count; k++)
+        first[edges[k].from_node + 1]++;
+    for (uint32_t n = 0; n < nodes; n++)
+        first[n + 1] += first[n];
+    uint32_t *fill = sm_malloc((nodes + 1) * sizeof(uint32_t));
+    memcpy(fill, first, (nodes + 1) * sizeof(uint32_t));
+    for (uint32_t k = 0; k < edge_count; k++)
+        order[fill[edges[k].from_node]++] = k;
+    sm_free(fill);
+
+    uint32_t *chart_of = sm_malloc(nodes * sizeof(uint32_t));
+    for (uint32_t n = 0; n < nodes; n++)
+        chart_of[n] = EP_NONE;
+    chart_of[nodes - 1] = ep_earley_root(earley);
+    SM_ARRAY(ep_edge) incoming;
+    sm_array_init(&incoming);
+    for (uint32_t node = nodes - 1; node-- > 0;) {
+        incoming.size = 0;
+        for (uint32_t i = first[node]; i < first[node + 1]; i++) {
+            const ep_token_edge *edge = &edges[order[i]];
+            if (chart_of[edge->to_node] == EP_NONE)
+                continue;
+            ep_edge scan = {chart_of[edge->to_node], {edge->terminals[0], edge->terminals[1]}, edge->count};
+            sm_array_push(&incoming, scan);
+        }
+        if (incoming.size)
+            chart_of[node] = ep_earley_scan_edges(earley, incoming.items, incoming.size);
+    }
+    uint32_t cursor = chart_of[0];
+    sm_array_free(&incoming);
+    sm_free(chart_of);
+    sm_free(first);
+    sm_free(order);
+    return cursor;
+}
+
+int ep_quotient_build_dag(const ep_grammar *base, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count,
+                          ep_grammar **out)
 {
     *out = NULL;
-    if (base->layout != EP_LAYOUT_NONE)
-        return SM_EINVAL; /* the layout of the right context is not modelled yet */
-    ep_tokens tokens;
-    sm_array_init(&tokens);
-    if (!ep__lex_right(base, right, right_len, &tokens)) {
-        sm_array_free(&tokens);
-        *out = ep__derive(base, false, 1, NULL, base->symbol_count); /* no rules: empty */
-        return SM_OK;
-    }
+    for (uint32_t k = 0; k < edge_count; k++)
+        if (edges[k].from_node >= edges[k].to_node || edges[k].to_node >= nodes || edges[k].count == 0 ||
+            edges[k].count > 2)
+            return SM_EINVAL;
+    if (nodes == 0)
+        return SM_EINVAL;
     ep_grammar *reversed = ep__derive(base, true, 0, NULL, base->start_symbol);
     ep_earley earley;
     ep_earley_init(&earley, reversed);
-    uint32_t chart = ep_earley_root(&earley);
-    for (uint32_t i = tokens.size; i-- > 0 && chart != EP_NONE;)
-        chart = ep_earley_scan(&earley, chart, tokens.items[i].terminals, tokens.items[i].count);
-    sm_array_free(&tokens);
+    uint32_t chart = ep__reverse_parse(&earley, nodes, edges, edge_count);
 
     ep_extract x;
     memset(&x, 0, sizeof x);
@@ -247,4 +287,27 @@ int ep_quotient_build(const ep_grammar *base, const char *right, size_t right_le
     sm_array_free(&x.rules.start);
     sm_array_free(&x.rules.symbols);
     return SM_OK;
+}
+
+int ep_quotient_build(const ep_grammar *base, const char *right, size_t right_len, ep_grammar **out)
+{
+    *out = NULL;
+    if (base->layout != EP_LAYOUT_NONE)
+        return SM_EINVAL; /* the layout of the right context is not modelled yet */
+    ep_tokens tokens;
+    sm_array_init(&tokens);
+    if (!ep__lex_right(base, right, right_len, &tokens)) {
+        sm_array_free(&tokens);
+        *out = ep__derive(base, false, 1, NULL, base->symbol_count); /* no rules: empty */
+        return SM_OK;
+    }
+    /* a chain automaton: node i is before token i */
+    ep_token_edge *edges = sm_calloc(tokens.size ? tokens.size : 1, sizeof *edges);
+    for (uint32_t i = 0; i < tokens.size; i++)
+        edges[i] = (ep_token_edge){i, i + 1, {tokens.items[i].terminals[0], tokens.items[i].terminals[1]},
+                                   tokens.items[i].count};
+    int rc = ep_quotient_build_dag(base, tokens.size + 1, edges, tokens.size, out);
+    sm_free(edges);
+    sm_array_free(&tokens);
+    return rc;
 }

@@ -3,6 +3,7 @@
  * small grammars.  The lexeme automaton has its own file
  * (test_parser_lexdfa.c) in the same executable.
  */
+#include "ep_quotient.h"
 #include "seam_parser.h"
 #include "test_support.h"
 
@@ -354,4 +355,49 @@ Test(parser, random_grammar_texts_never_crash)
         ep_recognizer_free(rec);
         ep_grammar_free(grammar);
     }
+}
+
+/* The quotient by a regular language of right contexts given as an acyclic
+ * token automaton: the balanced language by {11, 111}.  x is in it when x 11
+ * or x 111 is balanced; checked against that definition for every x up to
+ * length 8. */
+Test(parser, quotient_by_an_acyclic_token_automaton)
+{
+    ep_grammar *grammar = compile(balanced);
+    uint32_t one = 1; /* terminal ids follow definition order: ZERO 0, ONE 1 */
+    cr_assert_str_eq(grammar->symbol_names[one], "ONE");
+    /* nodes 0 -1-> 1 -1-> 2 -1-> 3, and 1 -1-> 3 */
+    ep_token_edge edges[] = {
+        {0, 1, {one, EP_NONE}, 1}, {1, 2, {one, EP_NONE}, 1}, {2, 3, {one, EP_NONE}, 1}, {1, 3, {one, EP_NONE}, 1},
+    };
+    ep_grammar *quotient;
+    cr_assert_eq(ep_quotient_build_dag(grammar, 4, edges, 4, &quotient), SM_OK);
+    for (unsigned len = 0; len <= 8; len++) {
+        for (unsigned bits = 0; bits < (1u << len); bits++) {
+            char word[16];
+            for (unsigned k = 0; k < len; k++)
+                word[k] = (bits >> k) & 1 ? '1' : '0';
+            word[len] = '\0';
+            char two[24], three[24];
+            snprintf(two, sizeof two, "%s11", word);
+            snprintf(three, sizeof three, "%s111", word);
+            bool prefix;
+            bool member = balanced_reference(two, &prefix) || balanced_reference(three, &prefix);
+            /* viable: some continuation c makes word c 11 or word c 111 balanced */
+            size_t zeros = 0, ones = 0, i = 0;
+            while (i < len && word[i] == '0') { zeros++; i++; }
+            while (i < len && word[i] == '1') { ones++; i++; }
+            bool viable = i == len && (ones == 0 || ones + 2 <= zeros);
+            ep_recognizer *rec;
+            cr_assert_eq(ep_recognizer_new(quotient, &rec), SM_OK);
+            int fed = ep_feed(rec, word, len);
+            cr_assert_eq(fed == 1, viable, "viability of '%s'", word);
+            cr_assert_eq(ep_can_end(rec), member, "membership of '%s'", word);
+            ep_recognizer_free(rec);
+        }
+    }
+    ep_grammar_free(quotient);
+    ep_token_edge backwards = {2, 1, {one, EP_NONE}, 1};
+    cr_assert_eq(ep_quotient_build_dag(grammar, 3, &backwards, 1, &quotient), SM_EINVAL);
+    ep_grammar_free(grammar);
 }
