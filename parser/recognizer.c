@@ -41,7 +41,7 @@ typedef struct ep_run {
     uint32_t depth;          /* bracket depth */
     bool at_line_start;      /* no token of the logical line yet */
     bool line_has_tokens;
-    bool continued;          /* the last thing seen was a backslash join */
+    bool continued;          /* the last token was a backslash join */
     bool dead;
 } ep_run;
 
@@ -230,6 +230,9 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         return false;
     case EP_LEX_IGNORE:
     case EP_LEX_COMMENT:
+        /* a file may not end right after a backslash join, but anything
+         * after the join, even a comment or spaces, is a line of its own */
+        run->continued = false;
         return true;
     case EP_LEX_CONTINUATION:
         run->continued = true;

@@ -160,6 +160,10 @@ static const struct {
     {"if 1:\n      x\n\\\n      y\n      z\n", true},
     {"if 1:\n  x\n \\\n \\\n  y\n", false},
     {"if 1:\n  x\n\\\n\\\n  y\n", true},
+    {"x\n\\\n# note", true},
+    {"x = 1 \\\n  ", true},
+    {"x\n\\\n\\\n", false},
+    {"x\n  \\\n# c", true},
 };
 
 static ep_grammar *python_grammar(void)
