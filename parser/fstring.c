@@ -142,11 +142,16 @@ static bool ep__fstring_literal(ep_fscan *f, int depth, bool in_spec)
         char c = f->s[f->at];
         char next = f->at + 1 < f->n ? f->s[f->at + 1] : '\0';
         if (c == '\\' && !f->raw) {
+            /* As CPython 3.11 scans a literal part: the escaped character is
+             * consumed with its backslash, except a brace, which still opens
+             * or closes a field; "\N{...}" is skipped whole. */
             if (next == 'N' && f->at + 2 < f->n && f->s[f->at + 2] == '{') {
                 const char *close = memchr(f->s + f->at, '}', f->n - f->at);
                 if (!close)
                     return false;
                 f->at = (size_t)(close - f->s) + 1;
+            } else if (next == '{' || next == '}') {
+                f->at += 1;
             } else {
                 f->at += 2;
             }

@@ -164,6 +164,12 @@ static const struct {
     {"x = 1 \\\n  ", true},
     {"x\n\\\n\\\n", false},
     {"x\n  \\\n# c", true},
+    {"s = f'{x!r:>\\{y}}'\n", true},
+    {"s = f'a\\{x}'\n", true},
+    {"s = f'a\\}'\n", false},
+    {"s = f'\\\\{x}'\n", true},
+    {"s = f'\\N{EM DASH}{x}'\n", true},
+    {"s = f'\\Nx{x}'\n", false},
 };
 
 static ep_grammar *python_grammar(void)

@@ -24,7 +24,8 @@ import warnings
 ATOMS = ["x", "y1", "_", "match", "case", "None", "True", "0", "1_000", "0x1f", "0o7", "0b1", "1.5e-3",
          "1j", ".5", "07", "0_0", "1e", "'a'", '"b"', "'''t\nq'''", 'r"\\d"', "b'\\x41'", "f'{x!r:>{y1}}'",
          "f'{x=}'", "rb'\\q'", "f'{}'", "...", "(x)", "[x, y1]", "{x: y1}", "{x}",
-         "(x for x in y1)", "lambda a, *b, c=1, **d: a", "await x", "(yield)"]
+         "(x for x in y1)", "lambda a, *b, c=1, **d: a", "await x", "(yield)",
+         '1if x else y1', '0x1for', '1_000j', '0or', '1.e5', '1.__x__', "Rb'\\x'", "bR'a'", "fR'{x}'", "U'u'", "'''a'b''c'''", '"""q""q"""', "r'\\\\'", "f'{x:{y1}}'", 'f\'{f"{x}"}\'', "f'{{}}{x!s}'", "'\\\n'", "f'a\\{x}'", "f'{x:>\\{y1}}'", 'été', "'é'", 'x[*y1]', 'x[1:, ::2]', "{**x, 'k': 1}", '[*x, *y1]', '(x := 1)', '[y for x in z if (y := x)]', 'x if y1 else lambda: 0', 'a < b <= c != d', 'not not x', '-~+x', 'x ** -y1', 'await x ** 2', 'f(x, *y1, z=1, **w)', 'f(a)(b)[c].d']
 BINOPS = ["+", "-", "*", "/", "//", "%", "@", "**", "<<", ">>", "&", "|", "^", " and ", " or ",
           " if x else ", " in ", " not in ", " is ", " is not ", "==", "<", ">=", "!="]
 PREFIX = ["", "-", "not ", "~", "*"]
@@ -54,6 +55,7 @@ def simple_statement(rng: random.Random) -> str:
         "import a.b as c", "from . import (a, b,)", "global x", "assert " + e + ", 'm'",
         "raise E from " + e, "x = y1 = " + e, "*a, b = " + e, "f() = 1", "x := 1", "print x",
         e + "; " + e, "y1 = " + e + "  # comment",
+        'nonlocal x, y1', 'x.y1[0] @= 1', '(x) = 2', '[a, (b, *c)] = d', 'x: list[int]', 'del (x), [y1]', 'yield from z', 'async for a in b: pass', 'with (a as b, c as d,): pass', 'import a, b.c', 'from .. x import (y)', 'raise', 'return', 'x = 1 \\\n    + 2', 'x = (1 +  # c\n  2)', '\x0cpass',
     ])
 
 
@@ -88,7 +90,11 @@ def block(rng: random.Random, indent: str, depth: int) -> list[str]:
 
 def snippet(rng: random.Random) -> str:
     text = "\n".join(block(rng, "", 0))
-    return text + rng.choice(["\n", "", "\r\n", "\n\n"])
+    if rng.random() < 0.1:
+        text = text.replace("\n", "\r\n")
+    elif rng.random() < 0.05:
+        text = text.replace("\n", "\r")
+    return text + rng.choice(["\n", "", "\r\n", "\n\n", "\n# end", "\\\n", "  "])
 
 
 def mutate(rng: random.Random, text: str) -> str:
