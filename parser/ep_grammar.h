@@ -78,6 +78,7 @@ struct ep_grammar {
      * and symbol names of the grammar it was derived from, which must
      * outlive it; it owns only its rule tables and its names array. */
     bool derived;
+    const ep_grammar *original;   /* for a derived grammar, the compiled one it comes from */
     uint32_t t_newline, t_indent, t_dedent, t_endmarker;  /* EP_NONE if absent */
 };
 

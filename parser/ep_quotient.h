@@ -6,10 +6,25 @@
 
 #include "ep_grammar.h"
 
+/* A token: the terminals it may be scanned as (two for a soft keyword). */
+typedef struct ep_token {
+    uint32_t terminals[2];
+    uint32_t count;
+} ep_token;
+
+typedef SM_ARRAY(ep_token) ep_tokens;
+
+/* Lexes `text` as a whole file of `grammar` (with its layout: for Python the
+ * NEWLINE, INDENT, DEDENT and ENDMARKER tokens too) and appends the tokens
+ * to `out`.  Returns SM_EINVAL when the text does not lex (a lexical or
+ * indentation error).  Implemented in recognizer.c. */
+int ep_tokenize(const ep_grammar *grammar, const char *text, size_t len, ep_tokens *out);
+
 /* Builds G/R: a grammar of the texts x such that x R is in L(base), where R
- * is `right` lexed from its first byte.  The result borrows base's lexer
- * tables and names (base must outlive it); free it with ep_grammar_free.
- * Returns SM_EINVAL for a grammar with a layout (not modelled yet). */
+ * is `right` tokenized as a whole file from its first byte (ep_tokenize).
+ * The result borrows base's lexer tables and names (base must outlive it);
+ * free it with ep_grammar_free.  A right context that does not tokenize gives
+ * a grammar with an empty language. */
 int ep_quotient_build(const ep_grammar *base, const char *right, size_t right_len, ep_grammar **out);
 
 /* An edge of an acyclic automaton of tokens: one token (one or two

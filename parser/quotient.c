@@ -45,6 +45,7 @@ static ep_grammar *ep__derive(const ep_grammar *base, bool reverse, uint32_t ext
     ep_grammar *g = sm_calloc(1, sizeof *g);
     *g = *base;
     g->derived = true;
+    g->original = base->original ? base->original : base;
     g->symbol_count = base->symbol_count + extra_nts;
     g->symbol_names = sm_calloc(g->symbol_count, sizeof(char *));
     memcpy(g->symbol_names, base->symbol_names, base->symbol_count * sizeof(char *));
@@ -88,47 +89,6 @@ static ep_grammar *ep__derive(const ep_grammar *base, bool reverse, uint32_t ext
     ep_grammar_compute_nullable(g);
     ep_grammar_compute_initial(g);
     return g;
-}
-
-/* ---- Tokens of the right context --------------------------------------- */
-
-typedef struct ep_token {
-    uint32_t terminals[2];
-    uint32_t count;
-} ep_token;
-
-typedef SM_ARRAY(ep_token) ep_tokens;
-
-/* Lexes the right context by maximal munch from its first byte.  Returns
- * false on a lexical error. */
-static bool ep__lex_right(const ep_grammar *g, const char *text, size_t len, ep_tokens *tokens)
-{
-    size_t at = 0;
-    while (at < len) {
-        uint32_t state = EP_DFA_START;
-        size_t accept_end = at;
-        int32_t accept = -1;
-        for (size_t i = at; i < len; i++) {
-            state = ep_dfa_step(&g->dfa, state, (uint8_t)text[i]);
-            if (state == EP_DFA_DEAD)
-                break;
-            if (g->dfa.winner[state] >= 0) {
-                accept = g->dfa.winner[state];
-                accept_end = i + 1;
-            }
-        }
-        if (accept < 0)
-            return false;
-        const ep_lexeme *lex = &g->lexemes[accept];
-        if (lex->kind == EP_LEX_ERROR)
-            return false;
-        if (lex->kind == EP_LEX_TOKEN) {
-            ep_token token = {{lex->terminals[0], lex->terminals[1]}, lex->terminals[1] == EP_NONE ? 1 : 2};
-            sm_array_push(tokens, token);
-        }
-        at = accept_end;
-    }
-    return true;
 }
 
 /* ---- Extraction ------------------------------------------------------------ */
@@ -292,11 +252,9 @@ int ep_quotient_build_dag(const ep_grammar *base, uint32_t nodes, const ep_token
 int ep_quotient_build(const ep_grammar *base, const char *right, size_t right_len, ep_grammar **out)
 {
     *out = NULL;
-    if (base->layout != EP_LAYOUT_NONE)
-        return SM_EINVAL; /* the layout of the right context is not modelled yet */
     ep_tokens tokens;
     sm_array_init(&tokens);
-    if (!ep__lex_right(base, right, right_len, &tokens)) {
+    if (ep_tokenize(base, right, right_len, &tokens) != SM_OK) {
         sm_array_free(&tokens);
         *out = ep__derive(base, false, 1, NULL, base->symbol_count); /* no rules: empty */
         return SM_OK;

@@ -57,6 +57,19 @@ typedef struct ep_snapshot {
 struct ep_recognizer {
     const ep_grammar *grammar;
     ep_grammar *owned_grammar;   /* a quotient built for this recognizer, or NULL */
+    /* Fill-in-the-middle with a layout: the right context is split at a
+     * top-level line into right_head (fed after the middle when asking
+     * can_end) and a tail that the quotient grammar stands for.  base is the
+     * grammar the quotient was built from (borrowed). */
+    const ep_grammar *base;
+    char *right_head;            /* owned; NULL when not in that mode */
+    size_t right_head_len;
+    const char *right_whole;     /* owned with right_head (one allocation) */
+    size_t right_len;
+    bool tail_split;             /* the quotient stands for a tail after right_head */
+    /* Tokenizing mode (ep_tokenize): tokens are recorded, not parsed. */
+    bool capture;
+    ep_tokens captured;
     ep_earley earley;
     SM_ARRAY(char) text;
     SM_ARRAY(ep_indent) indents;
@@ -69,6 +82,7 @@ struct ep_recognizer {
 };
 
 static bool ep__feed_byte(ep_recognizer *rec, ep_run *run, uint32_t at);
+static bool ep__run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end);
 
 int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
 {
@@ -94,11 +108,89 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     return SM_OK;
 }
 
+/* Whether `symbol` has a rule (a quotient that no text completes has none
+ * for its start). */
+static bool ep__has_rules(const ep_grammar *grammar, uint32_t symbol)
+{
+    for (uint32_t r = 0; r < grammar->rule_count; r++)
+        if (grammar->rule_lhs[r] == symbol)
+            return true;
+    return false;
+}
+
+/* Where a right context with a layout can be split: the start of a line
+ * (not the first) whose first byte begins a token in column 0 and that no
+ * backslash joins to the line before.  From there on, in any program where
+ * that line really is a top-level line, the text tokenizes the same
+ * whatever precedes it.  Returns the offset, or `len` when there is none at
+ * or after `from`. */
+static size_t ep__next_top_level_line(const char *right, size_t len, size_t from)
+{
+    for (size_t i = from ? from : 1; i < len; i++) {
+        char prev = right[i - 1], c = right[i];
+        if (prev != '\n' && !(prev == '\r' && c != '\n'))
+            continue;
+        if (c == ' ' || c == '\t' || c == '\f' || c == '\r' || c == '\n' || c == '#' || c == '\\')
+            continue;
+        size_t brk = prev == '\n' && i >= 2 && right[i - 2] == '\r' ? i - 2 : i - 1;
+        if (brk > 0 && right[brk - 1] == '\\')
+            continue;
+        return i;
+    }
+    return len;
+}
+
+/* Opens a fill-in-the-middle recognizer for a grammar with a layout: the
+ * quotient stands for the right context from its first usable top-level
+ * line on, and the text before that line (right_head) is fed after the
+ * middle when asking can_end, so that tokens crossing the cursor, the
+ * bracket depth and the indentation are those of the real file. */
+static int ep__new_fim_layout(const ep_grammar *grammar, const char *right, size_t right_len, ep_recognizer **out)
+{
+    ep_grammar *quotient = NULL;
+    size_t split = right_len;
+    size_t at = 0;
+    for (int tries = 0; tries < 8; tries++) {
+        at = ep__next_top_level_line(right, right_len, at);
+        if (at >= right_len)
+            break;
+        ep_grammar *candidate;
+        int rc = ep_quotient_build(grammar, right + at, right_len - at, &candidate);
+        if (rc)
+            return rc;
+        if (ep__has_rules(candidate, candidate->start_symbol)) {
+            quotient = candidate;
+            split = at;
+            break;
+        }
+        ep_grammar_free(candidate);
+        at++;
+    }
+    int rc = ep_recognizer_new(quotient ? quotient : grammar, out);
+    if (rc) {
+        ep_grammar_free(quotient);
+        return rc;
+    }
+    ep_recognizer *rec = *out;
+    rec->owned_grammar = quotient;
+    rec->base = grammar;
+    rec->tail_split = quotient != NULL;
+    rec->right_head = sm_malloc(right_len + 1);
+    memcpy(rec->right_head, right, right_len);
+    rec->right_head[right_len] = '\0';
+    rec->right_head_len = split;
+    rec->right_whole = rec->right_head;
+    rec->right_len = right_len;
+    return SM_OK;
+}
+
 int ep_recognizer_new_fim(const ep_grammar *grammar, const char *right, size_t right_len, ep_recognizer **out)
 {
     *out = NULL;
     if (!sm_utf8_valid((const uint8_t *)right, right_len, false, NULL))
         return SM_EUTF8;
+    if (grammar->layout != EP_LAYOUT_NONE)
+        return ep__new_fim_layout(grammar, right, right_len, out);
     ep_grammar *quotient;
     int rc = ep_quotient_build(grammar, right, right_len, &quotient);
     if (rc)
@@ -112,12 +204,39 @@ int ep_recognizer_new_fim(const ep_grammar *grammar, const char *right, size_t r
     return SM_OK;
 }
 
+int ep_tokenize(const ep_grammar *grammar, const char *text, size_t len, ep_tokens *out)
+{
+    if (len > EP_MAX_TEXT || !sm_utf8_valid((const uint8_t *)text, len, false, NULL))
+        return SM_EINVAL;
+    ep_recognizer *rec;
+    int rc = ep_recognizer_new(grammar, &rec);
+    if (rc)
+        return rc;
+    rec->capture = true;
+    rec->run.dead = false;
+    if (len) {
+        sm_array_grow_by(&rec->text, (uint32_t)len);
+        memcpy(rec->text.items, text, len);
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < len && ok; i++)
+        ok = ep__feed_byte(rec, &rec->run, i);
+    ok = ok && ep__run_can_end(rec, &rec->run, (uint32_t)len);
+    if (ok)
+        for (uint32_t i = 0; i < rec->captured.size; i++)
+            sm_array_push(out, rec->captured.items[i]);
+    ep_recognizer_free(rec);
+    return ok ? SM_OK : SM_EINVAL;
+}
+
 void ep_recognizer_free(ep_recognizer *rec)
 {
     if (!rec)
         return;
     ep_earley_free(&rec->earley);
     ep_grammar_free(rec->owned_grammar);
+    sm_free(rec->right_head);
+    sm_array_free(&rec->captured);
     sm_array_free(&rec->text);
     sm_array_free(&rec->indents);
     sm_array_free(&rec->saves);
@@ -126,14 +245,26 @@ void ep_recognizer_free(ep_recognizer *rec)
 
 /* ---- Layout ------------------------------------------------------------- */
 
-/* Scans one terminal into the run's chart; false if the parser refuses. */
-static bool ep__scan(ep_recognizer *rec, ep_run *run, uint32_t terminal)
+/* Scans a token (one or two alternative terminals) into the run's chart;
+ * false if the parser refuses.  When tokenizing, records it instead. */
+static bool ep__scan_token(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uint32_t count)
 {
-    uint32_t next = ep_earley_scan(&rec->earley, run->chart, &terminal, 1);
+    if (rec->capture) {
+        ep_token token = {{terminals[0], count > 1 ? terminals[1] : EP_NONE}, count};
+        sm_array_push(&rec->captured, token);
+        return true;
+    }
+    uint32_t next = ep_earley_scan(&rec->earley, run->chart, terminals, count);
     if (next == EP_NONE)
         return false;
     run->chart = next;
     return true;
+}
+
+/* Scans one terminal into the run's chart; false if the parser refuses. */
+static bool ep__scan(ep_recognizer *rec, ep_run *run, uint32_t terminal)
+{
+    return ep__scan_token(rec, run, &terminal, 1);
 }
 
 /* Measures the indentation of the logical line whose first token starts at
@@ -251,13 +382,14 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         break;
     }
     run->continued = false;
-    if (lex->fstring && !ep_fstring_valid(g, rec->text.items + run->tok_start, end - run->tok_start))
+    /* f-string expressions are parsed with the compiled grammar, not with a
+     * quotient derived from it */
+    const ep_grammar *expressions = g->original ? g->original : g;
+    if (lex->fstring && !ep_fstring_valid(expressions, rec->text.items + run->tok_start, end - run->tok_start))
         return false;
     uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
-    uint32_t next = ep_earley_scan(&rec->earley, run->chart, lex->terminals, count);
-    if (next == EP_NONE)
+    if (!ep__scan_token(rec, run, lex->terminals, count))
         return false;
-    run->chart = next;
     run->line_has_tokens = true;
     run->at_line_start = false;
     if (python && lex->bracket == EP_BRACKET_OPEN) {
@@ -391,7 +523,7 @@ static bool ep__run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end)
         if (!ep__scan(rec, run, g->t_endmarker))
             return false;
     }
-    return ep_earley_accepts(&rec->earley, run->chart);
+    return rec->capture || ep_earley_accepts(&rec->earley, run->chart);
 }
 
 /* ---- API ---------------------------------------------------------------- */
@@ -469,6 +601,45 @@ static bool ep__cpython_adds_newline(const ep_recognizer *rec)
            rec->text.items[n - 1] == '\n';
 }
 
+/* The exact answer the slow way: a fresh recognizer on the base grammar
+ * fed the left context, the middle and the whole right context. */
+static bool ep__fim_can_end_slowly(const ep_recognizer *rec, uint32_t text_len)
+{
+    ep_recognizer *fresh;
+    if (ep_recognizer_new(rec->base, &fresh))
+        return false;
+    bool ok = ep_feed(fresh, rec->text.items, text_len) >= 0 &&
+              ep_feed(fresh, rec->right_whole, rec->right_len) == 1 && ep_can_end(fresh);
+    ep_recognizer_free(fresh);
+    return ok;
+}
+
+/* can_end of a fill-in-the-middle recognizer with a layout (see
+ * ep__new_fim_layout), on a copy of the run that the caller rolls back. */
+static bool ep__fim_can_end(ep_recognizer *rec, ep_run *run, uint32_t text_len)
+{
+    if (run->dead || rec->utf8_need)
+        return false;
+    for (size_t i = 0; i < rec->right_head_len; i++) {
+        sm_array_push(&rec->text, rec->right_head[i]);
+        if (!ep__feed_byte(rec, run, rec->text.size - 1))
+            return false;
+    }
+    uint32_t end = rec->text.size;
+    if (!rec->tail_split)
+        return ep__run_can_end(rec, run, end);
+    while (run->dfa != EP_DFA_START)
+        if (!ep__commit_and_relex(rec, run, end))
+            return ep__fim_can_end_slowly(rec, text_len);
+    /* the tail was tokenized as a file of its own, starting at a top-level
+     * line; if this program does not reach it at a line start outside
+     * brackets, the split does not apply and the slow way decides */
+    if (run->depth != 0 || run->continued || !run->at_line_start)
+        return ep__fim_can_end_slowly(rec, text_len);
+    run->line_start = end;
+    return ep__apply_indentation(rec, run, end) && ep_earley_accepts(&rec->earley, run->chart);
+}
+
 bool ep_can_end(ep_recognizer *rec)
 {
     ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
@@ -476,11 +647,15 @@ bool ep_can_end(ep_recognizer *rec)
     uint32_t text_len = rec->text.size;
     ep_run run = rec->run;
     bool ok = true;
-    if (ep__cpython_adds_newline(rec) && !run.dead) {
-        sm_array_push(&rec->text, '\n');
-        ok = ep__feed_byte(rec, &run, text_len);
+    if (rec->right_head) {
+        ok = ep__fim_can_end(rec, &run, text_len);
+    } else {
+        if (ep__cpython_adds_newline(rec) && !run.dead) {
+            sm_array_push(&rec->text, '\n');
+            ok = ep__feed_byte(rec, &run, text_len);
+        }
+        ok = ok && ep__run_can_end(rec, &run, rec->text.size);
     }
-    ok = ok && ep__run_can_end(rec, &run, rec->text.size);
     ep_earley_reset_to(&rec->earley, mark);
     rec->indents.size = indents;
     rec->text.size = text_len;

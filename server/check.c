@@ -8,9 +8,11 @@
  * A is the number of UTF-8 bytes of the middle that stayed viable when fed
  * one code point at a time; C whether left+middle+right is a valid program;
  * S the microseconds to open the recognizer on the left context; F the
- * microseconds spent feeding the middle and asking can_end.  A case that
- * cannot be checked gets {"id": ..., "error": "..."} and the next line is
- * read.  The right context must be empty until the right quotient exists.
+ * microseconds spent feeding the middle and asking can_end.  With a right
+ * context, viable and complete are relative to it (some continuation c
+ * makes left+middle+c+right valid; left+middle+right is valid) and S covers
+ * building the recognizer for both contexts.  A case that cannot be checked
+ * gets {"id": ..., "error": "..."} and the next line is read.
  */
 #include "seam_parser.h"
 #include "seam_server.h"
@@ -63,14 +65,11 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
         srv__emit_error(out, id, "invalid UTF-8");
         return;
     }
-    if (right[0]) {
-        srv__emit_error(out, id, "a non-empty right context is not supported yet");
-        return;
-    }
     uint64_t start = sm_now_ns();
     ep_recognizer *rec;
-    if (ep_recognizer_new(grammar, &rec)) {
-        srv__emit_error(out, id, "out of memory");
+    int rc = right[0] ? ep_recognizer_new_fim(grammar, right, strlen(right), &rec) : ep_recognizer_new(grammar, &rec);
+    if (rc) {
+        srv__emit_error(out, id, sm_strerror(rc));
         return;
     }
     int viable = ep_feed(rec, left, left_len);

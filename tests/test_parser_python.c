@@ -286,3 +286,92 @@ Test(parser, python_save_restore_matches_a_fresh_parse)
     }
     ep_grammar_free(grammar);
 }
+
+/* Fill-in-the-middle cases: (left, middle, right) with CPython's verdict on
+ * left + middle + right.  A valid middle must stay viable byte by byte and
+ * complete; an invalid one must not complete. */
+static const struct {
+    const char *left, *middle, *right;
+    bool valid;
+} fim_cases[] = {
+    {"x = ", "foo(1)", "\ny = 2\n", true},
+    {"x = foo(", "1, 2", ")\n", true},
+    {"x = foo(", "1, 2)", ")\n", false},
+    {"", "import os\n", "", true},
+    {"def f():\n    ", "return 1", "\n", true},
+    {"def f():\n", "    return 1\n", "def g():\n    pass\n", true},
+    {"def f():\n", "    return 1\n", "    pass\n", true},
+    {"if foo:\n  if bar:\n", "    pass\n", "  pass\n", true},
+    {"if foo:\n  if bar:\n", "    pass\n  pass\n", "", true},
+    {"if foo:\n", "  if bar:\n    pass\n", "pass\n", true},
+    {"if foo:\n", "  try:\n    if baz:\n      pass\n", "  except e:\n    pass\n", true},
+    {"x = 1  # a com", "ment", "\ny = 2\n", true},
+    {"s = 'ab", "cd", "ef'\n", true},
+    {"s = \"\"\"ab", "c\nd", "ef\"\"\"\n", true},
+    {"x = fo", "o", "bar + 1\n", true},
+    {"x = 1 + \\\n", "    2", "\n", true},
+    {"x = (1 +\n", "2", "\n+ 3)\n", true},
+    {"x = 1", "", "", true},
+    {"x = 1\r\n", "y = 2\r\n", "z = 3\r\n", true},
+    {"if x:\n\t", "y = 1", "\n\tz = 2\n", true},
+    {"x = '''\n", "abc", "\n'''\n", true},
+    {"class A:\n    def f(self):\n        ", "return self.x", "\n\n    def g(self):\n        pass\n", true},
+    {"x = [1,\n", "2,\n", "3]\n", true},
+    {"x = ", "1)", "\n", false},
+    {"print(", "'a'", ", end='')\n", true},
+    {"f(", "a=1, b", ")\n", false},
+    {"for i in range(", "10):\n    pass", "\n", true},
+    {"x = ", "\"#'##\"", "\"#'##\"##\n", true},
+    {"x = \"", "a", "\"#'##\"##\n", true},
+    {"x = 1 ", "#", "\"#'##\"##\n", true},
+    {"if foo:\n  if bar:\n", "    pass\n", "   pass\n", false},
+    {"if foo:\n", "  try:\n    pass\n", " except e:\n    pass\n", false},
+    {"if foo:\n", "  if bar:\n", "pass\n", false},
+    {"x = (", "1", "\n", false},
+    {"x = 1 \\\n", "", "", false},
+};
+
+Test(parser, python_fill_in_the_middle_cases_agree_with_cpython)
+{
+    ep_grammar *grammar = python_grammar();
+    for (size_t i = 0; i < sizeof fim_cases / sizeof *fim_cases; i++) {
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new_fim(grammar, fim_cases[i].right, strlen(fim_cases[i].right), &rec), SM_OK);
+        bool viable = ep_feed(rec, fim_cases[i].left, strlen(fim_cases[i].left)) == 1;
+        const char *middle = fim_cases[i].middle;
+        size_t len = strlen(middle), fed = 0;
+        while (viable && fed < len && ep_feed(rec, middle + fed, 1) == 1)
+            fed++;
+        bool complete = viable && fed == len && ep_can_end(rec);
+        cr_expect_eq(complete, fim_cases[i].valid, "case %zu: seam says %s, CPython %s: %s|%s|%s", i,
+                     complete ? "valid" : "invalid", fim_cases[i].valid ? "valid" : "invalid", fim_cases[i].left,
+                     middle, fim_cases[i].right);
+        if (fim_cases[i].valid)
+            cr_expect(viable && fed == len, "case %zu: true middle refused after %zu bytes", i, fed);
+        ep_recognizer_free(rec);
+    }
+    ep_grammar_free(grammar);
+}
+
+/* A middle that duplicates the closing bracket after the cursor cannot end,
+ * and one that cannot connect to the right context is refused early. */
+Test(parser, python_fill_in_the_middle_rejects_early)
+{
+    ep_grammar *grammar = python_grammar();
+    ep_recognizer *rec;
+    const char *right = ")\nprint(x)\n";
+    cr_assert_eq(ep_recognizer_new_fim(grammar, right, strlen(right), &rec), SM_OK);
+    cr_assert_eq(ep_feed(rec, "x = foo(1, ", 11), 1);
+    ep_savepoint point = ep_save(rec);
+    cr_assert_eq(ep_feed(rec, "2", 1), 1);
+    cr_assert(ep_can_end(rec));
+    cr_assert_eq(ep_feed(rec, ")", 1), 1, "')' may still be followed by more, e.g. '(' ...");
+    cr_assert_not(ep_can_end(rec), "but it cannot end: the right context closes the call");
+    ep_restore(rec, point);
+    cr_assert(ep_can_end(rec), "a trailing comma is fine in a call: foo(1, )");
+    cr_assert_eq(ep_feed(rec, "\n", 1), 1, "a line break inside the call's brackets is fine");
+    cr_assert_eq(ep_feed(rec, "def", 3), 1, "\"def\" may still grow into a name such as \"default\"");
+    cr_assert_eq(ep_feed(rec, " ", 1), 0, "but the keyword def cannot stand inside the call");
+    ep_recognizer_free(rec);
+    ep_grammar_free(grammar);
+}

@@ -11,8 +11,9 @@ rejected before their end (early rejection) is reported.
 usage: stdlib_check.py --seam BUILD/seam [--files N] [--mutants K] [--seed S]
                        [--cuts boundary|randspan]
 With --cuts, each file also gives K fill-in-the-middle cases cut as the
-paper's two data sets are; their true middles must be accepted whole with
-complete == true (this needs `seam check` to accept a right context).
+paper's two data sets are: their true middles must be accepted whole with
+complete == true, and single-edit mutants of a middle that CPython rejects
+in its context must get complete == false.
 Prints a report and a closing line "corpus: N passed, N failed" (cases);
 exits 1 if completeness or soundness falls short.
 """
@@ -155,6 +156,13 @@ def main() -> int:
             key = f"file:cut:{len(meta)}"
             cases.append({"id": key, "left": left, "middle": middle, "right": right})
             meta[key] = ("file", path, len(left), middle)
+            # single-edit mutants of the middle that CPython rejects in context
+            for kind, offset, mutated in mutants(middle, 2, rng):
+                if cpython_accepts(left + mutated + right):
+                    continue
+                key = f"mutant:cut:{len(meta)}"
+                cases.append({"id": key, "left": left, "middle": mutated, "right": right})
+                meta[key] = (kind, path, len(left) + offset, mutated)
     payload = "".join(json.dumps(case) + "\n" for case in cases)
     run = subprocess.run([args.seam, "check"], input=payload, capture_output=True, text=True, timeout=1200)
     results = {}
