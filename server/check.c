@@ -11,7 +11,8 @@
  * microseconds spent feeding the middle and asking can_end.  With a right
  * context, viable and complete are relative to it (some continuation c
  * makes left+middle+c+right valid; left+middle+right is valid) and S covers
- * building the recognizer for both contexts.  A case that cannot be checked
+ * building the recognizer for both contexts.  "can_end_us" is the part of F
+ * spent in the final can_end.  A case that cannot be checked
  * gets {"id": ..., "error": "..."} and the next line is read.
  */
 #include "seam_parser.h"
@@ -82,6 +83,7 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
             break;
         accepted += (size_t)width;
     }
+    uint64_t end_start = sm_now_ns();
     bool complete = viable == 1 && accepted == middle_len && ep_can_end(rec);
     uint64_t feed_done = sm_now_ns();
     ep_recognizer_free(rec);
@@ -92,6 +94,7 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
     cJSON_AddBoolToObject(result, "complete", complete);
     cJSON_AddNumberToObject(result, "setup_us", (double)(setup_done - start) / 1000.0);
     cJSON_AddNumberToObject(result, "feed_us", (double)(feed_done - setup_done) / 1000.0);
+    cJSON_AddNumberToObject(result, "can_end_us", (double)(feed_done - end_start) / 1000.0);
     srv__emit(out, result);
     cJSON_Delete(result);
 }

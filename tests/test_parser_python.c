@@ -329,6 +329,9 @@ static const struct {
     {"if foo:\n", "  if bar:\n", "pass\n", false},
     {"x = (", "1", "\n", false},
     {"x = 1 \\\n", "", "", false},
+    {"x = 1", " + 2", " \\\n+ 3\n", true},
+    {"x = (1", " + 2", "\n\n   )\n", true},
+    {"def f():\n    x = 1\n", "", "    return x\n", true},
 };
 
 Test(parser, python_fill_in_the_middle_cases_agree_with_cpython)
