@@ -7,6 +7,7 @@
 #include "seam_parser.h"
 #include "test_support.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -376,5 +377,62 @@ Test(parser, python_fill_in_the_middle_rejects_early)
     cr_assert_eq(ep_feed(rec, "def", 3), 1, "\"def\" may still grow into a name such as \"default\"");
     cr_assert_eq(ep_feed(rec, " ", 1), 0, "but the keyword def cannot stand inside the call");
     ep_recognizer_free(rec);
+    ep_grammar_free(grammar);
+}
+
+/* For random cuts of Python texts (valid ones and mutated ones), the
+ * fill-in-the-middle recognizer's can_end must equal the plain recognizer's
+ * verdict on left + middle + right, and a middle that completes must have
+ * stayed viable. */
+Test(parser, python_fill_in_the_middle_matches_the_plain_recognizer)
+{
+    ep_grammar *grammar = python_grammar();
+    static const char *const sources[] = {
+        "import os\n\ndef f(a, b=1):\n    if a:\n        return [x for x in b]\n    else:\n"
+        "        s = f'{a!r}' \\\n            'tail'\n    return (a,\n            b)\n\nclass K:\n"
+        "    x = 1\n\n    def g(self):\n        '''doc\n        string'''\n        return self.x\n\ny = K()\n",
+        "x = 1\nif x:\n\ty = 2\n\tz = (3 +\n4)\nelse:\n\tpass\n# end\nw = 0x1f\n",
+        "try:\n    a = b[1:2]\nexcept (E, F) as e:\n    raise\nfinally:\n    c = 'x'  # c\n",
+    };
+    static const char noise[] = "()[]{}:,=.'\"\n\t\\#x1 ";
+    unsigned seed = 77;
+    for (int round = 0; round < 150; round++) {
+        const char *source = sources[round % 3];
+        size_t n = strlen(source);
+        char text[512];
+        memcpy(text, source, n + 1);
+        if (round % 2) {
+            /* a single-character mutation somewhere */
+            size_t at = rand_r(&seed) % n;
+            text[at] = noise[rand_r(&seed) % (sizeof noise - 1)];
+        }
+        size_t cut1 = rand_r(&seed) % (n + 1);
+        size_t cut2 = cut1 + rand_r(&seed) % (n - cut1 + 1);
+        char left[512], middle[512];
+        memcpy(left, text, cut1);
+        left[cut1] = '\0';
+        memcpy(middle, text + cut1, cut2 - cut1);
+        middle[cut2 - cut1] = '\0';
+        const char *right = text + cut2;
+
+        ep_recognizer *plain;
+        cr_assert_eq(ep_recognizer_new(grammar, &plain), SM_OK);
+        bool valid = ep_feed(plain, text, n) == 1 && ep_can_end(plain);
+        ep_recognizer_free(plain);
+
+        ep_recognizer *fim;
+        cr_assert_eq(ep_recognizer_new_fim(grammar, right, strlen(right), &fim), SM_OK);
+        bool viable = ep_feed(fim, left, cut1) == 1;
+        size_t fed = 0;
+        while (viable && fed < cut2 - cut1 && ep_feed(fim, middle + fed, 1) == 1)
+            fed++;
+        viable = viable && fed == cut2 - cut1;
+        bool complete = viable && ep_can_end(fim);
+        ep_recognizer_free(fim);
+        cr_assert_eq(complete, valid, "round %d: fill-in-the-middle says %s, the whole text is %s: [%s|%s|%s]",
+                     round, complete ? "valid" : "invalid", valid ? "valid" : "invalid", left, middle, right);
+        if (valid)
+            cr_assert(viable, "round %d: a true middle was refused: [%s|%s|%s]", round, left, middle, right);
+    }
     ep_grammar_free(grammar);
 }
