@@ -14,26 +14,17 @@ same run (best of 3), and prints per set:
     to set up, 4.5 ms per token.
 """
 import argparse
-import ast
 import json
 import random
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "corpus"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import stdlib_check  # noqa: E402
-
-
-def ast_us(text: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        ast.parse(text)
-        best = min(best, time.perf_counter() - start)
-    return best * 1e6
+from run_parser_bench import ast_time_us  # noqa: E402
 
 
 def main() -> int:
@@ -57,7 +48,7 @@ def main() -> int:
         setup_ratio, per_byte, can_end, context = [], [], [], []
         for case, row in zip(cases, rows):
             whole = case["left"] + case["middle"] + case["right"]
-            setup_ratio.append(row["setup_us"] / ast_us(whole))
+            setup_ratio.append(row["setup_us"] / ast_time_us(whole))
             nbytes = max(1, len(case["middle"].encode()))
             per_byte.append((row["feed_us"] - row["can_end_us"]) / nbytes)
             can_end.append(row["can_end_us"])

@@ -12,12 +12,14 @@ usage: snippet_check.py --seam BUILD/seam [--count N] [--seed S]
 Closing line: "corpus: N passed, N failed"; exit 1 on any disagreement.
 """
 import argparse
-import ast
 import json
 import random
 import subprocess
 import sys
-import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stdlib_check import cpython_accepts  # noqa: E402
 
 # No \N{...} escapes: seam checks their shape, not the Unicode names (see
 # docs/PYTHON_DIFFERENCES.md), so a mutated name would be a known difference.
@@ -107,16 +109,6 @@ def mutate(rng: random.Random, text: str) -> str:
     if kind == 1:
         return text[:i] + rng.choice("()[]{}:,=.'\" \n\t\\#x1") + text[i:]
     return text[:i] + text[i + 1:i + 2] + text[i:i + 1] + text[i + 2:]
-
-
-def cpython_accepts(text: str) -> bool:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            ast.parse(text)
-            return True
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            return False
 
 
 def main() -> int:
