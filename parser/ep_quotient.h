@@ -27,6 +27,9 @@ int ep_tokenize(const ep_grammar *grammar, const char *text, size_t len, ep_toke
  * a grammar with an empty language. */
 int ep_quotient_build(const ep_grammar *base, const char *right, size_t right_len, ep_grammar **out);
 
+/* The same for a right context already tokenized. */
+int ep_quotient_build_tokens(const ep_grammar *base, const ep_tokens *tokens, ep_grammar **out);
+
 /* An edge of an acyclic automaton of tokens: one token (one or two
  * alternative terminals) read between two nodes. */
 typedef struct ep_token_edge {

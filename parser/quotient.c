@@ -249,23 +249,30 @@ int ep_quotient_build_dag(const ep_grammar *base, uint32_t nodes, const ep_token
     return SM_OK;
 }
 
+int ep_quotient_build_tokens(const ep_grammar *base, const ep_tokens *tokens, ep_grammar **out)
+{
+    /* a chain automaton: node i is before token i */
+    ep_token_edge *edges = sm_calloc(tokens->size ? tokens->size : 1, sizeof *edges);
+    for (uint32_t i = 0; i < tokens->size; i++)
+        edges[i] = (ep_token_edge){i, i + 1, {tokens->items[i].terminals[0], tokens->items[i].terminals[1]},
+                                   tokens->items[i].count};
+    int rc = ep_quotient_build_dag(base, tokens->size + 1, edges, tokens->size, out);
+    sm_free(edges);
+    return rc;
+}
+
 int ep_quotient_build(const ep_grammar *base, const char *right, size_t right_len, ep_grammar **out)
 {
     *out = NULL;
     ep_tokens tokens;
     sm_array_init(&tokens);
+    int rc;
     if (ep_tokenize(base, right, right_len, &tokens) != SM_OK) {
-        sm_array_free(&tokens);
         *out = ep__derive(base, false, 1, NULL, base->symbol_count); /* no rules: empty */
-        return SM_OK;
+        rc = SM_OK;
+    } else {
+        rc = ep_quotient_build_tokens(base, &tokens, out);
     }
-    /* a chain automaton: node i is before token i */
-    ep_token_edge *edges = sm_calloc(tokens.size ? tokens.size : 1, sizeof *edges);
-    for (uint32_t i = 0; i < tokens.size; i++)
-        edges[i] = (ep_token_edge){i, i + 1, {tokens.items[i].terminals[0], tokens.items[i].terminals[1]},
-                                   tokens.items[i].count};
-    int rc = ep_quotient_build_dag(base, tokens.size + 1, edges, tokens.size, out);
-    sm_free(edges);
     sm_array_free(&tokens);
     return rc;
 }

@@ -23,6 +23,10 @@
 #define EP_MAX_INDENT 100   /* CPython's MAXINDENT */
 #define EP_MAX_DEPTH 200    /* CPython's MAXLEVEL */
 #define EP_MAX_TEXT (256u << 20)
+/* A right context whose head (the text before its first usable top-level
+ * line) is at most this long gets no block path: feeding the head at
+ * can_end is then about as cheap as the path would make it. */
+#define EP_BLOCK_PATH_MIN 256
 
 typedef struct ep_indent {
     uint32_t col, altcol;
@@ -67,6 +71,13 @@ struct ep_recognizer {
     const char *right_whole;     /* owned with right_head (one allocation) */
     size_t right_len;
     bool tail_split;             /* the quotient stands for a tail after right_head */
+    /* A faster way to can_end (Python): a recognizer on the quotient by the
+     * right context from its first line at the cursor's block level, fed in
+     * step with this one, valid when the program reaches that line with the
+     * indentation stack the left context ended with (block_stack). */
+    ep_recognizer *block_path;   /* owned, or NULL */
+    size_t block_split;          /* offset in the right context of that line */
+    SM_ARRAY(ep_indent) block_stack;   /* bottom first */
     /* Tokenizing mode (ep_tokenize): tokens are recorded, not parsed. */
     bool capture;
     ep_tokens captured;
@@ -83,6 +94,7 @@ struct ep_recognizer {
 
 static bool ep__feed_byte(ep_recognizer *rec, ep_run *run, uint32_t at);
 static bool ep__run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end);
+static void ep__add_block_path(ep_recognizer *rec, const char *right, size_t right_len);
 
 int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
 {
@@ -184,27 +196,45 @@ static int ep__new_fim_layout(const ep_grammar *grammar, const char *right, size
     return SM_OK;
 }
 
-int ep_recognizer_new_fim(const ep_grammar *grammar, const char *right, size_t right_len, ep_recognizer **out)
+int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t left_len, const char *right,
+                          size_t right_len, ep_recognizer **out)
 {
     *out = NULL;
     if (!sm_utf8_valid((const uint8_t *)right, right_len, false, NULL))
         return SM_EUTF8;
-    if (grammar->layout != EP_LAYOUT_NONE)
-        return ep__new_fim_layout(grammar, right, right_len, out);
-    ep_grammar *quotient;
-    int rc = ep_quotient_build(grammar, right, right_len, &quotient);
+    int rc;
+    if (grammar->layout != EP_LAYOUT_NONE) {
+        rc = ep__new_fim_layout(grammar, right, right_len, out);
+    } else {
+        ep_grammar *quotient;
+        rc = ep_quotient_build(grammar, right, right_len, &quotient);
+        if (rc)
+            return rc;
+        rc = ep_recognizer_new(quotient, out);
+        if (rc) {
+            ep_grammar_free(quotient);
+            return rc;
+        }
+        (*out)->owned_grammar = quotient;
+    }
     if (rc)
         return rc;
-    rc = ep_recognizer_new(quotient, out);
-    if (rc) {
-        ep_grammar_free(quotient);
+    rc = ep_feed(*out, left, left_len);
+    if (rc < 0) {
+        ep_recognizer_free(*out);
+        *out = NULL;
         return rc;
     }
-    (*out)->owned_grammar = quotient;
+    if (grammar->layout != EP_LAYOUT_NONE)
+        ep__add_block_path(*out, right, right_len);
     return SM_OK;
 }
 
-int ep_tokenize(const ep_grammar *grammar, const char *text, size_t len, ep_tokens *out)
+/* Tokenizes `text` as the rest of a file whose indentation stack (bottom
+ * first, without the column-0 bottom) is `stack`, starting at a line start;
+ * see ep_tokenize. */
+static int ep__tokenize_from(const ep_grammar *grammar, const char *text, size_t len, const ep_indent *stack,
+                             uint32_t levels, ep_tokens *out)
 {
     if (len > EP_MAX_TEXT || !sm_utf8_valid((const uint8_t *)text, len, false, NULL))
         return SM_EINVAL;
@@ -214,6 +244,11 @@ int ep_tokenize(const ep_grammar *grammar, const char *text, size_t len, ep_toke
         return rc;
     rec->capture = true;
     rec->run.dead = false;
+    for (uint32_t i = 0; i < levels; i++) {
+        ep_indent level = {stack[i].col, stack[i].altcol, rec->run.indent, i + 1};
+        sm_array_push(&rec->indents, level);
+        rec->run.indent = rec->indents.size - 1;
+    }
     if (len) {
         sm_array_grow_by(&rec->text, (uint32_t)len);
         memcpy(rec->text.items, text, len);
@@ -229,6 +264,91 @@ int ep_tokenize(const ep_grammar *grammar, const char *text, size_t len, ep_toke
     return ok ? SM_OK : SM_EINVAL;
 }
 
+int ep_tokenize(const ep_grammar *grammar, const char *text, size_t len, ep_tokens *out)
+{
+    return ep__tokenize_from(grammar, text, len, NULL, 0, out);
+}
+
+/* The indentation stack of a run, bottom first, without the column-0
+ * bottom. */
+static void ep__stack_of(const ep_recognizer *rec, const ep_run *run, ep_indent *out, uint32_t *levels)
+{
+    uint32_t n = rec->indents.items[run->indent].level;
+    *levels = n;
+    for (uint32_t at = run->indent; n > 0; at = rec->indents.items[at].parent)
+        out[--n] = rec->indents.items[at];
+}
+
+/* Where the right context has its first line at column `col` (with
+ * `altcol`): a line start (not the first) whose first byte after its
+ * indentation begins a token, not joined to the line before, before `limit`.
+ * Returns `limit` if there is none. */
+static size_t ep__next_block_line(const char *right, size_t limit, uint32_t col, uint32_t altcol)
+{
+    for (size_t i = 1; i < limit; i++) {
+        char prev = right[i - 1];
+        if (prev != '\n' && !(prev == '\r' && right[i] != '\n'))
+            continue;
+        size_t brk = prev == '\n' && i >= 2 && right[i - 2] == '\r' ? i - 2 : i - 1;
+        if (brk > 0 && right[brk - 1] == '\\')
+            continue;
+        uint32_t c = 0, a = 0;
+        size_t j = i;
+        for (; j < limit && (right[j] == ' ' || right[j] == '\t'); j++) {
+            c = right[j] == ' ' ? c + 1 : (c / 8 + 1) * 8;
+            a++;
+        }
+        if (j >= limit || right[j] == '\r' || right[j] == '\n' || right[j] == '#' || right[j] == '\\' ||
+            right[j] == '\f')
+            continue;
+        if (c == col && a == altcol)
+            return i;
+    }
+    return limit;
+}
+
+/* Adds the block path to a fill-in-the-middle recognizer that has just
+ * been fed its left context (see the fields in ep_recognizer). */
+static void ep__add_block_path(ep_recognizer *rec, const char *right, size_t right_len)
+{
+    if (rec->run.dead || rec->run.depth > 0)
+        return;
+    ep_indent stack[EP_MAX_INDENT + 1];
+    uint32_t levels;
+    ep__stack_of(rec, &rec->run, stack, &levels);
+    if (levels == 0)
+        return; /* at the top level the top-level split is as near */
+    size_t limit = rec->tail_split ? rec->right_head_len : right_len;
+    if (limit <= EP_BLOCK_PATH_MIN)
+        return; /* feeding so short a head at can_end costs less than the path */
+    size_t split = ep__next_block_line(right, limit, stack[levels - 1].col, stack[levels - 1].altcol);
+    if (split >= limit)
+        return;
+    ep_tokens tokens;
+    sm_array_init(&tokens);
+    ep_grammar *quotient = NULL;
+    if (ep__tokenize_from(rec->base, right + split, right_len - split, stack, levels, &tokens) == SM_OK &&
+        ep_quotient_build_tokens(rec->base, &tokens, &quotient) == SM_OK &&
+        !ep__has_rules(quotient, quotient->start_symbol)) {
+        ep_grammar_free(quotient);
+        quotient = NULL;
+    }
+    sm_array_free(&tokens);
+    if (!quotient)
+        return;
+    ep_recognizer *path;
+    if (ep_recognizer_new(quotient, &path)) {
+        ep_grammar_free(quotient);
+        return;
+    }
+    path->owned_grammar = quotient;
+    ep_feed(path, rec->text.items, rec->text.size);
+    rec->block_path = path;
+    rec->block_split = split;
+    for (uint32_t i = 0; i < levels; i++)
+        sm_array_push(&rec->block_stack, stack[i]);
+}
+
 void ep_recognizer_free(ep_recognizer *rec)
 {
     if (!rec)
@@ -236,6 +356,8 @@ void ep_recognizer_free(ep_recognizer *rec)
     ep_earley_free(&rec->earley);
     ep_grammar_free(rec->owned_grammar);
     sm_free(rec->right_head);
+    ep_recognizer_free(rec->block_path);
+    sm_array_free(&rec->block_stack);
     sm_array_free(&rec->captured);
     sm_array_free(&rec->text);
     sm_array_free(&rec->indents);
@@ -581,13 +703,16 @@ int ep_feed(ep_recognizer *rec, const char *bytes, size_t len)
     for (uint32_t i = at; i < rec->text.size && !rec->run.dead; i++)
         if (!ep__feed_byte(rec, &rec->run, i))
             rec->run.dead = true;
+    if (rec->block_path)
+        ep_feed(rec->block_path, bytes, len);
     return ep_viable(rec) ? 1 : 0;
 }
 
 bool ep_viable(ep_recognizer *rec)
 {
-    /* the speculative check rolls back everything it creates */
-    return ep__run_viable(rec, &rec->run, rec->text.size);
+    if (ep__run_viable(rec, &rec->run, rec->text.size))
+        return true;
+    return rec->block_path && ep_viable(rec->block_path);
 }
 
 /* Whether CPython would see one more line break at the end of the text:
@@ -640,8 +765,57 @@ static bool ep__fim_can_end(ep_recognizer *rec, ep_run *run, uint32_t text_len)
     return ep__apply_indentation(rec, run, end) && ep_earley_accepts(&rec->earley, run->chart);
 }
 
+/* can_end by the block path: 1 or 0 when the program reaches the block
+ * path's line with the left context's indentation stack (then the answer is
+ * exact), -1 when it does not and the other way must decide. */
+static int ep__block_can_end(ep_recognizer *owner)
+{
+    ep_recognizer *rec = owner->block_path;
+    ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
+    uint32_t indents = rec->indents.size;
+    uint32_t text_len = rec->text.size;
+    ep_run run = rec->run;
+    int answer = -1;
+    bool fed = !run.dead && !rec->utf8_need;
+    for (size_t i = 0; i < owner->block_split && fed; i++) {
+        sm_array_push(&rec->text, owner->right_whole[i]);
+        fed = ep__feed_byte(rec, &run, rec->text.size - 1);
+    }
+    uint32_t end = rec->text.size;
+    while (fed && run.dfa != EP_DFA_START)
+        fed = ep__commit_and_relex(rec, &run, end);
+    if (fed && run.depth == 0 && !run.continued && run.at_line_start) {
+        /* the line at the split is indented like the block the left context
+         * ended in: levels above it close first, with their DEDENTs */
+        const ep_indent *target = sm_array_back(&owner->block_stack);
+        while (fed && rec->indents.items[run.indent].col > target->col) {
+            run.indent = rec->indents.items[run.indent].parent;
+            fed = ep__scan(rec, &run, rec->grammar->t_dedent);
+        }
+        ep_indent stack[EP_MAX_INDENT + 1];
+        uint32_t levels = 0;
+        if (fed)
+            ep__stack_of(rec, &run, stack, &levels);
+        bool same = fed && levels == owner->block_stack.size;
+        for (uint32_t i = 0; same && i < levels; i++)
+            same = stack[i].col == owner->block_stack.items[i].col &&
+                   stack[i].altcol == owner->block_stack.items[i].altcol;
+        if (same)
+            answer = ep_earley_accepts(&rec->earley, run.chart) ? 1 : 0;
+    }
+    ep_earley_reset_to(&rec->earley, mark);
+    rec->indents.size = indents;
+    rec->text.size = text_len;
+    return answer;
+}
+
 bool ep_can_end(ep_recognizer *rec)
 {
+    if (rec->block_path) {
+        int answer = ep__block_can_end(rec);
+        if (answer >= 0)
+            return answer == 1;
+    }
     ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
     uint32_t indents = rec->indents.size;
     uint32_t text_len = rec->text.size;
@@ -669,6 +843,8 @@ size_t ep_fed_bytes(const ep_recognizer *rec)
 
 ep_savepoint ep_save(ep_recognizer *rec)
 {
+    if (rec->block_path)
+        ep_save(rec->block_path);
     ep_snapshot snap = {rec->run, ep_earley_get_mark(&rec->earley), rec->text.size,
                         rec->indents.size, rec->utf8_need, rec->utf8_lo, rec->utf8_hi};
     sm_array_push(&rec->saves, snap);
@@ -679,6 +855,8 @@ void ep_restore(ep_recognizer *rec, ep_savepoint point)
 {
     if (point >= rec->saves.size)
         return;
+    if (rec->block_path)
+        ep_restore(rec->block_path, point);
     const ep_snapshot *snap = &rec->saves.items[point];
     rec->run = snap->run;
     ep_earley_reset_to(&rec->earley, snap->earley);

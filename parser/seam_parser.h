@@ -53,16 +53,18 @@ typedef struct ep_recognizer ep_recognizer;
 int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out);
 void ep_recognizer_free(ep_recognizer *rec);
 
-/* Opens a fill-in-the-middle recognizer: fed the left context and then the
- * middle, it answers can_end exactly when left + middle + right is valid,
+/* Opens a fill-in-the-middle recognizer on a left and a right context, fed
+ * the left context already (a left context that is not viable gives a
+ * recognizer that is not).  Fed the middle, it answers can_end exactly when left + middle + right is valid,
  * and viable whenever some continuation c could make left + middle + c +
  * right valid (never refusing a true middle; see docs/RECOGNIZER.md for
  * where it may accept more).  It builds the right quotient of `grammar` by
  * `right` (the grammar is borrowed and must outlive the recognizer).  For a
  * grammar without a layout the right context must begin on a token
- * boundary; for Python it may begin anywhere.  Returns SM_EUTF8 for a right
+ * boundary; for Python it may begin anywhere.  Returns SM_EUTF8 for a
  * context that is not UTF-8. */
-int ep_recognizer_new_fim(const ep_grammar *grammar, const char *right, size_t right_len, ep_recognizer **out);
+int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t left_len, const char *right,
+                          size_t right_len, ep_recognizer **out);
 
 /* Feeds bytes.  Returns 1 if the text fed so far is still viable, 0 if it is
  * not (the recognizer then stays dead until restored), or SM_EUTF8 when the

@@ -68,12 +68,13 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
     }
     uint64_t start = sm_now_ns();
     ep_recognizer *rec;
-    int rc = right[0] ? ep_recognizer_new_fim(grammar, right, strlen(right), &rec) : ep_recognizer_new(grammar, &rec);
+    int rc = right[0] ? ep_recognizer_new_fim(grammar, left, left_len, right, strlen(right), &rec)
+                      : ep_recognizer_new(grammar, &rec);
     if (rc) {
         srv__emit_error(out, id, sm_strerror(rc));
         return;
     }
-    int viable = ep_feed(rec, left, left_len);
+    int viable = right[0] ? (ep_viable(rec) ? 1 : 0) : ep_feed(rec, left, left_len);
     uint64_t setup_done = sm_now_ns();
     size_t accepted = 0;
     while (viable == 1 && accepted < middle_len) {

@@ -207,8 +207,7 @@ Test(parser, invalid_utf8_and_nul_are_errors)
 static ep_recognizer *open_fim(const ep_grammar *grammar, const char *left, const char *right)
 {
     ep_recognizer *rec;
-    cr_assert_eq(ep_recognizer_new_fim(grammar, right, strlen(right), &rec), SM_OK);
-    ep_feed(rec, left, strlen(left));
+    cr_assert_eq(ep_recognizer_new_fim(grammar, left, strlen(left), right, strlen(right), &rec), SM_OK);
     return rec;
 }
 

@@ -340,8 +340,10 @@ Test(parser, python_fill_in_the_middle_cases_agree_with_cpython)
     ep_grammar *grammar = python_grammar();
     for (size_t i = 0; i < sizeof fim_cases / sizeof *fim_cases; i++) {
         ep_recognizer *rec;
-        cr_assert_eq(ep_recognizer_new_fim(grammar, fim_cases[i].right, strlen(fim_cases[i].right), &rec), SM_OK);
-        bool viable = ep_feed(rec, fim_cases[i].left, strlen(fim_cases[i].left)) == 1;
+        cr_assert_eq(ep_recognizer_new_fim(grammar, fim_cases[i].left, strlen(fim_cases[i].left), fim_cases[i].right,
+                                           strlen(fim_cases[i].right), &rec),
+                     SM_OK);
+        bool viable = ep_viable(rec);
         const char *middle = fim_cases[i].middle;
         size_t len = strlen(middle), fed = 0;
         while (viable && fed < len && ep_feed(rec, middle + fed, 1) == 1)
@@ -364,8 +366,8 @@ Test(parser, python_fill_in_the_middle_rejects_early)
     ep_grammar *grammar = python_grammar();
     ep_recognizer *rec;
     const char *right = ")\nprint(x)\n";
-    cr_assert_eq(ep_recognizer_new_fim(grammar, right, strlen(right), &rec), SM_OK);
-    cr_assert_eq(ep_feed(rec, "x = foo(1, ", 11), 1);
+    cr_assert_eq(ep_recognizer_new_fim(grammar, "x = foo(1, ", 11, right, strlen(right), &rec), SM_OK);
+    cr_assert(ep_viable(rec));
     ep_savepoint point = ep_save(rec);
     cr_assert_eq(ep_feed(rec, "2", 1), 1);
     cr_assert(ep_can_end(rec));
@@ -421,8 +423,8 @@ Test(parser, python_fill_in_the_middle_matches_the_plain_recognizer)
         ep_recognizer_free(plain);
 
         ep_recognizer *fim;
-        cr_assert_eq(ep_recognizer_new_fim(grammar, right, strlen(right), &fim), SM_OK);
-        bool viable = ep_feed(fim, left, cut1) == 1;
+        cr_assert_eq(ep_recognizer_new_fim(grammar, left, cut1, right, strlen(right), &fim), SM_OK);
+        bool viable = ep_viable(fim);
         size_t fed = 0;
         while (viable && fed < cut2 - cut1 && ep_feed(fim, middle + fed, 1) == 1)
             fed++;
