@@ -79,6 +79,9 @@ struct ep_grammar {
      * outlive it; it owns only its rule tables and its names array. */
     bool derived;
     const ep_grammar *original;   /* for a derived grammar, the compiled one it comes from */
+    /* For a compiled grammar, the same grammar with every rule body
+     * reversed (owned; built once, for right quotients). */
+    struct ep_grammar *reversed;
     uint32_t t_newline, t_indent, t_dedent, t_endmarker;  /* EP_NONE if absent */
 };
 
@@ -86,6 +89,10 @@ struct ep_grammar {
  * whose symbols and rules are filled in. */
 void ep_grammar_compute_nullable(ep_grammar *g);
 void ep_grammar_compute_initial(ep_grammar *g);
+
+/* Builds the reversed grammar of `g` (see ep_grammar.reversed); it borrows
+ * g's lexer tables and names.  Implemented in quotient.c. */
+ep_grammar *ep_grammar_build_reversed(const ep_grammar *g);
 
 static inline bool ep_is_terminal(const ep_grammar *g, uint32_t symbol)
 {

@@ -1089,6 +1089,7 @@ int ep_grammar_compile(const char *source, size_t len, ep_grammar **out, char *e
         if (ep__check(&b, g) == SM_OK && ep__build_lexemes(&b, g) == SM_OK) {
             ep_grammar_compute_nullable(g);
             ep_grammar_compute_initial(g);
+            g->reversed = ep_grammar_build_reversed(g);
         }
     }
     bool failed = b.failed;
@@ -1105,6 +1106,7 @@ void ep_grammar_free(ep_grammar *g)
 {
     if (!g)
         return;
+    ep_grammar_free(g->reversed);
     if (!g->derived) {
         for (uint32_t s = 0; g->symbol_names && s < g->symbol_count; s++)
             sm_free(g->symbol_names[s]);

@@ -46,6 +46,7 @@ static ep_grammar *ep__derive(const ep_grammar *base, bool reverse, uint32_t ext
     *g = *base;
     g->derived = true;
     g->original = base->original ? base->original : base;
+    g->reversed = NULL;
     g->symbol_count = base->symbol_count + extra_nts;
     g->symbol_names = sm_calloc(g->symbol_count, sizeof(char *));
     memcpy(g->symbol_names, base->symbol_names, base->symbol_count * sizeof(char *));
@@ -89,6 +90,11 @@ static ep_grammar *ep__derive(const ep_grammar *base, bool reverse, uint32_t ext
     ep_grammar_compute_nullable(g);
     ep_grammar_compute_initial(g);
     return g;
+}
+
+ep_grammar *ep_grammar_build_reversed(const ep_grammar *g)
+{
+    return ep__derive(g, true, 0, NULL, g->start_symbol);
 }
 
 /* ---- Extraction ------------------------------------------------------------ */
@@ -209,7 +215,9 @@ int ep_quotient_build_dag(const ep_grammar *base, uint32_t nodes, const ep_token
             return SM_EINVAL;
     if (nodes == 0)
         return SM_EINVAL;
-    ep_grammar *reversed = ep__derive(base, true, 0, NULL, base->start_symbol);
+    /* a compiled grammar carries its reversed form; build one otherwise */
+    ep_grammar *built = base->reversed ? NULL : ep_grammar_build_reversed(base);
+    const ep_grammar *reversed = base->reversed ? base->reversed : built;
     ep_earley earley;
     ep_earley_init(&earley, reversed);
     uint32_t chart = ep__reverse_parse(&earley, nodes, edges, edge_count);
@@ -240,7 +248,7 @@ int ep_quotient_build_dag(const ep_grammar *base, uint32_t nodes, const ep_token
     }
     *out = ep__derive(base, false, x.keys.size, &x.rules, start);
     ep_earley_free(&earley);
-    ep_grammar_free(reversed);
+    ep_grammar_free(built);
     sm_array_free(&x.keys);
     sm_array_free(&x.pending);
     sm_array_free(&x.rules.lhs);
