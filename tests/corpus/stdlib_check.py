@@ -50,7 +50,7 @@ def stdlib_files(count: int, seed: int, max_bytes: int) -> list[tuple[Path, str]
         if len(chosen) >= count:
             break
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_bytes().decode("utf-8")  # keeps CRLF
         except (UnicodeDecodeError, OSError):
             continue
         if "\0" in text or len(text.encode()) > max_bytes or not cpython_accepts(text):
@@ -87,7 +87,7 @@ def boundary_cuts(text: str, count: int, rng: random.Random):
                   and t.string]
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return
-    lines = text.splitlines(keepends=True)
+    lines = io.StringIO(text).readlines()  # the lines tokenize saw: split at "\n" only
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
