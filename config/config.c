@@ -4,6 +4,8 @@
 #include "seam_config.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,14 +20,110 @@ void cfg_init(cfg_config *config)
     config->timeout_ms = 1500;
     config->multiline = false;
     config->log_level = SM_LOG_INFO;
+    config->candidates = 10;
+    config->run_ahead = 16;
+    config->temperature = 0;
+    config->top_p = 1.0;
+    config->seed = 1;
+    config->connect_timeout_ms = 2000;
+    config->first_byte_timeout_ms = 10000;
+    config->request_timeout_ms = 30000;
+    config->retries = 1;
+    config->context_bytes = 8192;
+    config->tls_verify = true;
+    config->escape_guard = true;
+    config->train_stdlib = true;
+    config->corpus_bytes = 8u << 20;
+    config->debounce_ms = 75;
+    config->max_message_bytes = 64u << 20;
+}
+
+static char **cfg__string_slot(cfg_config *config, const char *name)
+{
+    if (strcmp(name, "endpoint") == 0)
+        return &config->endpoint;
+    if (strcmp(name, "model") == 0)
+        return &config->model;
+    if (strcmp(name, "template") == 0)
+        return &config->template_name;
+    if (strcmp(name, "template_format") == 0)
+        return &config->template_format;
+    if (strcmp(name, "template_stops") == 0)
+        return &config->template_stops;
+    if (strcmp(name, "api_key_env") == 0)
+        return &config->api_key_env;
+    if (strcmp(name, "log_file") == 0)
+        return &config->log_file;
+    return NULL;
 }
 
 void cfg_free(cfg_config *config)
 {
-    sm_free(config->endpoint);
-    sm_free(config->model);
-    config->endpoint = NULL;
-    config->model = NULL;
+    char **slots[] = {&config->endpoint, &config->model, &config->template_name, &config->template_format,
+                      &config->template_stops, &config->api_key_env, &config->log_file};
+    for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
+        sm_free(*slots[i]);
+        *slots[i] = NULL;
+    }
+}
+
+void cfg_copy(cfg_config *dst, const cfg_config *src)
+{
+    *dst = *src;
+    char **slots[] = {&dst->endpoint, &dst->model, &dst->template_name, &dst->template_format,
+                      &dst->template_stops, &dst->api_key_env, &dst->log_file};
+    for (size_t i = 0; i < sizeof slots / sizeof *slots; i++)
+        if (*slots[i])
+            *slots[i] = sm_strdup(*slots[i]);
+}
+
+/* The numeric settings: name, field, range. */
+typedef struct cfg__number {
+    const char *name;
+    size_t offset;
+    uint32_t min, max;
+} cfg__number;
+
+#define CFG__N(field, lo, hi) {#field, offsetof(cfg_config, field), lo, hi}
+static const cfg__number cfg__numbers[] = {
+    CFG__N(max_tokens, 1, 4096),
+    CFG__N(max_lines, 1, 1000),
+    CFG__N(timeout_ms, 1, 600000),
+    CFG__N(candidates, 1, 100),
+    CFG__N(run_ahead, 1, 256),
+    CFG__N(seed, 0, UINT32_MAX),
+    CFG__N(connect_timeout_ms, 1, 600000),
+    CFG__N(first_byte_timeout_ms, 1, 600000),
+    CFG__N(request_timeout_ms, 1, 600000),
+    CFG__N(retries, 0, 5),
+    CFG__N(context_bytes, 256, 1u << 24),
+    CFG__N(corpus_bytes, 0, 1u << 30),
+    CFG__N(debounce_ms, 0, 10000),
+    CFG__N(max_message_bytes, 4096, 1u << 30),
+};
+
+typedef struct cfg__flag {
+    const char *name;
+    size_t offset;
+} cfg__flag;
+
+static const cfg__flag cfg__flags[] = {
+    {"multiline", offsetof(cfg_config, multiline)},
+    {"tls_verify", offsetof(cfg_config, tls_verify)},
+    {"escape_guard", offsetof(cfg_config, escape_guard)},
+    {"train_stdlib", offsetof(cfg_config, train_stdlib)},
+};
+
+const char *const *cfg_names(void)
+{
+    static const char *const names[] = {
+        "backend", "endpoint", "model", "template", "template_format", "template_stops", "api_key_env",
+        "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
+        "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
+        "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "multiline", "tls_verify",
+        "escape_guard", "train_stdlib", NULL,
+    };
+    return names;
 }
 
 const char *cfg_backend_name(cfg_backend backend)
@@ -82,36 +180,48 @@ int cfg_set(cfg_config *config, const char *name, const char *value, char *error
         }
         return cfg__fail(error, error_size, name, value, "embedded, llamacpp, openai or ollama");
     }
-    if (strcmp(name, "endpoint") == 0 || strcmp(name, "model") == 0) {
-        char **slot = name[0] == 'e' ? &config->endpoint : &config->model;
+    char **slot = cfg__string_slot(config, name);
+    if (slot) {
         if (!*value)
             return cfg__fail(error, error_size, name, value, "a non-empty string");
+        if (strlen(value) > 4096)
+            return cfg__fail(error, error_size, name, "...", "at most 4096 bytes");
+        if (strcmp(name, "endpoint") == 0 && strncmp(value, "http://", 7) != 0 && strncmp(value, "https://", 8) != 0)
+            return cfg__fail(error, error_size, name, value, "an http:// or https:// URL");
+        if (strcmp(name, "template_format") == 0 && (!strstr(value, "{prefix}") || !strstr(value, "{suffix}")))
+            return cfg__fail(error, error_size, name, value, "a format with {prefix} and {suffix}");
         sm_free(*slot);
         *slot = sm_strdup(value);
         return SM_OK;
     }
-    if (strcmp(name, "max_tokens") == 0) {
-        if (!cfg__parse_u32(value, 1, 4096, &number))
-            return cfg__fail(error, error_size, name, value, "an integer from 1 to 4096");
-        config->max_tokens = number;
+    for (size_t i = 0; i < sizeof cfg__numbers / sizeof *cfg__numbers; i++) {
+        const cfg__number *n = &cfg__numbers[i];
+        if (strcmp(name, n->name) != 0)
+            continue;
+        if (!cfg__parse_u32(value, n->min, n->max, &number)) {
+            char expected[64];
+            snprintf(expected, sizeof expected, "an integer from %u to %u", n->min, n->max);
+            return cfg__fail(error, error_size, name, value, expected);
+        }
+        memcpy((char *)config + n->offset, &number, sizeof number);
         return SM_OK;
     }
-    if (strcmp(name, "max_lines") == 0) {
-        if (!cfg__parse_u32(value, 1, 1000, &number))
-            return cfg__fail(error, error_size, name, value, "an integer from 1 to 1000");
-        config->max_lines = number;
-        return SM_OK;
-    }
-    if (strcmp(name, "timeout_ms") == 0) {
-        if (!cfg__parse_u32(value, 1, 600000, &number))
-            return cfg__fail(error, error_size, name, value, "an integer from 1 to 600000");
-        config->timeout_ms = number;
-        return SM_OK;
-    }
-    if (strcmp(name, "multiline") == 0) {
+    for (size_t i = 0; i < sizeof cfg__flags / sizeof *cfg__flags; i++) {
+        if (strcmp(name, cfg__flags[i].name) != 0)
+            continue;
         if (!cfg__parse_bool(value, &flag))
             return cfg__fail(error, error_size, name, value, "true or false");
-        config->multiline = flag;
+        memcpy((char *)config + cfg__flags[i].offset, &flag, sizeof flag);
+        return SM_OK;
+    }
+    if (strcmp(name, "temperature") == 0 || strcmp(name, "top_p") == 0) {
+        char *end;
+        errno = 0;
+        double v = strtod(value, &end);
+        bool temp = name[1] == 'e';
+        if (errno || end == value || *end || !(v >= 0) || v > (temp ? 2.0 : 1.0))
+            return cfg__fail(error, error_size, name, value, temp ? "a number from 0 to 2" : "a number from 0 to 1");
+        *(temp ? &config->temperature : &config->top_p) = v;
         return SM_OK;
     }
     if (strcmp(name, "log_level") == 0) {

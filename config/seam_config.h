@@ -23,11 +23,32 @@ typedef struct cfg_config {
     cfg_backend backend;
     char *endpoint;          /* owned; NULL for the embedded model */
     char *model;             /* owned; may be NULL */
+    char *template_name;     /* owned; NULL: chosen from the model's name */
+    char *template_format;   /* owned; a user's own "{prefix}...{suffix}..." */
+    char *template_stops;    /* owned; comma-separated stops of that format */
+    char *api_key_env;       /* owned; the environment variable holding the key */
+    char *log_file;          /* owned; NULL for stderr only */
     uint32_t max_tokens;     /* token budget of one completion */
-    uint32_t max_lines;      /* line budget of one completion */
+    uint32_t max_lines;      /* line budget of one multi-line completion */
     uint32_t timeout_ms;     /* latency budget of one completion */
     bool multiline;          /* whether completions may span lines */
     sm_log_level log_level;
+    uint32_t candidates;     /* candidates asked for per position */
+    uint32_t run_ahead;      /* tokens per model request */
+    double temperature;      /* 0: greedy */
+    double top_p;
+    uint32_t seed;
+    uint32_t connect_timeout_ms;
+    uint32_t first_byte_timeout_ms;
+    uint32_t request_timeout_ms;
+    uint32_t retries;
+    uint32_t context_bytes;  /* context sent to the model around the cursor */
+    bool tls_verify;
+    bool escape_guard;       /* completions may not leave their scope */
+    bool train_stdlib;       /* the embedded model also learns the standard library */
+    uint32_t corpus_bytes;   /* cap on the embedded model's training text */
+    uint32_t debounce_ms;    /* delay of automatic inline completions */
+    uint32_t max_message_bytes; /* cap on one LSP message */
 } cfg_config;
 
 /* Fills `config` with the defaults.  Free with cfg_free. */
@@ -40,5 +61,11 @@ void cfg_free(cfg_config *config);
 int cfg_set(cfg_config *config, const char *name, const char *value, char *error, size_t error_size);
 
 const char *cfg_backend_name(cfg_backend backend);
+
+/* Deep copy (the strings are duplicated).  Free the copy with cfg_free. */
+void cfg_copy(cfg_config *dst, const cfg_config *src);
+
+/* The names cfg_set knows, NULL-terminated. */
+const char *const *cfg_names(void);
 
 #endif

@@ -1,14 +1,26 @@
 /*
- * seam_model_client.h - talking to language models.
+ * seam_model_client.h - talking to language models, and the constrained
+ * decoding loop that turns their candidates into valid completions.
  *
- * This part holds the fill-in-the-middle prompt templates of the model
- * families seam knows: how a prefix and a suffix are laid out around the
- * family's control tokens, and which strings end a completion.
+ * Pieces, from the bottom up:
+ *  - fill-in-the-middle prompt templates of the model families seam knows,
+ *    and the truncation of both contexts to a budget around the cursor;
+ *  - an HTTP client on libcurl's multi-socket interface driven by libuv;
+ *  - backends (llama.cpp server, OpenAI-compatible, Ollama, and the embedded
+ *    n-gram model) behind one asynchronous interface that yields, for each
+ *    generated position, the model's candidate tokens best first;
+ *  - the decoding loop, which runs every candidate through the parser's
+ *    fill-in-the-middle recognizer and returns only completions it accepts.
+ *
+ * Everything asynchronous runs on one uv_loop_t and never blocks it.
  */
 #ifndef SEAM_MODEL_CLIENT_H
 #define SEAM_MODEL_CLIENT_H
 
+#include <uv.h>
+
 #include "seam_base.h"
+#include "seam_parser.h"
 
 typedef struct mc_template {
     const char *name;          /* "starcoder", "qwen2.5-coder", ... */
@@ -32,5 +44,266 @@ const mc_template *mc_templates(void);
  * "{prefix}" or "{suffix}" marker. */
 int mc_template_render(const mc_template *tmpl, const char *prefix, size_t prefix_len,
                        const char *suffix, size_t suffix_len, sm_buf *out);
+
+/* The template described by a user's format string: "{prefix}" and
+ * "{suffix}" mark the contexts, `stops` is a comma-separated list (may be
+ * empty).  Free with mc_template_free.  SM_EINVAL when a marker is missing. */
+int mc_template_custom(const char *format, const char *stops, mc_template **out);
+void mc_template_free(mc_template *tmpl);
+
+/* Whether `text` (of `len` bytes) is one of the template's stop strings. */
+bool mc_template_is_stop(const mc_template *tmpl, const char *text, size_t len);
+
+/* ---- Context budget -------------------------------------------------------
+ *
+ * Cuts left[0..left_len) and right[0..right_len) to at most `budget` bytes in
+ * all around the cursor: whole lines nearest the cursor first, three
+ * quarters of the room to the left (room one side does not use goes to the
+ * other); the line the cursor is on is cut inside only when its part alone
+ * exceeds its side's room.  Never cuts inside a UTF-8 sequence.  The kept left context
+ * is left[*left_start..left_len), the kept right context right[0..*right_end).
+ */
+void mc_context_budget(const char *left, size_t left_len, const char *right, size_t right_len,
+                       size_t budget, size_t *left_start, size_t *right_end);
+
+/* ---- Candidates ---------------------------------------------------------- */
+
+typedef struct mc_token {
+    char *bytes;      /* owned; may be an incomplete UTF-8 sequence; NUL-terminated */
+    uint32_t len;
+    double logprob;   /* natural log; -INFINITY when unknown */
+    bool eos;         /* the end of the completion (a stop token or string) */
+} mc_token;
+
+/* One generated position: the model's candidates there, best first, and the
+ * one it went on with (an index into cands, or -1 when it stopped there
+ * without saying which token it chose). */
+typedef struct mc_step {
+    mc_token *cands;  /* owned */
+    uint32_t count;
+    int32_t chosen;
+} mc_step;
+
+void mc_step_free(mc_step *step);
+/* Appends a copy of (bytes, len, logprob, eos) to step->cands. */
+void mc_step_add(mc_step *step, const char *bytes, size_t len, double logprob, bool eos);
+/* Sorts the candidates best first (stable) and merges duplicate byte strings,
+ * keeping `chosen` pointing at the same token. */
+void mc_step_normalize(mc_step *step);
+
+/* ---- Backends --------------------------------------------------------------
+ *
+ * A backend answers requests: "with this left and right context, after this
+ * text generated so far, generate up to n_ahead tokens and give each
+ * position's top n_candidates".  Each position arrives through on_step as
+ * soon as it is known (streamed); on_step returns false to stop the request
+ * early (the loop saw a position where it goes another way).  on_done is
+ * called exactly once per started request, from the loop, never from inside
+ * mc_backend_start or mc_call_cancel: SM_OK when the model stopped or the
+ * n_ahead tokens came, SM_ECANCELED after a cancel or an on_step that
+ * returned false, another SM_* code with a message otherwise.
+ */
+typedef struct mc_request {
+    const char *left;       /* borrowed for the duration of mc_backend_start */
+    size_t left_len;
+    const char *right;
+    size_t right_len;
+    const char *generated;  /* the middle so far */
+    size_t generated_len;
+    uint32_t n_ahead;       /* tokens to generate, at least 1 */
+    uint32_t n_candidates;  /* candidates wanted per position, at least 1 */
+} mc_request;
+
+typedef bool (*mc_step_cb)(void *data, const mc_step *step);
+typedef void (*mc_done_cb)(void *data, int status, const char *message);
+
+typedef struct mc_call mc_call;
+typedef struct mc_backend mc_backend;
+
+typedef struct mc_backend_vtable {
+    const char *name;
+    int (*start)(mc_backend *backend, const mc_request *request, mc_step_cb on_step,
+                 mc_done_cb on_done, void *data, mc_call **out);
+    void (*cancel)(mc_call *call);
+    void (*free)(mc_backend *backend);
+} mc_backend_vtable;
+
+struct mc_backend {
+    const mc_backend_vtable *vtable;
+    uint32_t round_trips;   /* requests sent to the model since creation */
+    uint32_t max_candidates; /* the most candidates per position it can give */
+};
+
+int mc_backend_start(mc_backend *backend, const mc_request *request, mc_step_cb on_step,
+                     mc_done_cb on_done, void *data, mc_call **out);
+/* Stops a started request; on_done follows with SM_ECANCELED unless the
+ * request had already finished (then it follows with that status). */
+void mc_call_cancel(mc_call *call);
+void mc_backend_free(mc_backend *backend);
+
+/* ---- HTTP backends -------------------------------------------------------- */
+
+typedef enum mc_http_kind {
+    MC_HTTP_LLAMACPP = 0,   /* llama.cpp server: /infill (or /completion with a template) */
+    MC_HTTP_OPENAI,         /* /v1/completions with a template-built prompt */
+    MC_HTTP_OLLAMA,         /* /api/generate, raw prompt from a template or suffix */
+} mc_http_kind;
+
+typedef struct mc_http_options {
+    mc_http_kind kind;
+    const char *endpoint;         /* base URL, e.g. "http://127.0.0.1:8080" */
+    const char *model;            /* may be NULL for llama.cpp */
+    const mc_template *tmpl;      /* NULL: llama.cpp uses /infill, Ollama uses suffix,
+                                     OpenAI chooses from the model's name */
+    const char *api_key;          /* borrowed; sent as a bearer token; never logged */
+    uint32_t connect_timeout_ms;
+    uint32_t first_byte_timeout_ms;
+    uint32_t total_timeout_ms;
+    uint32_t retries;             /* extra attempts after a refused connection */
+    size_t max_response;          /* cap on one response body, bytes */
+    bool tls_verify;              /* on unless the user turns it off */
+    sm_logger *logger;            /* borrowed; may be NULL */
+} mc_http_options;
+
+void mc_http_options_init(mc_http_options *options);
+
+/* Creates an HTTP backend on `loop`.  The strings in `options` are copied.
+ * SM_EINVAL (with a message) for an endpoint that is not http(s)://. */
+int mc_backend_http_new(uv_loop_t *loop, const mc_http_options *options, mc_backend **out,
+                        char *error, size_t error_size);
+
+/* ---- The embedded model ----------------------------------------------------
+ *
+ * A token n-gram model (order 4, interpolated Kneser-Ney) over pieces of
+ * Python text: a newline with the next line's indentation, or spaces followed
+ * by a name, number, operator or bracket.  Deterministic for a given corpus
+ * and order of documents; its memory is capped by max_nodes.
+ */
+typedef struct mc_ngram mc_ngram;
+
+mc_ngram *mc_ngram_new(uint32_t max_nodes);
+void mc_ngram_free(mc_ngram *model);
+/* Adds a document's text.  Not thread-safe with queries on the same model. */
+void mc_ngram_train(mc_ngram *model, const char *text, size_t len);
+/* Prepares the model for queries after training (sorts the vocabulary). */
+void mc_ngram_finish(mc_ngram *model);
+
+typedef struct mc_ngram_stats {
+    uint32_t vocabulary;
+    uint32_t nodes;
+    uint64_t pieces;       /* pieces trained on */
+    size_t bytes;          /* memory held */
+    bool full;             /* max_nodes was reached */
+} mc_ngram_stats;
+void mc_ngram_get_stats(const mc_ngram *model, mc_ngram_stats *stats);
+
+/* The model's next-piece candidates after left + generated, best first, at
+ * most `count` of them, plus an end-of-completion candidate whose
+ * probability is that of the right context's first pieces following here. */
+void mc_ngram_predict(const mc_ngram *model, const char *text, size_t len, const char *right,
+                      size_t right_len, uint32_t count, mc_step *out);
+
+/* Trains a model in libuv's thread pool on the files and texts given and
+ * calls on_ready on the loop.  The corpus is read in the order given, capped
+ * at max_bytes in all. */
+typedef struct mc_corpus {
+    SM_ARRAY(char *) paths;   /* owned strings; files read in order */
+    SM_ARRAY(char *) texts;   /* owned strings (open buffers) */
+    size_t max_bytes;
+} mc_corpus;
+
+void mc_corpus_init(mc_corpus *corpus, size_t max_bytes);
+void mc_corpus_add_path(mc_corpus *corpus, const char *path);
+void mc_corpus_add_text(mc_corpus *corpus, const char *text, size_t len);
+/* Adds the *.py files under dir, sorted, depth first, skipping hidden
+ * folders, site-packages and __pycache__; at most max_files. */
+void mc_corpus_add_tree(mc_corpus *corpus, const char *dir, uint32_t max_files);
+void mc_corpus_free(mc_corpus *corpus);
+/* Reads and trains synchronously. */
+mc_ngram *mc_corpus_train(const mc_corpus *corpus, uint32_t max_nodes);
+
+typedef void (*mc_ngram_ready_cb)(void *data, mc_ngram *model);
+/* Takes ownership of `corpus`.  SM_OK or an error from libuv. */
+int mc_corpus_train_async(uv_loop_t *loop, mc_corpus *corpus, uint32_t max_nodes,
+                          mc_ngram_ready_cb on_ready, void *data);
+
+/* A backend over a trained model, which it borrows (it must outlive the
+ * backend).  Answers on the next turn of the loop. */
+int mc_backend_embedded_new(uv_loop_t *loop, const mc_ngram *model, mc_backend **out);
+
+/* ---- The decoding loop ------------------------------------------------------
+ *
+ * Greedy by default: at each position the candidates are tried in order
+ * against the recognizer (save, feed, restore) and the first viable one is
+ * taken; the end of the completion is taken only where ep_can_end holds.
+ * With run_ahead > 1 the backend generates several positions per request and
+ * the loop checks them as they arrive; at the first position where the loop
+ * takes another token than the model did, the request is stopped and a new
+ * one starts from there, so the result is that of per-token decoding.  When
+ * a budget runs out first, the completion is the complete stopping point
+ * with the highest end probability; when there is none, it is empty.
+ */
+typedef struct mc_decode_options {
+    uint32_t max_tokens;
+    uint32_t max_lines;       /* line breaks allowed in the middle + 1 */
+    uint32_t timeout_ms;      /* latency budget; 0 for none */
+    uint32_t n_candidates;
+    uint32_t run_ahead;       /* tokens per request; 1 for per-token requests */
+    double temperature;       /* 0: greedy */
+    double top_p;
+    uint64_t seed;
+    size_t context_budget;    /* bytes of context sent to the model */
+} mc_decode_options;
+
+void mc_decode_options_init(mc_decode_options *options);
+
+/* An extra constraint on the middle (context escape, say): whether
+ * middle[0..len) may still be extended into an accepted completion. */
+typedef bool (*mc_filter_cb)(void *data, const char *middle, size_t len, bool at_end);
+
+typedef enum mc_stop_reason {
+    MC_STOP_EOS = 0,      /* the model ended where the recognizer can end */
+    MC_STOP_TOKENS,       /* token budget */
+    MC_STOP_LINES,        /* line budget */
+    MC_STOP_TIME,         /* latency budget */
+    MC_STOP_DEAD_END,     /* no candidate of a position was viable */
+    MC_STOP_ERROR,        /* the backend failed */
+    MC_STOP_CANCELED,
+} mc_stop_reason;
+
+const char *mc_stop_reason_name(mc_stop_reason reason);
+
+typedef struct mc_completion {
+    char *text;                   /* owned; NUL-terminated; empty when none */
+    size_t len;
+    bool found;                   /* a completion the recognizer accepts */
+    mc_stop_reason reason;
+    SM_ARRAY(uint32_t) token_ends; /* end offset of each token of text */
+    uint32_t tokens_generated;    /* tokens taken, including any cut off */
+    uint32_t round_trips;
+    uint32_t rejected;            /* candidates the recognizer or filter refused */
+    uint64_t filter_ns;           /* time spent checking candidates */
+    uint64_t total_ns;
+    char *error;                  /* owned; the backend's message, or NULL */
+} mc_completion;
+
+void mc_completion_free(mc_completion *completion);
+
+typedef void (*mc_decode_cb)(void *data, mc_completion *completion);
+
+typedef struct mc_decode mc_decode;
+
+/* Starts decoding.  `rec` is a fill-in-the-middle recognizer for (left,
+ * right) with nothing fed yet beyond the left context; the decoder borrows it
+ * and leaves it where the completion ends.  left/right are the full contexts
+ * (the budget cuts what is sent).  on_done gets the completion (the callee
+ * owns it) exactly once, from the loop.  Everything borrowed must outlive the
+ * decode. */
+int mc_decode_start(uv_loop_t *loop, mc_backend *backend, ep_recognizer *rec, const char *left,
+                    size_t left_len, const char *right, size_t right_len,
+                    const mc_decode_options *options, mc_filter_cb filter, void *filter_data,
+                    mc_decode_cb on_done, void *data, mc_decode **out);
+/* Stops a decode; on_done follows with reason MC_STOP_CANCELED. */
+void mc_decode_cancel(mc_decode *decode);
 
 #endif

@@ -99,3 +99,107 @@ int mc_template_render(const mc_template *tmpl, const char *prefix, size_t prefi
     }
     return SM_OK;
 }
+
+/* A user's template owns its strings: the name, the format and each stop. */
+int mc_template_custom(const char *format, const char *stops, mc_template **out)
+{
+    if (!strstr(format, "{prefix}") || !strstr(format, "{suffix}"))
+        return SM_EINVAL;
+    size_t count = 0;
+    for (const char *p = stops; p && *p; p++)
+        count += *p == ',';
+    count += stops && *stops ? 1 : 0;
+    const char **list = sm_calloc(count + 1, sizeof *list);
+    size_t n = 0;
+    for (const char *p = stops; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len)
+            list[n++] = sm_strndup(p, len);
+        p += len + (comma ? 1 : 0);
+    }
+    mc_template *t = sm_calloc(1, sizeof *t);
+    t->name = sm_strdup("custom");
+    t->format = sm_strdup(format);
+    t->stops = list;
+    *out = t;
+    return SM_OK;
+}
+
+void mc_template_free(mc_template *tmpl)
+{
+    if (!tmpl)
+        return;
+    for (const char *const *s = tmpl->stops; s && *s; s++)
+        sm_free((void *)*s);
+    sm_free((void *)tmpl->stops);
+    sm_free((void *)tmpl->name);
+    sm_free((void *)tmpl->format);
+    sm_free(tmpl);
+}
+
+bool mc_template_is_stop(const mc_template *tmpl, const char *text, size_t len)
+{
+    for (const char *const *s = tmpl ? tmpl->stops : NULL; s && *s; s++)
+        if (strlen(*s) == len && memcmp(*s, text, len) == 0)
+            return true;
+    return false;
+}
+
+/* ---- Context budget ---------------------------------------------------------- */
+
+/* The start of the line holding offset `end` in text (after its break). */
+static size_t mc__line_start(const char *text, size_t end)
+{
+    while (end > 0 && text[end - 1] != '\n')
+        end--;
+    return end;
+}
+
+void mc_context_budget(const char *left, size_t left_len, const char *right, size_t right_len,
+                       size_t budget, size_t *left_start, size_t *right_end)
+{
+    *left_start = 0;
+    *right_end = right_len;
+    if (left_len + right_len <= budget)
+        return;
+    size_t left_room = budget - budget / 4;
+    size_t right_room = budget / 4;
+    /* Room one side does not need goes to the other. */
+    if (right_len < right_room)
+        left_room += right_room - right_len, right_room = right_len;
+    if (left_len < left_room)
+        right_room += left_room - left_len, left_room = left_len;
+
+    /* Left: whole lines back from the cursor while they fit. */
+    size_t start = mc__line_start(left, left_len);
+    if (left_len - start > left_room) {
+        start = left_len - left_room;
+        while (start < left_len && ((unsigned char)left[start] & 0xc0) == 0x80)
+            start++;
+    } else {
+        while (start > 0) {
+            size_t prev = mc__line_start(left, start - 1);
+            if (left_len - prev > left_room)
+                break;
+            start = prev;
+        }
+    }
+    *left_start = start;
+
+    /* Right: whole lines forward from the cursor while they fit. */
+    const char *nl = memchr(right, '\n', right_len);
+    size_t end = nl ? (size_t)(nl - right) + 1 : right_len;
+    if (end > right_room) {
+        end = sm_utf8_boundary_before((const uint8_t *)right, right_room);
+    } else {
+        while (end < right_len) {
+            const char *next = memchr(right + end, '\n', right_len - end);
+            size_t next_end = next ? (size_t)(next - right) + 1 : right_len;
+            if (next_end > right_room)
+                break;
+            end = next_end;
+        }
+    }
+    *right_end = end;
+}

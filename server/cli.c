@@ -19,7 +19,13 @@ static const char srv__usage[] =
     "  --help           print this help and exit\n"
     "  parse FILE       parse a Python file with tree-sitter and summarise the tree\n"
     "  check            read JSON Lines cases {id, left, middle, right} on stdin and\n"
-    "                   write {id, accepted, complete, setup_us, feed_us} for each\n";
+    "                   write {id, accepted, complete, setup_us, feed_us} for each\n"
+    "  complete FILE:LINE:COL [--json] [--SETTING VALUE]...\n"
+    "                   print a completion at LINE:COL (1-based, COL in characters),\n"
+    "                   valid where it is inserted; --json adds its tokens, timings,\n"
+    "                   round trips and rejected candidates.  Settings: --backend\n"
+    "                   embedded|llamacpp|openai|ollama, --endpoint URL, --model NAME,\n"
+    "                   --template NAME, --max-tokens N, --multiline true, ...\n";
 
 /* Reads a whole file into `out` (capped at SRV_MAX_FILE_BYTES). */
 static int srv__read_file(const char *path, sm_buf *out)
@@ -82,6 +88,8 @@ int srv_main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(argv[1], "check") == 0)
         return srv_cmd_check(stdin, stdout);
+    if (argc >= 2 && strcmp(argv[1], "complete") == 0)
+        return srv_cmd_complete(argc, argv);
     if (argc == 3 && strcmp(argv[1], "parse") == 0)
         return srv__cmd_parse(argv[2]);
     fputs(srv__usage, stderr);

@@ -4,7 +4,12 @@
 #ifndef SEAM_SERVER_H
 #define SEAM_SERVER_H
 
+#include <uv.h>
+
 #include "seam_base.h"
+#include "seam_config.h"
+#include "seam_model_client.h"
+#include "seam_parser.h"
 
 /* What a tree-sitter parse of a Python text found. */
 typedef struct srv_syntax_summary {
@@ -23,6 +28,75 @@ int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summa
 /* `seam check`: reads JSON Lines cases from `in` and writes one result line
  * per case to `out` (see check.c).  Returns the exit status. */
 int srv_cmd_check(FILE *in, FILE *out);
+
+/* ---- The completion engine (engine.c) ----------------------------------------------
+ *
+ * Holds the Python grammar, the configured backend and, for the embedded
+ * backend, the trained model.  One job is one completion: the recognizer for
+ * the text around the cursor is set up in libuv's thread pool, then the
+ * decoding loop runs on the loop.
+ */
+typedef struct srv_engine srv_engine;
+typedef struct srv_job srv_job;
+
+typedef struct srv_job_options {
+    uint32_t max_tokens;       /* 0: the configuration's */
+    uint32_t max_lines;        /* 0: the configuration's (1 unless multiline) */
+    uint32_t run_ahead;        /* 0: the configuration's */
+    mc_filter_cb filter;       /* an extra constraint, or NULL */
+    void *filter_data;
+} srv_job_options;
+
+typedef struct srv_completion_info {
+    uint64_t setup_ns;         /* building the recognizer for both contexts */
+    uint64_t total_ns;
+    const char *backend;
+    const char *error;         /* why there is no completion, or NULL */
+} srv_completion_info;
+
+/* `completion` is NULL on error (info->error says why); the callee owns it. */
+typedef void (*srv_job_cb)(void *data, mc_completion *completion, const srv_completion_info *info);
+
+/* Copies `config`.  For the embedded backend, jobs wait until a model is
+ * trained (srv_engine_train or srv_engine_train_async). */
+int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger, srv_engine **out, char *error,
+                   size_t error_size);
+/* Jobs still waiting for the model get their on_done with an error. */
+void srv_engine_free(srv_engine *engine);
+const cfg_config *srv_engine_config(const srv_engine *engine);
+const ep_grammar *srv_engine_grammar(const srv_engine *engine);
+bool srv_engine_ready(const srv_engine *engine);
+
+/* The embedded model's corpus: the workspace's Python files, then the
+ * machine's standard library when the configuration allows. */
+void srv_engine_corpus(const srv_engine *engine, mc_corpus *corpus, const char *workspace);
+void srv_engine_train(srv_engine *engine, const mc_corpus *corpus);
+/* Takes ownership of the corpus's contents. */
+int srv_engine_train_async(srv_engine *engine, mc_corpus *corpus);
+
+/* Completes text[0..len) at byte `offset` (text is copied).  on_done is
+ * called once, from the loop, or from inside srv_job_cancel for a job that
+ * was still waiting for the model. */
+int srv_engine_complete(srv_engine *engine, const char *text, size_t len, size_t offset,
+                        const srv_job_options *options, srv_job_cb on_done, void *data, srv_job **out);
+/* Cancels a job whose on_done has not run; on_done follows. */
+void srv_job_cancel(srv_job *job);
+
+/* Where the machine's Python standard library is ($SEAM_PYTHON_STDLIB
+ * first); false when none is found. */
+bool srv_find_stdlib(char *out, size_t size);
+
+/* ---- Settings from JSON (settings.c) ---------------------------------------------- */
+
+struct cJSON;
+/* Applies a JSON object of settings (or one under "seam"): all or nothing. */
+int srv_config_apply_json(cfg_config *config, const struct cJSON *object, char *error, size_t error_size);
+int srv_config_load_file(cfg_config *config, const char *path, char *error, size_t error_size);
+/* $XDG_CONFIG_HOME/seam/config.json, or ~/.config/seam/config.json. */
+bool srv_config_default_path(char *out, size_t size);
+
+/* `seam complete FILE:LINE:COL [options]` (see complete.c). */
+int srv_cmd_complete(int argc, char **argv);
 
 /* Runs the seam command line (argv as main receives it) and returns the
  * process's exit status. */

@@ -1,0 +1,551 @@
+/*
+ * decode.c - the constrained decoding loop.
+ *
+ * The loop asks the backend for positions (one per request, or several with
+ * run-ahead) and decides each position locally: the candidates are tried in
+ * order (greedy) or in a seeded random order weighted by their
+ * probabilities (sampling); a token is taken when the recognizer stays
+ * viable after it and the optional filter agrees; the end is taken only
+ * where the recognizer can end.  When the loop takes a token other than the
+ * one the model went on with, the rest of that request was generated after
+ * the wrong text: the request is stopped and a new one starts from the text
+ * the loop has.  So run-ahead gives exactly the per-token result.
+ *
+ * Every position where the middle is complete is remembered with the
+ * probability the model gave the end there; when a budget stops the loop,
+ * the best of them is the completion.
+ */
+#include "seam_model_client.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { MC__MAX_MIDDLE = 1 << 20 };
+
+struct mc_decode {
+    uv_loop_t *loop;
+    mc_backend *backend;
+    ep_recognizer *rec;
+    const char *left, *right;
+    size_t left_len, right_len;
+    size_t left_start, right_end;      /* the part sent to the model */
+    mc_decode_options options;
+    mc_filter_cb filter;
+    void *filter_data;
+    mc_decode_cb on_done;
+    void *data;
+
+    sm_buf middle;
+    SM_ARRAY(uint32_t) token_ends;
+    uint32_t lines;                    /* line breaks in the middle */
+    ep_savepoint start_point;
+
+    mc_call *call;                     /* the request in flight, or NULL */
+    bool diverged;                     /* this request's tokens are no longer ours */
+    uint32_t steps_in_call;
+
+    bool pending_complete;             /* the middle as it stands is complete */
+    bool have_best;
+    double best_score;
+    size_t best_len;
+    uint32_t best_tokens;
+    ep_savepoint best_point;
+
+    bool finished;                     /* a result is decided */
+    bool delivered;
+    mc_stop_reason reason;
+    char *error;
+    uint32_t tokens_generated;
+    uint32_t rejected;
+    uint32_t round_trips_at_start;
+    uint64_t filter_ns;
+    uint64_t start_ns;
+    uint64_t rng;
+
+    uv_timer_t budget_timer;
+    uv_timer_t defer_timer;
+    int open_handles;
+};
+
+static uint64_t mc__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+const char *mc_stop_reason_name(mc_stop_reason reason)
+{
+    static const char *const names[] = {"eos", "tokens", "lines", "time", "dead_end", "error", "canceled"};
+    return (unsigned)reason < sizeof names / sizeof *names ? names[reason] : "?";
+}
+
+void mc_decode_options_init(mc_decode_options *options)
+{
+    memset(options, 0, sizeof *options);
+    options->max_tokens = 64;
+    options->max_lines = 1;
+    options->timeout_ms = 2000;
+    options->n_candidates = 10;
+    options->run_ahead = 16;
+    options->temperature = 0;
+    options->top_p = 1.0;
+    options->seed = 1;
+    options->context_budget = 8192;
+}
+
+void mc_completion_free(mc_completion *completion)
+{
+    if (!completion)
+        return;
+    sm_free(completion->text);
+    sm_free(completion->error);
+    sm_array_free(&completion->token_ends);
+    sm_free(completion);
+}
+
+/* ---- Completion and delivery --------------------------------------------- */
+
+static void mc__handle_closed(uv_handle_t *handle)
+{
+    mc_decode *d = handle->data;
+    if (--d->open_handles == 0) {
+        sm_buf_free(&d->middle);
+        sm_array_free(&d->token_ends);
+        sm_free(d->error);
+        sm_free(d);
+    }
+}
+
+static mc_completion *mc__build_result(mc_decode *d)
+{
+    mc_completion *c = sm_calloc(1, sizeof *c);
+    size_t len = 0;
+    uint32_t tokens = 0;
+    if (d->reason == MC_STOP_EOS) {
+        c->found = true;
+        len = d->middle.len;
+        tokens = d->token_ends.size;
+    } else if (d->have_best && d->reason != MC_STOP_ERROR && d->reason != MC_STOP_CANCELED) {
+        c->found = true;
+        len = d->best_len;
+        tokens = d->best_tokens;
+        ep_restore(d->rec, d->best_point);
+    } else {
+        ep_restore(d->rec, d->start_point);
+    }
+    c->text = sm_strndup(d->middle.data ? d->middle.data : "", len);
+    c->len = len;
+    c->reason = d->reason;
+    sm_array_init(&c->token_ends);
+    for (uint32_t i = 0; i < tokens; i++)
+        sm_array_push(&c->token_ends, d->token_ends.items[i] < len ? d->token_ends.items[i] : (uint32_t)len);
+    c->tokens_generated = d->tokens_generated;
+    c->round_trips = d->backend->round_trips - d->round_trips_at_start;
+    c->rejected = d->rejected;
+    c->filter_ns = d->filter_ns;
+    c->total_ns = mc__now_ns() - d->start_ns;
+    c->error = d->error;
+    d->error = NULL;
+    return c;
+}
+
+static void mc__deliver(mc_decode *d)
+{
+    if (d->delivered)
+        return;
+    d->delivered = true;
+    mc_completion *c = mc__build_result(d);
+    uv_timer_stop(&d->budget_timer);
+    uv_close((uv_handle_t *)&d->budget_timer, mc__handle_closed);
+    uv_close((uv_handle_t *)&d->defer_timer, mc__handle_closed);
+    d->on_done(d->data, c);
+}
+
+static void mc__on_defer(uv_timer_t *timer)
+{
+    mc__deliver(timer->data);
+}
+
+/* Decides the result.  Delivery waits for the request in flight to end. */
+static void mc__finish(mc_decode *d, mc_stop_reason reason, const char *error)
+{
+    if (d->finished)
+        return;
+    d->finished = true;
+    d->reason = reason;
+    if (error && !d->error)
+        d->error = sm_strdup(error);
+    if (!d->call)
+        uv_timer_start(&d->defer_timer, mc__on_defer, 0, 0);
+}
+
+/* ---- One position ------------------------------------------------------------ */
+
+static double mc__next_random(mc_decode *d)
+{
+    /* splitmix64 */
+    uint64_t z = (d->rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (double)(z >> 11) / 9007199254740992.0;
+}
+
+/* The order in which a position's candidates are tried: as given when
+ * greedy; when sampling, the nucleus (top_p) drawn without replacement with
+ * weights exp(logprob / temperature), then the rest in the model's order. */
+static void mc__order(mc_decode *d, const mc_step *step, uint32_t *order)
+{
+    uint32_t n = step->count;
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = i;
+    if (d->options.temperature <= 0 || n < 2)
+        return;
+    double *weights = sm_malloc(n * sizeof *weights);
+    double max_lp = -INFINITY, total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (step->cands[i].logprob > max_lp)
+            max_lp = step->cands[i].logprob;
+    if (!isfinite(max_lp)) {
+        sm_free(weights);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        double lp = step->cands[i].logprob;
+        weights[i] = isfinite(lp) ? exp((lp - max_lp) / d->options.temperature) : 0;
+        total += weights[i];
+    }
+    /* The nucleus: the best candidates whose mass reaches top_p. */
+    uint32_t nucleus = n;
+    if (d->options.top_p > 0 && d->options.top_p < 1) {
+        double mass = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            mass += weights[i] / total;
+            if (mass >= d->options.top_p) {
+                nucleus = i + 1;
+                break;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < nucleus; k++) {
+        double sum = 0;
+        for (uint32_t i = k; i < nucleus; i++)
+            sum += weights[order[i]];
+        if (sum <= 0)
+            break;
+        double pick = mc__next_random(d) * sum;
+        uint32_t j = k;
+        for (; j + 1 < nucleus; j++) {
+            pick -= weights[order[j]];
+            if (pick < 0)
+                break;
+        }
+        uint32_t t = order[k];
+        order[k] = order[j];
+        order[j] = t;
+    }
+    sm_free(weights);
+}
+
+static bool mc__filter_ok(mc_decode *d, bool at_end)
+{
+    if (!d->filter)
+        return true;
+    return d->filter(d->filter_data, d->middle.data ? d->middle.data : "", d->middle.len, at_end);
+}
+
+static bool mc__can_end(mc_decode *d)
+{
+    return ep_can_end(d->rec) && mc__filter_ok(d, true);
+}
+
+/* The end probability at this position: the end candidate's, or, when the
+ * model did not list it, a value below every listed candidate. */
+static double mc__end_score(const mc_step *step)
+{
+    double lowest = 0;
+    for (uint32_t i = 0; i < step->count; i++) {
+        if (step->cands[i].eos)
+            return step->cands[i].logprob;
+        if (step->cands[i].logprob < lowest)
+            lowest = step->cands[i].logprob;
+    }
+    return isfinite(lowest) ? lowest - 1.0 : -INFINITY;
+}
+
+static void mc__remember_complete(mc_decode *d, double score)
+{
+    if (!d->have_best || score >= d->best_score) {
+        d->have_best = true;
+        d->best_score = score;
+        d->best_len = d->middle.len;
+        d->best_tokens = d->token_ends.size;
+        d->best_point = ep_save(d->rec);
+    }
+}
+
+static uint32_t mc__count_breaks(const char *bytes, size_t len)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        if (bytes[i] == '\n' || (bytes[i] == '\r' && (i + 1 == len || bytes[i + 1] != '\n')))
+            n++;
+    return n;
+}
+
+/* The length of the part of `bytes` before the line break that would go
+ * over the line budget, or len when there is none. */
+static size_t mc__within_lines(const mc_decode *d, const char *bytes, size_t len)
+{
+    uint32_t allowed = d->options.max_lines ? d->options.max_lines - 1 : 0;
+    uint32_t lines = d->lines;
+    for (size_t i = 0; i < len; i++) {
+        bool br = bytes[i] == '\n' || (bytes[i] == '\r' && (i + 1 == len || bytes[i + 1] != '\n'));
+        if (br && ++lines > allowed) {
+            if (bytes[i] == '\n' && i > 0 && bytes[i - 1] == '\r')
+                return i - 1;
+            return i;
+        }
+    }
+    return len;
+}
+
+/* Tries a token: feeds it and keeps it when viable and the filter agrees. */
+static bool mc__try_token(mc_decode *d, const char *bytes, size_t len)
+{
+    ep_savepoint point = ep_save(d->rec);
+    int rc = ep_feed(d->rec, bytes, len);
+    if (rc == 1) {
+        size_t old = d->middle.len;
+        if (sm_buf_append(&d->middle, bytes, len) == SM_OK) {
+            if (mc__filter_ok(d, false)) {
+                d->lines += mc__count_breaks(bytes, len);
+                sm_array_push(&d->token_ends, (uint32_t)d->middle.len);
+                return true;
+            }
+            d->middle.len = old;
+            d->middle.data[old] = '\0';
+        }
+    }
+    ep_restore(d->rec, point);
+    return false;
+}
+
+/* Decides one position; returns whether the request in flight may go on. */
+static bool mc__on_step(void *data, const mc_step *step)
+{
+    mc_decode *d = data;
+    if (d->finished)
+        return false;
+    d->steps_in_call++;
+    if (d->options.timeout_ms && mc__now_ns() - d->start_ns > (uint64_t)d->options.timeout_ms * 1000000u) {
+        if (d->pending_complete)
+            mc__remember_complete(d, mc__end_score(step));
+        mc__finish(d, MC_STOP_TIME, NULL);
+        return false;
+    }
+    uint64_t t0 = mc__now_ns();
+    if (d->pending_complete) {
+        mc__remember_complete(d, mc__end_score(step));
+        d->pending_complete = false;
+    }
+    uint32_t n = step->count;
+    uint32_t *order = sm_malloc((n ? n : 1) * sizeof *order);
+    mc__order(d, step, order);
+    int32_t taken = -1;
+    bool line_stop = false;
+    for (uint32_t k = 0; k < n && taken < 0; k++) {
+        const mc_token *tok = &step->cands[order[k]];
+        if (tok->eos) {
+            if (mc__can_end(d)) {
+                d->filter_ns += mc__now_ns() - t0;
+                sm_free(order);
+                mc__finish(d, MC_STOP_EOS, NULL);
+                return false;
+            }
+            d->rejected++;
+            continue;
+        }
+        if (tok->len == 0) {
+            d->rejected++;
+            continue;
+        }
+        size_t keep = mc__within_lines(d, tok->bytes, tok->len);
+        if (keep < tok->len) {
+            /* The token would start a line past the budget.  Its part before
+             * the break ends the completion when the recognizer can end
+             * there; a complete point found earlier ends it too; otherwise
+             * the token is refused like an invalid one and the loop looks
+             * for a way to finish within the lines it has. */
+            ep_savepoint before = ep_save(d->rec);
+            size_t old_len = d->middle.len;
+            uint32_t old_tokens = d->token_ends.size;
+            if (keep == 0 || mc__try_token(d, tok->bytes, keep)) {
+                if (mc__can_end(d)) {
+                    mc__remember_complete(d, tok->logprob);
+                    taken = (int32_t)order[k];
+                    line_stop = true;
+                    if (keep)
+                        d->tokens_generated++;
+                    break;
+                }
+                ep_restore(d->rec, before);
+                d->middle.len = old_len;
+                if (d->middle.data)
+                    d->middle.data[old_len] = '\0';
+                d->token_ends.size = old_tokens;
+            }
+            if (d->have_best) {
+                taken = (int32_t)order[k];
+                line_stop = true;
+                break;
+            }
+            d->rejected++;
+            continue;
+        }
+        if (mc__try_token(d, tok->bytes, tok->len)) {
+            taken = (int32_t)order[k];
+            d->tokens_generated++;
+        } else {
+            d->rejected++;
+        }
+    }
+    sm_free(order);
+    if (taken >= 0 && !line_stop)
+        d->pending_complete = mc__can_end(d);
+    d->filter_ns += mc__now_ns() - t0;
+    if (line_stop) {
+        mc__finish(d, MC_STOP_LINES, NULL);
+        return false;
+    }
+    if (taken < 0) {
+        mc__finish(d, MC_STOP_DEAD_END, NULL);
+        return false;
+    }
+    if (d->middle.len >= MC__MAX_MIDDLE || d->token_ends.size >= d->options.max_tokens) {
+        if (d->pending_complete) {
+            /* No next position: the end's probability here is unknown. */
+            mc__remember_complete(d, d->have_best ? d->best_score : -INFINITY);
+        }
+        mc__finish(d, MC_STOP_TOKENS, NULL);
+        return false;
+    }
+    if (taken != step->chosen) {
+        d->diverged = true;
+        return false;
+    }
+    return true;
+}
+
+static void mc__request(mc_decode *d);
+
+static void mc__on_call_done(void *data, int status, const char *message)
+{
+    mc_decode *d = data;
+    d->call = NULL;
+    if (d->finished) {
+        mc__deliver(d);
+        return;
+    }
+    if (status == SM_OK || (status == SM_ECANCELED && d->diverged)) {
+        if (d->steps_in_call == 0) {
+            mc__finish(d, MC_STOP_DEAD_END, NULL);
+            return;
+        }
+        mc__request(d);
+        return;
+    }
+    mc__finish(d, MC_STOP_ERROR, message ? message : sm_strerror(status));
+}
+
+static void mc__request(mc_decode *d)
+{
+    mc_request req = {
+        .left = d->left + d->left_start,
+        .left_len = d->left_len - d->left_start,
+        .right = d->right,
+        .right_len = d->right_end,
+        .generated = d->middle.data ? d->middle.data : "",
+        .generated_len = d->middle.len,
+        .n_ahead = d->options.run_ahead ? d->options.run_ahead : 1,
+        .n_candidates = d->options.n_candidates ? d->options.n_candidates : 1,
+    };
+    uint32_t left_tokens = d->options.max_tokens - d->token_ends.size;
+    if (req.n_ahead > left_tokens)
+        req.n_ahead = left_tokens ? left_tokens : 1;
+    d->diverged = false;
+    d->steps_in_call = 0;
+    int rc = mc_backend_start(d->backend, &req, mc__on_step, mc__on_call_done, d, &d->call);
+    if (rc != SM_OK) {
+        d->call = NULL;
+        mc__finish(d, MC_STOP_ERROR, sm_strerror(rc));
+    }
+}
+
+static void mc__on_budget(uv_timer_t *timer)
+{
+    mc_decode *d = timer->data;
+    if (d->finished)
+        return;
+    mc__finish(d, MC_STOP_TIME, NULL);
+    if (d->call)
+        mc_call_cancel(d->call);
+}
+
+int mc_decode_start(uv_loop_t *loop, mc_backend *backend, ep_recognizer *rec, const char *left,
+                    size_t left_len, const char *right, size_t right_len,
+                    const mc_decode_options *options, mc_filter_cb filter, void *filter_data,
+                    mc_decode_cb on_done, void *data, mc_decode **out)
+{
+    mc_decode *d = sm_calloc(1, sizeof *d);
+    d->loop = loop;
+    d->backend = backend;
+    d->rec = rec;
+    d->left = left;
+    d->left_len = left_len;
+    d->right = right;
+    d->right_len = right_len;
+    d->options = *options;
+    if (d->options.max_tokens == 0)
+        d->options.max_tokens = 1;
+    d->filter = filter;
+    d->filter_data = filter_data;
+    d->on_done = on_done;
+    d->data = data;
+    d->rng = options->seed;
+    sm_buf_init(&d->middle, MC__MAX_MIDDLE + 4096);
+    sm_array_init(&d->token_ends);
+    mc_context_budget(left, left_len, right, right_len, options->context_budget ? options->context_budget : SIZE_MAX,
+                      &d->left_start, &d->right_end);
+    d->start_point = ep_save(rec);
+    d->start_ns = mc__now_ns();
+    d->round_trips_at_start = backend->round_trips;
+    uv_timer_init(loop, &d->budget_timer);
+    uv_timer_init(loop, &d->defer_timer);
+    d->budget_timer.data = d;
+    d->defer_timer.data = d;
+    d->open_handles = 2;
+    if (out)
+        *out = d;
+    if (!ep_viable(rec)) {
+        mc__finish(d, MC_STOP_DEAD_END, "the text before the cursor cannot start a valid program");
+        return SM_OK;
+    }
+    d->pending_complete = mc__can_end(d);
+    if (d->options.timeout_ms)
+        uv_timer_start(&d->budget_timer, mc__on_budget, d->options.timeout_ms, 0);
+    mc__request(d);
+    return SM_OK;
+}
+
+void mc_decode_cancel(mc_decode *d)
+{
+    if (d->finished)
+        return;
+    mc__finish(d, MC_STOP_CANCELED, NULL);
+    if (d->call)
+        mc_call_cancel(d->call);
+}

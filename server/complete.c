@@ -1,0 +1,253 @@
+/*
+ * complete.c - `seam complete FILE:LINE:COL`: one completion from the
+ * command line, on the configured backend (the embedded model by default).
+ *
+ * LINE and COL are 1-based, COL counted in characters.  Options are the
+ * configuration's settings as --name value (dashes or underscores), plus
+ * --json and --config FILE.
+ */
+#include "seam_server.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SRV_MAX_FILE (64u << 20)
+
+typedef struct srv__cli_result {
+    mc_completion *completion;
+    srv_completion_info info;
+    char *error;
+    bool done;
+} srv__cli_result;
+
+static void srv__cli_done(void *data, mc_completion *c, const srv_completion_info *info)
+{
+    srv__cli_result *r = data;
+    r->completion = c;
+    r->info = *info;
+    r->error = info->error ? sm_strdup(info->error) : NULL;
+    r->done = true;
+}
+
+/* The byte offset of 1-based (line, column in characters), or SIZE_MAX. */
+static size_t srv__offset_of(const char *text, size_t len, unsigned long line, unsigned long col)
+{
+    size_t i = 0;
+    for (unsigned long l = 1; l < line; l++) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (!nl)
+            return SIZE_MAX;
+        i = (size_t)(nl - text) + 1;
+    }
+    for (unsigned long c = 1; c < col; c++) {
+        if (i >= len || text[i] == '\n' || text[i] == '\r')
+            return SIZE_MAX;
+        uint32_t cp;
+        int n = sm_utf8_decode((const uint8_t *)text + i, len - i, &cp);
+        if (n < 0)
+            return SIZE_MAX;
+        i += (size_t)n;
+    }
+    return i;
+}
+
+static int srv__read(const char *path, sm_buf *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return SM_EIO;
+    sm_buf_init(out, SRV_MAX_FILE);
+    char chunk[65536];
+    size_t got;
+    int rc = SM_OK;
+    while (!rc && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc = sm_buf_append(out, chunk, got);
+    fclose(f);
+    return rc;
+}
+
+static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset)
+{
+    cJSON *o = cJSON_CreateObject();
+    const mc_completion *c = r->completion;
+    if (c) {
+        cJSON_AddStringToObject(o, "completion", c->text);
+        cJSON_AddBoolToObject(o, "found", c->found);
+        cJSON_AddStringToObject(o, "stop", mc_stop_reason_name(c->reason));
+        cJSON *tokens = cJSON_AddArrayToObject(o, "tokens");
+        uint32_t start = 0;
+        for (uint32_t i = 0; i < c->token_ends.size; i++) {
+            uint32_t end = c->token_ends.items[i];
+            char *t = sm_strndup(c->text + start, end - start);
+            cJSON_AddItemToArray(tokens, cJSON_CreateString(t));
+            sm_free(t);
+            start = end;
+        }
+        cJSON_AddNumberToObject(o, "tokens_generated", c->tokens_generated);
+        cJSON_AddNumberToObject(o, "round_trips", c->round_trips);
+        cJSON_AddNumberToObject(o, "rejected", c->rejected);
+        cJSON *t = cJSON_AddObjectToObject(o, "timings_us");
+        cJSON_AddNumberToObject(t, "setup", (double)(r->info.setup_ns / 1000));
+        cJSON_AddNumberToObject(t, "filter", (double)(c->filter_ns / 1000));
+        cJSON_AddNumberToObject(t, "decode", (double)(c->total_ns / 1000));
+        cJSON_AddNumberToObject(t, "total", (double)(r->info.total_ns / 1000));
+        if (c->error)
+            cJSON_AddStringToObject(o, "error", c->error);
+    } else {
+        cJSON_AddStringToObject(o, "completion", "");
+        cJSON_AddBoolToObject(o, "found", false);
+        cJSON_AddStringToObject(o, "error", r->error ? r->error : "no completion");
+    }
+    cJSON_AddStringToObject(o, "backend", cfg_backend_name(srv_engine_config(e)->backend));
+    cJSON_AddNumberToObject(o, "offset", (double)offset);
+    char *s = cJSON_PrintUnformatted(o);
+    puts(s);
+    cJSON_free(s);
+    cJSON_Delete(o);
+}
+
+static void srv__walk_close(uv_handle_t *handle, void *arg)
+{
+    if (!uv_is_closing(handle))
+        uv_close(handle, NULL);
+}
+
+int srv_cmd_complete(int argc, char **argv)
+{
+    const char *where = NULL;
+    bool json = false;
+    cfg_config config;
+    cfg_init(&config);
+    char error[512];
+    int status = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--json") == 0) {
+            json = true;
+        } else if (strncmp(arg, "--", 2) == 0 && i + 1 < argc) {
+            char name[64];
+            snprintf(name, sizeof name, "%s", arg + 2);
+            for (char *p = name; *p; p++)
+                if (*p == '-')
+                    *p = '_';
+            if (strcmp(name, "config") == 0) {
+                if (srv_config_load_file(&config, argv[++i], error, sizeof error) != SM_OK) {
+                    fprintf(stderr, "seam: %s\n", error);
+                    cfg_free(&config);
+                    return 2;
+                }
+                continue;
+            }
+            if (cfg_set(&config, name, argv[++i], error, sizeof error) != SM_OK) {
+                fprintf(stderr, "seam: %s\n", error);
+                cfg_free(&config);
+                return 2;
+            }
+        } else if (!where && arg[0] != '-') {
+            where = arg;
+        } else {
+            fprintf(stderr, "seam: unexpected argument '%s'\n", arg);
+            cfg_free(&config);
+            return 64;
+        }
+    }
+    if (!where) {
+        fprintf(stderr, "usage: seam complete FILE:LINE:COL [--json] [--backend NAME] [--SETTING VALUE]...\n");
+        cfg_free(&config);
+        return 64;
+    }
+    /* FILE:LINE:COL, where FILE may itself hold colons. */
+    char *spec = sm_strdup(where);
+    char *c2 = strrchr(spec, ':');
+    char *c1 = NULL;
+    if (c2) {
+        *c2 = '\0';
+        c1 = strrchr(spec, ':');
+    }
+    char *end1 = NULL, *end2 = NULL;
+    unsigned long line = c1 ? strtoul(c1 + 1, &end1, 10) : 0;
+    unsigned long col = c2 ? strtoul(c2 + 1, &end2, 10) : 0;
+    if (!c1 || !c2 || !end1 || *end1 || !end2 || *end2 || line == 0 || col == 0) {
+        fprintf(stderr, "seam: expected FILE:LINE:COL with LINE and COL from 1, not '%s'\n", where);
+        sm_free(spec);
+        cfg_free(&config);
+        return 64;
+    }
+    *c1 = '\0';
+    sm_buf text;
+    int rc = srv__read(spec, &text);
+    if (rc) {
+        fprintf(stderr, "seam: cannot read %s: %s\n", spec, rc == SM_EIO ? strerror(errno) : sm_strerror(rc));
+        sm_buf_free(&text);
+        sm_free(spec);
+        cfg_free(&config);
+        return 1;
+    }
+    size_t offset = srv__offset_of(text.data ? text.data : "", text.len, line, col);
+    if (offset == SIZE_MAX) {
+        fprintf(stderr, "seam: %lu:%lu is outside %s\n", line, col, spec);
+        sm_buf_free(&text);
+        sm_free(spec);
+        cfg_free(&config);
+        return 1;
+    }
+
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    sm_logger logger;
+    sm_logger_init(&logger, config.log_level);
+    srv_engine *engine;
+    rc = srv_engine_new(&loop, &config, &logger, &engine, error, sizeof error);
+    if (rc) {
+        fprintf(stderr, "seam: %s\n", error);
+        status = 1;
+        goto out;
+    }
+    if (config.backend == CFG_BACKEND_EMBEDDED) {
+        /* The file's folder is the workspace; the file itself comes first. */
+        mc_corpus corpus;
+        char *dir_copy = sm_strdup(spec);
+        srv_engine_corpus(engine, &corpus, dirname(dir_copy));
+        sm_free(dir_copy);
+        mc_corpus_add_text(&corpus, text.data ? text.data : "", text.len);
+        srv_engine_train(engine, &corpus);
+        mc_corpus_free(&corpus);
+    }
+    srv__cli_result result = {0};
+    rc = srv_engine_complete(engine, text.data ? text.data : "", text.len, offset, NULL, srv__cli_done, &result, NULL);
+    if (rc == SM_OK)
+        while (!result.done && uv_run(&loop, UV_RUN_ONCE))
+            ;
+    if (!result.done) {
+        fprintf(stderr, "seam: the completion did not finish\n");
+        status = 1;
+    } else if (json) {
+        srv__print_json(&result, engine, offset);
+    } else if (result.completion) {
+        fwrite(result.completion->text, 1, result.completion->len, stdout);
+        putchar('\n');
+    }
+    if (result.done && (!result.completion || result.completion->reason == MC_STOP_ERROR)) {
+        const char *msg = result.error ? result.error
+                          : result.completion && result.completion->error ? result.completion->error
+                                                                          : "no completion";
+        fprintf(stderr, "seam: %s\n", msg);
+        status = 1;
+    }
+    mc_completion_free(result.completion);
+    sm_free(result.error);
+    srv_engine_free(engine);
+out:
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_walk(&loop, srv__walk_close, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    sm_logger_close(&logger);
+    sm_buf_free(&text);
+    sm_free(spec);
+    cfg_free(&config);
+    return status;
+}

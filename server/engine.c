@@ -1,0 +1,355 @@
+/*
+ * engine.c - one completion from a text and a cursor: the recognizer for
+ * the contexts, set up in libuv's thread pool, then the decoding loop on the
+ * backend the configuration names.
+ */
+#include "seam_server.h"
+
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct srv_engine {
+    uv_loop_t *loop;
+    cfg_config config;
+    ep_grammar *grammar;
+    mc_backend *backend;
+    mc_template *custom_template;
+    mc_ngram *model;             /* the embedded model, once trained */
+    bool training;
+    sm_logger *logger;
+    SM_ARRAY(srv_job *) waiting; /* jobs waiting for the model */
+};
+
+struct srv_job {
+    srv_engine *engine;
+    uv_work_t work;
+    char *text;
+    size_t len, offset;
+    srv_job_options options;
+    ep_recognizer *rec;
+    int setup_rc;
+    uint64_t setup_ns;
+    uint64_t start_ns;
+    mc_decode *decode;
+    bool canceled;
+    bool in_pool;
+    srv_job_cb on_done;
+    void *data;
+};
+
+static uint64_t srv__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The standard library of the machine's Python 3, found without running it:
+ * $SEAM_PYTHON_STDLIB, else the newest of the usual places. */
+bool srv_find_stdlib(char *out, size_t size)
+{
+    const char *env = getenv("SEAM_PYTHON_STDLIB");
+    if (env && *env) {
+        snprintf(out, size, "%s", env);
+        return true;
+    }
+    const char *home = getenv("HOME");
+    char pyenv[1024];
+    snprintf(pyenv, sizeof pyenv, "%s/.pyenv/versions/*/lib/python3.*/os.py", home ? home : "/root");
+    const char *patterns[] = {pyenv, "/usr/lib/python3.*/os.py", "/usr/local/lib/python3.*/os.py"};
+    for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
+        glob_t g;
+        if (glob(patterns[i], 0, NULL, &g) != 0)
+            continue;
+        bool found = g.gl_pathc > 0;
+        if (found) {
+            const char *best = g.gl_pathv[g.gl_pathc - 1];   /* sorted: the newest version last */
+            snprintf(out, size, "%.*s", (int)(strlen(best) - 6), best);
+        }
+        globfree(&g);
+        if (found)
+            return true;
+    }
+    return false;
+}
+
+int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger, srv_engine **out, char *error,
+                   size_t error_size)
+{
+    srv_engine *e = sm_calloc(1, sizeof *e);
+    e->loop = loop;
+    e->logger = logger;
+    cfg_copy(&e->config, config);
+    int rc = ep_grammar_python(&e->grammar, error, error_size);
+    if (rc != SM_OK)
+        goto fail;
+    if (config->backend == CFG_BACKEND_EMBEDDED)
+        rc = SM_OK;
+    else {
+        mc_http_options o;
+        mc_http_options_init(&o);
+        o.kind = config->backend == CFG_BACKEND_LLAMACPP ? MC_HTTP_LLAMACPP
+                 : config->backend == CFG_BACKEND_OPENAI ? MC_HTTP_OPENAI
+                                                         : MC_HTTP_OLLAMA;
+        o.endpoint = config->endpoint;
+        o.model = config->model;
+        if (config->template_format) {
+            rc = mc_template_custom(config->template_format, config->template_stops ? config->template_stops : "",
+                                    &e->custom_template);
+            if (rc) {
+                snprintf(error, error_size, "the template format needs {prefix} and {suffix}");
+                goto fail;
+            }
+            o.tmpl = e->custom_template;
+        } else if (config->template_name) {
+            o.tmpl = mc_template_by_name(config->template_name);
+            if (!o.tmpl) {
+                snprintf(error, error_size, "unknown template \"%s\"", config->template_name);
+                rc = SM_EINVAL;
+                goto fail;
+            }
+        }
+        if (config->api_key_env) {
+            o.api_key = getenv(config->api_key_env);
+            if (!o.api_key)
+                sm_log(logger, SM_LOG_WARN, "the environment variable %s named by api_key_env is not set",
+                       config->api_key_env);
+        }
+        o.connect_timeout_ms = config->connect_timeout_ms;
+        o.first_byte_timeout_ms = config->first_byte_timeout_ms;
+        o.total_timeout_ms = config->request_timeout_ms;
+        o.retries = config->retries;
+        o.tls_verify = config->tls_verify;
+        o.logger = logger;
+        if (!o.endpoint) {
+            snprintf(error, error_size, "the %s backend needs an endpoint", cfg_backend_name(config->backend));
+            rc = SM_EINVAL;
+            goto fail;
+        }
+        rc = mc_backend_http_new(loop, &o, &e->backend, error, error_size);
+        if (rc)
+            goto fail;
+    }
+    *out = e;
+    return SM_OK;
+fail:
+    srv_engine_free(e);
+    return rc ? rc : SM_EINVAL;
+}
+
+void srv_engine_free(srv_engine *e)
+{
+    if (!e)
+        return;
+    mc_backend_free(e->backend);
+    mc_template_free(e->custom_template);
+    mc_ngram_free(e->model);
+    ep_grammar_free(e->grammar);
+    for (uint32_t i = 0; i < e->waiting.size; i++) {
+        srv_job *job = e->waiting.items[i];
+        srv_completion_info info = {0};
+        info.error = "the server is shutting down";
+        job->on_done(job->data, NULL, &info);
+        sm_free(job->text);
+        sm_free(job);
+    }
+    sm_array_free(&e->waiting);
+    cfg_free(&e->config);
+    sm_free(e);
+}
+
+const cfg_config *srv_engine_config(const srv_engine *e)
+{
+    return &e->config;
+}
+
+const ep_grammar *srv_engine_grammar(const srv_engine *e)
+{
+    return e->grammar;
+}
+
+/* ---- The embedded model ------------------------------------------------------------ */
+
+void srv_engine_corpus(const srv_engine *e, mc_corpus *corpus, const char *workspace)
+{
+    mc_corpus_init(corpus, e->config.corpus_bytes);
+    if (workspace && *workspace)
+        mc_corpus_add_tree(corpus, workspace, 4000);
+    char stdlib[1024];
+    if (e->config.train_stdlib && srv_find_stdlib(stdlib, sizeof stdlib))
+        mc_corpus_add_tree(corpus, stdlib, 4000);
+}
+
+static void srv__start_job(srv_job *job);
+
+static void srv__model_ready(srv_engine *e, mc_ngram *model)
+{
+    e->training = false;
+    if (!model)
+        model = mc_ngram_new(1024), mc_ngram_finish(model);
+    mc_ngram_free(e->model);
+    e->model = model;
+    mc_backend_free(e->backend);
+    mc_backend_embedded_new(e->loop, e->model, &e->backend);
+    mc_ngram_stats stats;
+    mc_ngram_get_stats(model, &stats);
+    sm_log(e->logger, SM_LOG_INFO, "embedded model ready: %u pieces, %u n-grams, %zu bytes", stats.vocabulary,
+           stats.nodes, stats.bytes);
+    for (uint32_t i = 0; i < e->waiting.size; i++)
+        srv__start_job(e->waiting.items[i]);
+    sm_array_clear(&e->waiting);
+}
+
+void srv_engine_train(srv_engine *e, const mc_corpus *corpus)
+{
+    srv__model_ready(e, mc_corpus_train(corpus, 1u << 20));
+}
+
+static void srv__on_trained(void *data, mc_ngram *model)
+{
+    srv__model_ready(data, model);
+}
+
+int srv_engine_train_async(srv_engine *e, mc_corpus *corpus)
+{
+    if (e->config.backend != CFG_BACKEND_EMBEDDED)
+        return SM_OK;
+    e->training = true;
+    return mc_corpus_train_async(e->loop, corpus, 1u << 20, srv__on_trained, e);
+}
+
+bool srv_engine_ready(const srv_engine *e)
+{
+    return e->backend != NULL;
+}
+
+/* ---- Jobs ------------------------------------------------------------------------- */
+
+static void srv__job_free(srv_job *job)
+{
+    ep_recognizer_free(job->rec);
+    sm_free(job->text);
+    sm_free(job);
+}
+
+static void srv__on_decoded(void *data, mc_completion *c)
+{
+    srv_job *job = data;
+    srv_completion_info info = {0};
+    info.setup_ns = job->setup_ns;
+    info.total_ns = srv__now_ns() - job->start_ns;
+    info.backend = job->engine->backend->vtable->name;
+    job->on_done(job->data, c, &info);
+    srv__job_free(job);
+}
+
+static void srv__fail_job(srv_job *job, const char *message)
+{
+    srv_completion_info info = {0};
+    info.setup_ns = job->setup_ns;
+    info.total_ns = srv__now_ns() - job->start_ns;
+    info.error = message;
+    job->on_done(job->data, NULL, &info);
+    srv__job_free(job);
+}
+
+static void srv__setup_work(uv_work_t *work)
+{
+    srv_job *job = work->data;
+    uint64_t t0 = srv__now_ns();
+    job->setup_rc = ep_recognizer_new_fim(job->engine->grammar, job->text, job->offset, job->text + job->offset,
+                                          job->len - job->offset, &job->rec);
+    job->setup_ns = srv__now_ns() - t0;
+}
+
+static void srv__setup_after(uv_work_t *work, int status)
+{
+    srv_job *job = work->data;
+    srv_engine *e = job->engine;
+    job->in_pool = false;
+    if (status != 0 || job->canceled) {
+        srv__fail_job(job, "canceled");
+        return;
+    }
+    if (job->setup_rc != SM_OK) {
+        srv__fail_job(job, job->setup_rc == SM_EUTF8 ? "the document is not valid UTF-8"
+                                                     : "could not set up the recognizer");
+        return;
+    }
+    mc_decode_options o;
+    mc_decode_options_init(&o);
+    o.max_tokens = job->options.max_tokens ? job->options.max_tokens : e->config.max_tokens;
+    o.max_lines = job->options.max_lines ? job->options.max_lines : (e->config.multiline ? e->config.max_lines : 1);
+    o.timeout_ms = e->config.timeout_ms;
+    o.n_candidates = e->config.candidates;
+    o.run_ahead = e->config.run_ahead;
+    o.temperature = e->config.temperature;
+    o.top_p = e->config.top_p;
+    o.seed = e->config.seed;
+    o.context_budget = e->config.context_bytes;
+    if (job->options.run_ahead)
+        o.run_ahead = job->options.run_ahead;
+    mc_decode_start(e->loop, e->backend, job->rec, job->text, job->offset, job->text + job->offset,
+                    job->len - job->offset, &o, job->options.filter, job->options.filter_data, srv__on_decoded, job,
+                    &job->decode);
+}
+
+static void srv__start_job(srv_job *job)
+{
+    if (job->canceled) {
+        srv__fail_job(job, "canceled");
+        return;
+    }
+    job->work.data = job;
+    job->in_pool = true;
+    if (uv_queue_work(job->engine->loop, &job->work, srv__setup_work, srv__setup_after) != 0) {
+        job->in_pool = false;
+        srv__fail_job(job, "could not queue the completion");
+    }
+}
+
+int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offset, const srv_job_options *options,
+                        srv_job_cb on_done, void *data, srv_job **out)
+{
+    if (offset > len)
+        return SM_ERANGE;
+    srv_job *job = sm_calloc(1, sizeof *job);
+    job->engine = e;
+    job->text = sm_strndup(text, len);
+    job->len = len;
+    job->offset = offset;
+    if (options)
+        job->options = *options;
+    job->on_done = on_done;
+    job->data = data;
+    job->start_ns = srv__now_ns();
+    if (out)
+        *out = job;
+    if (!e->backend) {
+        sm_array_push(&e->waiting, job);
+        return SM_OK;
+    }
+    srv__start_job(job);
+    return SM_OK;
+}
+
+void srv_job_cancel(srv_job *job)
+{
+    job->canceled = true;
+    if (job->decode)
+        mc_decode_cancel(job->decode);
+    else if (job->in_pool)
+        uv_cancel((uv_req_t *)&job->work);
+    else {
+        srv_engine *e = job->engine;
+        for (uint32_t i = 0; i < e->waiting.size; i++) {
+            if (e->waiting.items[i] == job) {
+                e->waiting.items[i] = e->waiting.items[--e->waiting.size];
+                srv__fail_job(job, "canceled");
+                return;
+            }
+        }
+    }
+}

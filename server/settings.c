@@ -1,0 +1,102 @@
+/*
+ * settings.c - configuration from JSON: the config file at the XDG path,
+ * the editor's initializationOptions and workspace/didChangeConfiguration.
+ *
+ * A JSON object of settings, by cfg_set's names ("backend", "max_tokens",
+ * ...); it may also sit under a "seam" key.  All of an object applies or
+ * none of it: a bad value leaves the configuration as it was.
+ */
+#include "seam_server.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SRV_MAX_CONFIG_FILE (1u << 20)
+
+int srv_config_apply_json(cfg_config *config, const cJSON *object, char *error, size_t error_size)
+{
+    if (cJSON_IsObject(object)) {
+        const cJSON *inner = cJSON_GetObjectItemCaseSensitive(object, "seam");
+        if (cJSON_IsObject(inner))
+            object = inner;
+    }
+    if (!cJSON_IsObject(object)) {
+        snprintf(error, error_size, "settings must be a JSON object");
+        return SM_EINVAL;
+    }
+    cfg_config next;
+    cfg_copy(&next, config);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, object) {
+        char value[64];
+        const char *text = value;
+        if (cJSON_IsString(item))
+            text = item->valuestring;
+        else if (cJSON_IsBool(item))
+            text = cJSON_IsTrue(item) ? "true" : "false";
+        else if (cJSON_IsNumber(item)) {
+            double v = item->valuedouble;
+            if (v == (double)(long long)v)
+                snprintf(value, sizeof value, "%lld", (long long)v);
+            else
+                snprintf(value, sizeof value, "%.17g", v);
+        } else if (cJSON_IsNull(item)) {
+            continue;
+        } else {
+            snprintf(error, error_size, "bad value for %s: expected a string, number or boolean",
+                     item->string ? item->string : "?");
+            cfg_free(&next);
+            return SM_EINVAL;
+        }
+        if (cfg_set(&next, item->string ? item->string : "", text, error, error_size) != SM_OK) {
+            cfg_free(&next);
+            return SM_EINVAL;
+        }
+    }
+    cfg_free(config);
+    *config = next;
+    return SM_OK;
+}
+
+int srv_config_load_file(cfg_config *config, const char *path, char *error, size_t error_size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(error, error_size, "cannot read the config file %s", path);
+        return SM_EIO;
+    }
+    char *data = sm_malloc(SRV_MAX_CONFIG_FILE + 1);
+    size_t n = fread(data, 1, SRV_MAX_CONFIG_FILE + 1, f);
+    fclose(f);
+    if (n > SRV_MAX_CONFIG_FILE) {
+        sm_free(data);
+        snprintf(error, error_size, "the config file %s is larger than 1 MiB", path);
+        return SM_ETOOBIG;
+    }
+    cJSON *json = cJSON_ParseWithLength(data, n);
+    sm_free(data);
+    if (!json) {
+        snprintf(error, error_size, "the config file %s is not valid JSON", path);
+        return SM_EINVAL;
+    }
+    char inner[400];
+    int rc = srv_config_apply_json(config, json, inner, sizeof inner);
+    cJSON_Delete(json);
+    if (rc)
+        snprintf(error, error_size, "%s: %s", path, inner);
+    return rc;
+}
+
+bool srv_config_default_path(char *out, size_t size)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    if (xdg && *xdg)
+        snprintf(out, size, "%s/seam/config.json", xdg);
+    else if (home && *home)
+        snprintf(out, size, "%s/.config/seam/config.json", home);
+    else
+        return false;
+    return true;
+}

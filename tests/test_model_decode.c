@@ -1,0 +1,338 @@
+/*
+ * The decoding loop against a scripted backend: the candidates of each
+ * position are a function of the text generated so far, so a per-token
+ * reference loop and run-ahead must agree exactly.
+ */
+#include "seam_model_client.h"
+#include "test_support.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A script: for a generated prefix, its candidates best first ("" = end). */
+typedef struct script_entry {
+    const char *prefix;
+    const char *cands[8];
+} script_entry;
+
+typedef struct scripted {
+    mc_backend base;
+    uv_loop_t *loop;
+    const script_entry *script;
+    uint32_t calls;
+    uint32_t steps_sent;
+} scripted;
+
+typedef struct scall {
+    const mc_backend_vtable *vtable;   /* the layout every mc_call starts with */
+    scripted *b;
+    uv_timer_t timer;
+    char text[512];
+    uint32_t n_ahead, n_cand;
+    bool canceled;
+    mc_step_cb on_step;
+    mc_done_cb on_done;
+    void *data;
+} scall;
+
+static const script_entry *lookup(const script_entry *script, const char *prefix)
+{
+    for (; script->prefix; script++)
+        if (strcmp(script->prefix, prefix) == 0)
+            return script;
+    return NULL;
+}
+
+static void scall_closed(uv_handle_t *h)
+{
+    sm_free(h->data);
+}
+
+static void scall_run(uv_timer_t *t)
+{
+    scall *c = t->data;
+    int status = SM_OK;
+    for (uint32_t i = 0; i < c->n_ahead && !c->canceled; i++) {
+        const script_entry *e = lookup(c->b->script, c->text);
+        mc_step step = {.chosen = 0};
+        if (!e) {
+            mc_step_add(&step, "", 0, 0, true);
+        } else {
+            for (uint32_t k = 0; k < 8 && k < c->n_cand && e->cands[k]; k++)
+                mc_step_add(&step, e->cands[k], strlen(e->cands[k]), -(double)k - 0.5, e->cands[k][0] == '\0');
+        }
+        c->b->steps_sent++;
+        bool go = c->on_step(c->data, &step);
+        bool end = step.cands[0].eos;
+        if (go && !end)
+            strncat(c->text, step.cands[0].bytes, sizeof c->text - strlen(c->text) - 1);
+        mc_step_free(&step);
+        if (!go) {
+            status = SM_ECANCELED;
+            break;
+        }
+        if (end)
+            break;
+    }
+    if (c->canceled)
+        status = SM_ECANCELED;
+    c->on_done(c->data, status, NULL);
+    uv_close((uv_handle_t *)&c->timer, scall_closed);
+}
+
+static int scripted_start(mc_backend *base, const mc_request *r, mc_step_cb on_step, mc_done_cb on_done, void *data,
+                          mc_call **out)
+{
+    scripted *b = (scripted *)base;
+    scall *c = sm_calloc(1, sizeof *c);
+    c->vtable = base->vtable;
+    c->b = b;
+    snprintf(c->text, sizeof c->text, "%.*s", (int)r->generated_len, r->generated);
+    c->n_ahead = r->n_ahead;
+    c->n_cand = r->n_candidates;
+    c->on_step = on_step;
+    c->on_done = on_done;
+    c->data = data;
+    uv_timer_init(b->loop, &c->timer);
+    c->timer.data = c;
+    uv_timer_start(&c->timer, scall_run, 0, 0);
+    base->round_trips++;
+    b->calls++;
+    *out = (mc_call *)c;
+    return SM_OK;
+}
+
+static void scripted_cancel(mc_call *call)
+{
+    ((scall *)call)->canceled = true;
+}
+
+static void scripted_free(mc_backend *b)
+{
+    (void)b;
+}
+
+static const mc_backend_vtable scripted_vtable = {"scripted", scripted_start, scripted_cancel, scripted_free};
+
+typedef struct run_result {
+    mc_completion *c;
+    bool done;
+} run_result;
+
+static void on_done(void *data, mc_completion *c)
+{
+    run_result *r = data;
+    r->c = c;
+    r->done = true;
+}
+
+static mc_completion *decode(const script_entry *script, const char *left, const char *right, uint32_t run_ahead,
+                             uint32_t max_lines, uint32_t *calls)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    scripted b = {.base = {.vtable = &scripted_vtable}, .loop = &loop, .script = script};
+    ep_grammar *g;
+    char err[256];
+    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), right, strlen(right), &rec), SM_OK);
+    mc_decode_options o;
+    mc_decode_options_init(&o);
+    o.run_ahead = run_ahead;
+    o.max_lines = max_lines;
+    o.max_tokens = 32;
+    o.timeout_ms = 0;
+    run_result r = {0};
+    mc_decode *d;
+    cr_assert_eq(mc_decode_start(&loop, &b.base, rec, left, strlen(left), right, strlen(right), &o, NULL, NULL,
+                                 on_done, &r, &d), SM_OK);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    cr_assert(r.done);
+    /* The recognizer is left where the completion ends. */
+    if (r.c->found)
+        cr_assert(ep_can_end(rec));
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
+    uv_loop_close(&loop);
+    if (calls)
+        *calls = b.calls;
+    return r.c;
+}
+
+/* Invalid candidates are skipped; the end is taken where the program is complete. */
+static const script_entry call_script[] = {
+    {"", {")", "x", NULL}},          /* ")" makes "f()" then "x)" ... both fine; ")" first */
+    {")", {")", "", NULL}},          /* a second ")" is invalid: the end is next */
+    {NULL, {NULL}},
+};
+
+Test(model_decode, invalid_candidates_are_skipped_and_the_end_needs_can_end)
+{
+    /* left "f(", right "\n": ")" then end gives "f()\n". */
+    mc_completion *c = decode(call_script, "f(", "\n", 1, 1, NULL);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, ")");
+    cr_assert_eq(c->reason, MC_STOP_EOS);
+    cr_assert_eq(c->rejected, 1);
+    mc_completion_free(c);
+}
+
+static const script_entry duplicate_bracket[] = {
+    /* The model repeats the bracket that follows the cursor.  "f(x)" can
+     * still go on ("f(x)+()"), so ")" is viable, but the end after it is
+     * not: the completion falls back to "x", where the program is whole. */
+    {"", {"x", NULL}},
+    {"x", {")", "", NULL}},
+    {"x)", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_completion_never_duplicates_the_closing_bracket)
+{
+    mc_completion *c = decode(duplicate_bracket, "f(", ")\n", 1, 1, NULL);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "x");
+    mc_completion_free(c);
+}
+
+static const script_entry long_script[] = {
+    {"", {"a", "b", NULL}},
+    {"a", {" +", ")", NULL}},
+    {"a +", {" ", "1", NULL}},
+    {"a + ", {"(", "1", NULL}},
+    {"a + (", {"(", "1", NULL}},
+    {"a + ((", {"1", NULL}},
+    {"a + ((1", {")", ")", NULL}},
+    {"a + ((1)", {")", NULL}},
+    {"a + ((1))", {"]", "", NULL}},   /* "]" is invalid */
+    {NULL, {NULL}},
+};
+
+Test(model_decode, run_ahead_gives_the_per_token_result_with_fewer_round_trips)
+{
+    uint32_t calls1, calls8;
+    mc_completion *one = decode(long_script, "y = ", "\n", 1, 1, &calls1);
+    mc_completion *many = decode(long_script, "y = ", "\n", 8, 1, &calls8);
+    cr_assert(one->found);
+    cr_assert_str_eq(one->text, "a + ((1))");
+    cr_assert_str_eq(many->text, one->text);
+    cr_assert_eq(many->token_ends.size, one->token_ends.size);
+    cr_assert_eq(calls1, 9);
+    cr_assert_lt(calls8, calls1, "run-ahead %u vs per-token %u round trips", calls8, calls1);
+    mc_completion_free(one);
+    mc_completion_free(many);
+}
+
+static const script_entry never_ends[] = {
+    {"", {"1", NULL}},
+    {"1", {" +", NULL}},
+    {"1 +", {" 2", NULL}},
+    {"1 + 2", {" +", NULL}},
+    {"1 + 2 +", {" 3", NULL}},
+    {"1 + 2 + 3", {" +", NULL}},
+    {"1 + 2 + 3 +", {" (", NULL}},
+    {"1 + 2 + 3 + (", {"4", NULL}},
+    {"1 + 2 + 3 + (4", {" +", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_model_that_never_ends_gives_its_last_complete_point)
+{
+    /* After "1 + 2 + 3 + (4 +" the script has nothing but the end, which
+     * cannot be taken: the loop falls back to a complete point. */
+    mc_completion *c = decode(never_ends, "x = ", "\n", 4, 1, NULL);
+    cr_assert(c->found);
+    cr_assert_neq(c->reason, MC_STOP_EOS);
+    cr_assert(strcmp(c->text, "1") == 0 || strcmp(c->text, "1 + 2") == 0 || strcmp(c->text, "1 + 2 + 3") == 0,
+              "got '%s'", c->text);
+    mc_completion_free(c);
+}
+
+static const script_entry all_invalid[] = {
+    {"", {")", "]", "}", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, all_candidates_invalid_gives_no_completion)
+{
+    mc_completion *c = decode(all_invalid, "x = ", "\n", 4, 1, NULL);
+    cr_assert_not(c->found);
+    cr_assert_str_eq(c->text, "");
+    cr_assert_eq(c->reason, MC_STOP_DEAD_END);
+    cr_assert_eq(c->rejected, 3);
+    mc_completion_free(c);
+}
+
+static const script_entry multi_line[] = {
+    {"", {"\n    return 1", NULL}},
+    {"\n    return 1", {"\n", NULL}},
+    {"\n    return 1\n", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, the_line_budget_cuts_before_a_new_line)
+{
+    /* One line allowed: the block body cannot start, nothing complete. */
+    mc_completion *single = decode(multi_line, "def f():", "\n", 1, 1, NULL);
+    cr_assert_not(single->found);
+    mc_completion *multi = decode(multi_line, "def f():", "\n", 1, 3, NULL);
+    cr_assert(multi->found);
+    cr_assert_str_eq(multi->text, "\n    return 1\n");
+    mc_completion_free(single);
+    mc_completion_free(multi);
+}
+
+static const script_entry split_utf8[] = {
+    /* "é" arrives as two tokens of one byte each. */
+    {"", {"\"", NULL}},
+    {"\"", {"\xc3", NULL}},
+    {"\"\xc3", {"\xa9", NULL}},
+    {"\"\xc3\xa9", {"\"", NULL}},
+    {"\"\xc3\xa9\"", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, tokens_are_checked_as_bytes)
+{
+    mc_completion *c = decode(split_utf8, "s = ", "\n", 2, 1, NULL);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "\"\xc3\xa9\"");
+    cr_assert_eq(c->token_ends.size, 4);
+    mc_completion_free(c);
+}
+
+Test(model_decode, steps_are_sorted_and_merged)
+{
+    mc_step s = {.chosen = 2};
+    mc_step_add(&s, "a", 1, -3, false);
+    mc_step_add(&s, "b", 1, -1, false);
+    mc_step_add(&s, "a", 1, -0.5, false);
+    mc_step_add(&s, "", 0, -2, true);
+    mc_step_normalize(&s);
+    cr_assert_eq(s.count, 3);
+    cr_assert_str_eq(s.cands[0].bytes, "a");
+    cr_assert_eq(s.chosen, 0);
+    cr_assert_str_eq(s.cands[1].bytes, "b");
+    cr_assert(s.cands[2].eos);
+    mc_step_free(&s);
+}
+
+Test(model_decode, context_budget_keeps_lines_near_the_cursor)
+{
+    const char *left = "line1\nline2\nline3\ncur";
+    const char *right = "sor\nnext1\nnext2\n";
+    size_t ls, re;
+    mc_context_budget(left, strlen(left), right, strlen(right), 1000, &ls, &re);
+    cr_assert_eq(ls, 0);
+    cr_assert_eq(re, strlen(right));
+    mc_context_budget(left, strlen(left), right, strlen(right), 20, &ls, &re);
+    /* 15 bytes to the left: whole lines "line3\ncur" fit, "line2\n" too. */
+    cr_assert_str_eq(left + ls, "line2\nline3\ncur");
+    cr_assert_eq(re, 4);   /* "sor\n" */
+    /* A cut inside a line never splits a UTF-8 sequence. */
+    const char *wide = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+    mc_context_budget(wide, strlen(wide), "", 0, 5, &ls, &re);
+    cr_assert_eq(ls % 2, 0);
+    cr_assert_leq(strlen(wide) - ls, 5);
+}

@@ -1,0 +1,198 @@
+/*
+ * The embedded model: pieces, determinism, predictions, and completions
+ * through the decoding loop.
+ */
+#include "seam_model_client.h"
+#include "test_support.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char corpus_text[] =
+    "import os\n"
+    "\n"
+    "def read(path):\n"
+    "    with open(path) as handle:\n"
+    "        return handle.read()\n"
+    "\n"
+    "def write(path, data):\n"
+    "    with open(path, 'w') as handle:\n"
+    "        handle.write(data)\n"
+    "\n"
+    "for name in os.listdir(path):\n"
+    "    print(name)\n";
+
+static mc_ngram *trained(void)
+{
+    mc_ngram *m = mc_ngram_new(100000);
+    mc_ngram_train(m, corpus_text, strlen(corpus_text));
+    mc_ngram_finish(m);
+    return m;
+}
+
+static bool has_candidate(const mc_step *s, const char *bytes, uint32_t within)
+{
+    for (uint32_t i = 0; i < s->count && i < within; i++)
+        if (!s->cands[i].eos && strcmp(s->cands[i].bytes, bytes) == 0)
+            return true;
+    return false;
+}
+
+Test(model_embedded, predicts_what_followed_in_training)
+{
+    mc_ngram *m = trained();
+    mc_step s = {0};
+    const char *left = "def read(path):\n    with open(";
+    mc_ngram_predict(m, left, strlen(left), "", 0, 5, &s);
+    cr_assert_gt(s.count, 0);
+    cr_assert_str_eq(s.cands[0].bytes, "path");
+    for (uint32_t i = 1; i < s.count; i++)
+        cr_assert_geq(s.cands[i - 1].logprob, s.cands[i].logprob);
+    for (uint32_t i = 0; i < s.count; i++)
+        cr_assert(s.cands[i].logprob <= 0 && isfinite(s.cands[i].logprob));
+    mc_step_free(&s);
+    mc_ngram_free(m);
+}
+
+Test(model_embedded, completes_a_partial_name)
+{
+    mc_ngram *m = trained();
+    mc_step s = {0};
+    const char *left = "    with open(path) as hand";
+    mc_ngram_predict(m, left, strlen(left), "", 0, 5, &s);
+    cr_assert(has_candidate(&s, "le", 2), "first candidate %s", s.count ? s.cands[0].bytes : "-");
+    mc_step_free(&s);
+    mc_ngram_free(m);
+}
+
+Test(model_embedded, the_end_is_likely_where_the_right_context_follows)
+{
+    mc_ngram *m = trained();
+    mc_step joins = {0}, not_joins = {0};
+    const char *left = "for name in os.listdir(path";
+    mc_ngram_predict(m, left, strlen(left), "):\n", 3, 5, &joins);
+    mc_ngram_predict(m, left, strlen(left), "import\n", 7, 5, &not_joins);
+    double a = -INFINITY, b = -INFINITY;
+    for (uint32_t i = 0; i < joins.count; i++)
+        if (joins.cands[i].eos)
+            a = joins.cands[i].logprob;
+    for (uint32_t i = 0; i < not_joins.count; i++)
+        if (not_joins.cands[i].eos)
+            b = not_joins.cands[i].logprob;
+    cr_assert(isfinite(a) && isfinite(b));
+    cr_assert_gt(a, b + 1.0, "end log-probabilities %f vs %f", a, b);
+    mc_step_free(&joins);
+    mc_step_free(&not_joins);
+    mc_ngram_free(m);
+}
+
+Test(model_embedded, training_is_deterministic_and_capped)
+{
+    mc_ngram *a = trained(), *b = trained();
+    mc_step sa = {0}, sb = {0};
+    const char *left = "def write(path, data):\n    ";
+    mc_ngram_predict(a, left, strlen(left), "\n", 1, 8, &sa);
+    mc_ngram_predict(b, left, strlen(left), "\n", 1, 8, &sb);
+    cr_assert_eq(sa.count, sb.count);
+    for (uint32_t i = 0; i < sa.count; i++) {
+        cr_assert_str_eq(sa.cands[i].bytes, sb.cands[i].bytes);
+        cr_assert_eq(sa.cands[i].logprob, sb.cands[i].logprob);
+    }
+    mc_step_free(&sa);
+    mc_step_free(&sb);
+    mc_ngram_free(a);
+    mc_ngram_free(b);
+
+    mc_ngram *small = mc_ngram_new(1024);
+    for (int i = 0; i < 200; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "name_%d = value_%d + %d\n", i, i * 7, i * 13);
+        mc_ngram_train(small, line, strlen(line));
+    }
+    mc_ngram_finish(small);
+    mc_ngram_stats st;
+    mc_ngram_get_stats(small, &st);
+    cr_assert(st.full);
+    cr_assert_leq(st.nodes, 1024);
+    mc_ngram_free(small);
+}
+
+typedef struct done_box {
+    mc_completion *c;
+} done_box;
+
+static void on_done(void *data, mc_completion *c)
+{
+    ((done_box *)data)->c = c;
+}
+
+static mc_completion *complete_with(mc_ngram *m, const char *left, const char *right, uint32_t max_lines)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    mc_backend *b;
+    cr_assert_eq(mc_backend_embedded_new(&loop, m, &b), SM_OK);
+    ep_grammar *g;
+    char err[256];
+    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), right, strlen(right), &rec), SM_OK);
+    mc_decode_options o;
+    mc_decode_options_init(&o);
+    o.max_lines = max_lines;
+    o.timeout_ms = 0;
+    done_box box = {0};
+    cr_assert_eq(mc_decode_start(&loop, b, rec, left, strlen(left), right, strlen(right), &o, NULL, NULL, on_done,
+                                 &box, NULL), SM_OK);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    cr_assert_not_null(box.c);
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
+    mc_backend_free(b);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    return box.c;
+}
+
+/* Whether left + middle + right parses, by the plain recognizer. */
+static bool parses(const char *left, const char *middle, const char *right)
+{
+    ep_grammar *g;
+    char err[256];
+    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    ep_recognizer *r;
+    cr_assert_eq(ep_recognizer_new(g, &r), SM_OK);
+    ep_feed(r, left, strlen(left));
+    ep_feed(r, middle, strlen(middle));
+    ep_feed(r, right, strlen(right));
+    bool ok = ep_can_end(r);
+    ep_recognizer_free(r);
+    ep_grammar_free(g);
+    return ok;
+}
+
+Test(model_embedded, completions_through_the_loop_are_valid)
+{
+    mc_ngram *m = trained();
+    static const struct { const char *left, *right; } cases[] = {
+        {"for name in os.listdir(", "\n    print(name)\n"},
+        {"def read(path):\n    with open(path) as handle:\n        return handle.", "\n"},
+        {"x = read(", ")\n"},
+        {"import ", "\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        mc_completion *c = complete_with(m, cases[i].left, cases[i].right, 1);
+        if (c->found)
+            cr_assert(parses(cases[i].left, c->text, cases[i].right), "case %zu: '%s' does not parse", i, c->text);
+        else
+            cr_assert_str_eq(c->text, "");
+        cr_assert_eq(strchr(c->text, '\n'), NULL);
+        mc_completion_free(c);
+    }
+    /* The first case has an obvious completion in the corpus. */
+    mc_completion *c = complete_with(m, cases[0].left, cases[0].right, 1);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "path):");
+    mc_completion_free(c);
+    mc_ngram_free(m);
+}
