@@ -28,12 +28,12 @@ for build in debug asan; do
     passed=$((passed + passing))
     failed=$((failed + tested - passing))
   done < <(grep -a 'Synthesis:' "$log" | sed 's/\x1b\[[0-9;]*m//g')
-  # the corpus check counts its cases in a closing "corpus: N passed, N failed"
+  # the Python checks count their cases in a closing "NAME: N passed, N failed"
   while IFS= read -r line; do
     echo "$build: $line"
-    passed=$((passed + $(sed -n 's/^corpus: \([0-9]*\) passed.*/\1/p' <<<"$line")))
+    passed=$((passed + $(sed -n 's/^[a-z]*: \([0-9]*\) passed.*/\1/p' <<<"$line")))
     failed=$((failed + $(sed -n 's/.* \([0-9]*\) failed$/\1/p' <<<"$line")))
-  done < <(grep -a '^corpus: [0-9]* passed, [0-9]* failed$' "$log")
+  done < <(grep -aE '^(corpus|backends|lsp|scope): [0-9]+ passed, [0-9]+ failed$' "$log")
   # a test executable that failed without reporting a failed case (a crash,
   # a time-out) still counts as one failure
   if [ "$meson_ok" -eq 0 ] && [ "$failed" -eq "$failed_before" ]; then

@@ -1,0 +1,246 @@
+"""seam's HTTP backends against the loopback server, through `seam complete`.
+
+    python3 tests/backends/backend_check.py --seam build/debug/seam
+
+For every backend: the completion of scripted fill-in-the-middle cases, the
+same with per-token requests and with run-ahead (identical text, fewer round
+trips), invalid candidates skipped, and each fault ending in a clear error or
+an empty completion within its time limit.  CPython checks that every
+completion makes a valid program.
+"""
+
+import argparse
+import ast
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loopback import EOS, LoopbackServer, Script  # noqa: E402
+
+LEFT = "def total(values):\n    result = sum("
+RIGHT = "\n    return result\n"
+
+# The model's first choice is invalid there; the loop takes its second.
+STEPS = {
+    "": [("]", -0.1), ("values", -1.0), ("[", -2.0)],
+    "values": [(")", -0.1), (",", -2.0)],
+    "values)": [(EOS, -0.05), (" +", -3.0)],
+}
+
+
+def backends(url):
+    """(name, seam settings) for each way seam talks to a server."""
+    return [
+        ("llamacpp-infill", ["--backend", "llamacpp", "--endpoint", url]),
+        ("llamacpp-template", ["--backend", "llamacpp", "--endpoint", url, "--template", "starcoder2"]),
+        ("openai", ["--backend", "openai", "--endpoint", url + "/v1", "--model", "bigcode/starcoder2-3b"]),
+        ("ollama", ["--backend", "ollama", "--endpoint", url, "--model", "qwen2.5-coder:1.5b",
+                    "--template", "qwen2.5-coder"]),
+    ]
+
+
+class Checker:
+    def __init__(self, seam):
+        self.seam = seam
+        self.passed = 0
+        self.failed = 0
+        self.dir = tempfile.mkdtemp(prefix="seam-backends-")
+
+    def check(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("FAIL:", what)
+
+    def write_case(self, left, right):
+        path = os.path.join(self.dir, "case.py")
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(left + right)
+        line = left.count("\n") + 1
+        col = len(left.rsplit("\n", 1)[-1]) + 1
+        return "%s:%d:%d" % (path, line, col)
+
+    def complete(self, where, settings, timeout=20, env=None):
+        cmd = [self.seam, "complete", where, "--json"] + settings
+        start = time.monotonic()
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        elapsed = time.monotonic() - start
+        out = None
+        if run.stdout.strip():
+            try:
+                out = json.loads(run.stdout)
+            except json.JSONDecodeError:
+                out = None
+        return run, out, elapsed
+
+
+def valid(text):
+    try:
+        ast.parse(text)
+        return True
+    except SyntaxError:
+        return False
+
+
+def check_backend(ch, name, settings, server):
+    where = ch.write_case(LEFT, RIGHT)
+    results = {}
+    for run_ahead in ("1", "8"):
+        before = len(server.requests)
+        run, out, _ = ch.complete(where, settings + ["--run-ahead", run_ahead])
+        ch.check(run.returncode == 0 and out is not None, "%s run-ahead %s: exit %d, stderr %s"
+                 % (name, run_ahead, run.returncode, run.stderr.strip()))
+        if out is None:
+            return
+        results[run_ahead] = out
+        ch.check(out["round_trips"] == len(server.requests) - before,
+                 "%s: round trips %s reported, %d seen" % (name, out["round_trips"], len(server.requests) - before))
+    one, many = results["1"], results["8"]
+    ch.check(one["found"] and one["completion"] == "values)", "%s: completion %r" % (name, one["completion"]))
+    ch.check(valid(LEFT + one["completion"] + RIGHT), "%s: the completion does not parse" % name)
+    ch.check(many["completion"] == one["completion"] and many["tokens"] == one["tokens"],
+             "%s: run-ahead %r differs from per-token %r" % (name, many["completion"], one["completion"]))
+    ch.check(many["round_trips"] < one["round_trips"],
+             "%s: run-ahead %d round trips, per-token %d" % (name, many["round_trips"], one["round_trips"]))
+    ch.check(one["rejected"] >= 1, "%s: the invalid candidate was not counted" % name)
+
+
+def check_request_fields(ch, server):
+    """The request bodies follow each API."""
+    by_path = {}
+    for path, body, headers in server.requests:
+        by_path.setdefault(path, (body, headers))
+    infill = by_path.get("/infill", ({}, {}))[0]
+    ch.check(infill.get("input_prefix") == LEFT and infill.get("input_suffix") == RIGHT,
+             "llama.cpp /infill carries input_prefix and input_suffix")
+    ch.check(infill.get("n_probs", 0) >= 1 and infill.get("stream") is True and infill.get("cache_prompt") is True,
+             "llama.cpp /infill asks for n_probs, stream and cache_prompt: %r" % infill)
+    completion = by_path.get("/completion", ({}, {}))[0]
+    ch.check(completion.get("prompt", "").startswith("<fim_prefix>" + LEFT + "<fim_suffix>" + RIGHT + "<fim_middle>"),
+             "llama.cpp /completion carries the StarCoder2 prompt: %r" % completion.get("prompt"))
+    openai, headers = by_path.get("/v1/completions", ({}, {}))
+    ch.check(openai.get("model") == "bigcode/starcoder2-3b" and 1 <= openai.get("logprobs", 0) <= 5
+             and openai.get("prompt", "").startswith("<fim_prefix>"),
+             "OpenAI /v1/completions: model, logprobs and a templated prompt: %r" % openai)
+    ollama = by_path.get("/api/generate", ({}, {}))[0]
+    ch.check(ollama.get("raw") is True and ollama.get("logprobs") is True and ollama.get("top_logprobs", 0) >= 1
+             and ollama.get("prompt", "").startswith("<|fim_prefix|>" + LEFT),
+             "Ollama /api/generate: raw prompt with logprobs: %r" % ollama)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def check_faults(ch):
+    where = ch.write_case(LEFT, RIGHT)
+    quick = ["--connect-timeout-ms", "500", "--first-byte-timeout-ms", "800", "--request-timeout-ms", "1500",
+             "--timeout-ms", "5000", "--retries", "0"]
+    # Connection refused: nothing listens on the port.
+    port = free_port()
+    run, out, elapsed = ch.complete(where, ["--backend", "llamacpp", "--endpoint", "http://127.0.0.1:%d" % port] + quick)
+    ch.check(run.returncode != 0 and "could not be reached" in run.stderr and elapsed < 5,
+             "refused: exit %d in %.1fs, stderr %r" % (run.returncode, elapsed, run.stderr))
+    faults = {
+        "http500": "model exploded",
+        "http503": "HTTP 503",
+        "slow_first_byte": "first-byte timeout",
+        "slow_body": "total timeout",
+        "malformed": "malformed JSON",
+    }
+    for name, settings in backends("URL"):
+        for fault, expect in faults.items():
+            with LoopbackServer(Script(STEPS, LEFT), fault=fault) as server:
+                s = [x.replace("URL", server.url) for x in settings]
+                run, out, elapsed = ch.complete(where, s + quick)
+                ch.check(run.returncode != 0 and expect in run.stderr and elapsed < 6,
+                         "%s %s: exit %d in %.1fs, stderr %r" % (name, fault, run.returncode, elapsed, run.stderr))
+        # A truncated stream: the positions that came are used, nothing invalid is returned.
+        for fault in ("truncated", "no_probs", "fewer_probs", "more_probs", "no_done"):
+            with LoopbackServer(Script(STEPS, LEFT), fault=fault) as server:
+                s = [x.replace("URL", server.url) for x in settings]
+                run, out, elapsed = ch.complete(where, s + quick)
+                ok = out is not None and elapsed < 6 and (not out["found"] or valid(LEFT + out["completion"] + RIGHT))
+                ch.check(ok, "%s %s: exit %d, out %r, stderr %r" % (name, fault, run.returncode, out, run.stderr))
+                if fault in ("more_probs", "no_done") and out is not None:
+                    ch.check(out["completion"] == "values)", "%s %s: completion %r" % (name, fault, out["completion"]))
+
+
+def check_api_key(ch):
+    where = ch.write_case(LEFT, RIGHT)
+    env = dict(os.environ, SEAM_TEST_KEY="sk-secret-1234")
+    with LoopbackServer(Script(STEPS, LEFT)) as server:
+        run, out, _ = ch.complete(where, ["--backend", "openai", "--endpoint", server.url, "--model", "starcoder2",
+                                          "--api-key-env", "SEAM_TEST_KEY", "--log-level", "trace"], env=env)
+        auth = [h.get("Authorization") for _, _, h in server.requests]
+        ch.check(auth and all(a == "Bearer sk-secret-1234" for a in auth), "the API key is sent as a bearer token")
+        ch.check("sk-secret" not in run.stderr and "sk-secret" not in run.stdout, "the API key is never logged")
+
+
+def check_embedded(ch, count):
+    """The embedded model end to end: every completion it gives parses."""
+    import random
+    import shutil
+    import sysconfig
+    stdlib = sysconfig.get_paths()["stdlib"]
+    work = os.path.join(ch.dir, "workspace")
+    os.makedirs(work, exist_ok=True)
+    for name in ("textwrap.py", "shlex.py", "fnmatch.py", "glob.py", "colorsys.py", "bisect.py", "keyword.py"):
+        shutil.copy(os.path.join(stdlib, name), work)
+    with open(os.path.join(stdlib, "netrc.py"), encoding="utf-8") as f:
+        text = f.read()
+    target = os.path.join(work, "target.py")
+    with open(target, "w", encoding="utf-8") as f:
+        f.write(text)
+    lines = text.split("\n")
+    rng = random.Random(7)
+    found = 0
+    for _ in range(count):
+        line = rng.randrange(len(lines))
+        col = rng.randrange(len(lines[line]) + 1)
+        left = "\n".join(lines[:line]) + ("\n" if line else "") + lines[line][:col]
+        right = text[len(left):]
+        run, out, _ = ch.complete("%s:%d:%d" % (target, line + 1, col + 1), ["--train-stdlib", "false"])
+        ok = run.returncode == 0 and out is not None
+        ch.check(ok, "embedded at %d:%d: exit %d, stderr %r" % (line + 1, col + 1, run.returncode, run.stderr))
+        if not ok:
+            continue
+        if out["found"]:
+            found += 1
+            ch.check(valid(left + out["completion"] + right),
+                     "embedded at %d:%d: %r does not parse" % (line + 1, col + 1, out["completion"]))
+            ch.check("\n" not in out["completion"], "embedded: a single-line completion spans lines")
+        else:
+            ch.check(out["completion"] == "", "embedded: no completion but text %r" % out["completion"])
+    ch.check(found >= count // 4, "embedded: only %d of %d cursors got a completion" % (found, count))
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seam", required=True)
+    parser.add_argument("--embedded", type=int, default=30, help="cursor positions for the embedded model")
+    args = parser.parse_args()
+    ch = Checker(args.seam)
+    with LoopbackServer(Script(STEPS, LEFT)) as server:
+        for name, settings in backends(server.url):
+            check_backend(ch, name, settings, server)
+        check_request_fields(ch, server)
+    check_faults(ch)
+    check_api_key(ch)
+    found = check_embedded(ch, args.embedded)
+    print("embedded: %d of %d cursors completed" % (found, args.embedded))
+    print("backends: %d passed, %d failed" % (ch.passed, ch.failed))
+    return 1 if ch.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

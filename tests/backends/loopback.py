@@ -1,0 +1,275 @@
+"""A loopback model server for seam's tests.
+
+It speaks the APIs seam's HTTP backends use, as their servers document them:
+llama.cpp's /infill and /completion (server-sent events with
+completion_probabilities), OpenAI's /v1/completions (server-sent events with
+logprobs) and Ollama's /api/generate (JSON lines with logprobs).  Its "model"
+is a script: for the text generated so far, the candidates best first, each
+a (token, logprob) pair; "<eos>" ends.  Generation is greedy, so the first
+candidate is the token the model goes on with, as a real server does at
+temperature 0.
+
+Faults are chosen per server (LoopbackServer.fault): refuse to answer with
+an HTTP error, stall before the first byte or in the middle of the body,
+send a truncated or malformed stream, leave out the candidates, or send
+fewer or more candidates than asked.
+"""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+EOS = "<eos>"
+
+# The text after which a templated prompt holds the generated text.
+MIDDLE_MARKS = ["<fim_middle>", "<|fim_middle|>", " <MID>", "[PREFIX]"]
+
+
+class Script:
+    """candidates(generated) -> [(token, logprob), ...], best first."""
+
+    def __init__(self, steps, left=""):
+        self.steps = steps
+        self.left = left
+
+    def candidates(self, generated):
+        return self.steps.get(generated, [(EOS, -0.01)])
+
+
+class LoopbackServer:
+    def __init__(self, script, fault=None):
+        self.script = script
+        self.fault = fault
+        self.requests = []          # (path, body dict, headers dict)
+        self.lock = threading.Lock()
+        handler = self._handler()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    # ---- the scripted model ----------------------------------------------
+
+    def generate(self, generated, n_predict, n_probs):
+        """Greedy generation: a list of positions (chosen, candidates)."""
+        out = []
+        for _ in range(max(1, n_predict)):
+            cands = self.script.candidates(generated)
+            chosen = cands[0]
+            out.append((chosen, cands[:n_probs] if n_probs else []))
+            if chosen[0] == EOS:
+                break
+            generated += chosen[0]
+        return out
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                if self.path == "/health":
+                    self._send_json(200, {"status": "ok"})
+                else:
+                    self._send_json(404, {"error": "not found"})
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server.lock:
+                    server.requests.append((self.path, body, dict(self.headers)))
+                fault = server.fault
+                if fault == "http500":
+                    self._send_json(500, {"error": {"code": 500, "message": "model exploded", "type": "server_error"}})
+                    return
+                if fault == "http503":
+                    self._send_json(503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}})
+                    return
+                if fault == "slow_first_byte":
+                    time.sleep(3)
+                if self.path in ("/infill", "/completion"):
+                    self._llamacpp(body)
+                elif self.path == "/v1/completions":
+                    self._openai(body)
+                elif self.path == "/api/generate":
+                    self._ollama(body)
+                else:
+                    self._send_json(404, {"error": "not found"})
+
+            # ---- helpers ----------------------------------------------------
+
+            def _send_json(self, code, obj):
+                data = json.dumps(obj).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _start_stream(self, content_type):
+                self.send_response(200)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+
+            def _write(self, data):
+                try:
+                    self.wfile.write(data)
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    raise _Gone()
+
+            def _events(self, events, framing):
+                """Writes events (dicts) with the fault applied."""
+                fault = server.fault
+                try:
+                    for i, ev in enumerate(events):
+                        line = json.dumps(ev)
+                        if fault == "malformed" and i == 1:
+                            line = line[: len(line) // 2] + "}{"
+                        frame = ("data: " + line + "\n\n") if framing == "sse" else (line + "\n")
+                        if fault == "truncated" and i == 1:
+                            self._write(frame[: len(frame) // 2].encode())
+                            return
+                        if fault == "slow_body" and i == 1:
+                            time.sleep(3)
+                        self._write(frame.encode())
+                    if framing == "sse" and fault != "no_done":
+                        self._write(b"data: [DONE]\n\n")
+                except _Gone:
+                    return
+
+            @staticmethod
+            def _generated(prompt):
+                cut = max((prompt.rfind(m) + len(m) if prompt.rfind(m) >= 0 else -1) for m in MIDDLE_MARKS)
+                return prompt[cut:] if cut >= 0 else prompt[len(server.script.left):]
+
+            def _n_probs(self, asked):
+                if server.fault == "no_probs":
+                    return 0
+                if server.fault == "fewer_probs":
+                    return 1
+                if server.fault == "more_probs":
+                    return asked + 5
+                return asked
+
+            # ---- llama.cpp ----------------------------------------------------
+
+            def _llamacpp(self, body):
+                if self.path == "/infill":
+                    generated = body.get("prompt", "")
+                else:
+                    generated = self._generated(body.get("prompt", ""))
+                n = self._n_probs(int(body.get("n_probs", 0)))
+                positions = server.generate(generated, int(body.get("n_predict", 16)), n)
+                events = []
+                stop_type = "limit"
+                for chosen, cands in positions:
+                    if chosen[0] == EOS:
+                        stop_type = "eos"
+                        break
+                    ev = {"content": chosen[0], "stop": False}
+                    if n:
+                        ev["completion_probabilities"] = [{
+                            "id": 1, "token": chosen[0], "bytes": list(chosen[0].encode()),
+                            "logprob": chosen[1],
+                            "top_logprobs": [
+                                {"id": 1, "token": t if t != EOS else "<|endoftext|>",
+                                 "bytes": list((t if t != EOS else "<|endoftext|>").encode()), "logprob": lp}
+                                for t, lp in cands],
+                        }]
+                    events.append(ev)
+                events.append({"content": "", "stop": True, "stop_type": stop_type,
+                               "tokens_predicted": len(events)})
+                if not body.get("stream"):
+                    content = "".join(e["content"] for e in events)
+                    probs = [p for e in events for p in e.get("completion_probabilities", [])]
+                    self._send_json(200, {"content": content, "stop": True, "stop_type": stop_type,
+                                          "completion_probabilities": probs})
+                    return
+                self._start_stream("text/event-stream")
+                self._events(events, "sse")
+
+            # ---- OpenAI ---------------------------------------------------------
+
+            def _openai(self, body):
+                generated = self._generated(body.get("prompt", ""))
+                n = self._n_probs(int(body.get("logprobs") or 0))
+                positions = server.generate(generated, int(body.get("max_tokens", 16)), n)
+                events = []
+                finish = "length"
+                for chosen, cands in positions:
+                    if chosen[0] == EOS:
+                        finish = "stop"
+                        break
+                    choice = {"index": 0, "text": chosen[0], "finish_reason": None, "logprobs": None}
+                    if n:
+                        choice["logprobs"] = {
+                            "tokens": [chosen[0]], "token_logprobs": [chosen[1]], "text_offset": [0],
+                            "top_logprobs": [{(t if t != EOS else "<|endoftext|>"): lp for t, lp in cands}],
+                        }
+                    events.append({"id": "cmpl-1", "object": "text_completion", "model": body.get("model"),
+                                   "choices": [choice]})
+                events.append({"id": "cmpl-1", "object": "text_completion", "model": body.get("model"),
+                               "choices": [{"index": 0, "text": "", "logprobs": None, "finish_reason": finish}]})
+                self._start_stream("text/event-stream")
+                self._events(events, "sse")
+
+            # ---- Ollama ---------------------------------------------------------
+
+            def _ollama(self, body):
+                if body.get("suffix") is not None and server.fault == "no_insert":
+                    self._send_json(400, {"error": "registry.ollama.ai/library/llama3:latest does not support insert"})
+                    return
+                if body.get("raw"):
+                    generated = self._generated(body.get("prompt", ""))
+                else:
+                    generated = body.get("prompt", "")[len(server.script.left):]
+                n = self._n_probs(int(body.get("top_logprobs") or 0) if body.get("logprobs") else 0)
+                opts = body.get("options", {})
+                positions = server.generate(generated, int(opts.get("num_predict", 16)), n)
+                events = []
+                reason = "length"
+                for chosen, cands in positions:
+                    if chosen[0] == EOS:
+                        reason = "stop"
+                        break
+                    ev = {"model": body.get("model"), "created_at": "2026-01-01T00:00:00Z",
+                          "response": chosen[0], "done": False}
+                    if n:
+                        ev["logprobs"] = [{
+                            "token": chosen[0], "logprob": chosen[1], "bytes": list(chosen[0].encode()),
+                            "top_logprobs": [
+                                {"token": t if t != EOS else "<|endoftext|>", "logprob": lp,
+                                 "bytes": list((t if t != EOS else "<|endoftext|>").encode())}
+                                for t, lp in cands],
+                        }]
+                    events.append(ev)
+                events.append({"model": body.get("model"), "created_at": "2026-01-01T00:00:00Z", "response": "",
+                               "done": True, "done_reason": reason, "eval_count": len(events)})
+                self._start_stream("application/x-ndjson")
+                self._events(events, "ndjson")
+
+        return Handler
+
+
+class _Gone(Exception):
+    pass
