@@ -15,6 +15,11 @@ static const char srv__usage[] =
     "which are always syntactically valid where they are inserted.\n"
     "\n"
     "commands:\n"
+    "  (none), lsp [--stdio]\n"
+    "                   serve the Language Server Protocol on stdin and stdout\n"
+    "  lsp --listen HOST:PORT\n"
+    "                   serve one TCP client at a time (for debugging)\n"
+    "                   options: --config FILE, --log-file FILE, --log-level LEVEL\n"
     "  --version        print the version and exit\n"
     "  --help           print this help and exit\n"
     "  parse FILE       parse a Python file with tree-sitter and summarise the tree\n"
@@ -78,6 +83,9 @@ static int srv__cmd_parse(const char *path)
 
 int srv_main(int argc, char **argv)
 {
+    if (argc == 1 || strcmp(argv[1], "lsp") == 0 || strcmp(argv[1], "--stdio") == 0 ||
+        strcmp(argv[1], "--listen") == 0)
+        return srv_cmd_lsp(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("seam %s\n", SEAM_VERSION);
         return 0;

@@ -29,6 +29,8 @@ struct srv_job {
     size_t len, offset;
     srv_job_options options;
     ep_recognizer *rec;
+    srv_rec_cache *cache;
+    bool reused;
     int setup_rc;
     uint64_t setup_ns;
     uint64_t start_ns;
@@ -220,6 +222,18 @@ int srv_engine_train_async(srv_engine *e, mc_corpus *corpus)
     return mc_corpus_train_async(e->loop, corpus, 1u << 20, srv__on_trained, e);
 }
 
+bool srv_engine_move_model(srv_engine *from, srv_engine *to)
+{
+    if (!from || !from->model || from->training || to->model || to->training)
+        return false;
+    mc_ngram *model = from->model;
+    from->model = NULL;
+    mc_backend_free(from->backend);
+    from->backend = NULL;
+    srv__model_ready(to, model);
+    return true;
+}
+
 bool srv_engine_ready(const srv_engine *e)
 {
     return e->backend != NULL;
@@ -227,11 +241,29 @@ bool srv_engine_ready(const srv_engine *e)
 
 /* ---- Jobs ------------------------------------------------------------------------- */
 
+void srv_rec_cache_free(srv_rec_cache *cache)
+{
+    if (!cache)
+        return;
+    ep_recognizer_free(cache->rec);
+    sm_free(cache->left);
+    sm_free(cache->right);
+    sm_free(cache);
+}
+
 static void srv__job_free(srv_job *job)
 {
-    ep_recognizer_free(job->rec);
+    srv_rec_cache_free(job->cache);
     sm_free(job->text);
     sm_free(job);
+}
+
+/* Hands the recognizer's cache to the callee. */
+static srv_rec_cache *srv__take_cache(srv_job *job)
+{
+    srv_rec_cache *c = job->cache;
+    job->cache = NULL;
+    return c;
 }
 
 static void srv__on_decoded(void *data, mc_completion *c)
@@ -241,6 +273,8 @@ static void srv__on_decoded(void *data, mc_completion *c)
     info.setup_ns = job->setup_ns;
     info.total_ns = srv__now_ns() - job->start_ns;
     info.backend = job->engine->backend->vtable->name;
+    info.reused = job->reused;
+    info.cache = srv__take_cache(job);
     job->on_done(job->data, c, &info);
     srv__job_free(job);
 }
@@ -255,12 +289,47 @@ static void srv__fail_job(srv_job *job, const char *message)
     srv__job_free(job);
 }
 
+/* Whether the cached recognizer serves this text and cursor. */
+static bool srv__cache_fits(const srv_rec_cache *c, const char *text, size_t len, size_t offset)
+{
+    return c && c->rec && c->left_len <= offset && c->right_len == len - offset &&
+           memcmp(c->left, text, c->left_len) == 0 && memcmp(c->right, text + offset, c->right_len) == 0;
+}
+
 static void srv__setup_work(uv_work_t *work)
 {
     srv_job *job = work->data;
     uint64_t t0 = srv__now_ns();
-    job->setup_rc = ep_recognizer_new_fim(job->engine->grammar, job->text, job->offset, job->text + job->offset,
-                                          job->len - job->offset, &job->rec);
+    srv_rec_cache *c = job->cache;
+    if (srv__cache_fits(c, job->text, job->len, job->offset)) {
+        /* Typing forward: only the new bytes of the left context are fed. */
+        ep_restore(c->rec, c->point);
+        ep_feed(c->rec, job->text + c->left_len, job->offset - c->left_len);
+        c->point = ep_save(c->rec);
+        sm_free(c->left);
+        c->left = sm_strndup(job->text, job->offset);
+        c->left_len = job->offset;
+        job->reused = true;
+        job->rec = c->rec;
+        job->setup_rc = SM_OK;
+    } else {
+        if (!c)
+            c = job->cache = sm_calloc(1, sizeof *c);
+        ep_recognizer_free(c->rec);
+        sm_free(c->left);
+        sm_free(c->right);
+        memset(c, 0, sizeof *c);
+        job->setup_rc = ep_recognizer_new_fim(job->engine->grammar, job->text, job->offset, job->text + job->offset,
+                                              job->len - job->offset, &c->rec);
+        if (job->setup_rc == SM_OK) {
+            c->point = ep_save(c->rec);
+            c->left = sm_strndup(job->text, job->offset);
+            c->left_len = job->offset;
+            c->right = sm_strndup(job->text + job->offset, job->len - job->offset);
+            c->right_len = job->len - job->offset;
+        }
+        job->rec = c->rec;
+    }
     job->setup_ns = srv__now_ns() - t0;
 }
 
@@ -320,8 +389,11 @@ int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offs
     job->text = sm_strndup(text, len);
     job->len = len;
     job->offset = offset;
-    if (options)
+    if (options) {
         job->options = *options;
+        job->cache = options->cache;
+        job->options.cache = NULL;
+    }
     job->on_done = on_done;
     job->data = data;
     job->start_ns = srv__now_ns();

@@ -10,6 +10,7 @@
 #include "seam_config.h"
 #include "seam_model_client.h"
 #include "seam_parser.h"
+#include "seam_protocol.h"
 
 /* What a tree-sitter parse of a Python text found. */
 typedef struct srv_syntax_summary {
@@ -39,12 +40,28 @@ int srv_cmd_check(FILE *in, FILE *out);
 typedef struct srv_engine srv_engine;
 typedef struct srv_job srv_job;
 
+/* A recognizer kept between completions of one document: fed the left
+ * context `left`, with the right context `right`.  A completion whose left
+ * context extends `left` and whose right context is the same re-uses it,
+ * feeding only the new bytes.  Owned by whoever holds it. */
+typedef struct srv_rec_cache {
+    ep_recognizer *rec;
+    ep_savepoint point;     /* the state right after `left` */
+    char *left;
+    size_t left_len;
+    char *right;
+    size_t right_len;
+} srv_rec_cache;
+
+void srv_rec_cache_free(srv_rec_cache *cache);
+
 typedef struct srv_job_options {
     uint32_t max_tokens;       /* 0: the configuration's */
     uint32_t max_lines;        /* 0: the configuration's (1 unless multiline) */
     uint32_t run_ahead;        /* 0: the configuration's */
     mc_filter_cb filter;       /* an extra constraint, or NULL */
     void *filter_data;
+    srv_rec_cache *cache;      /* moved into the job; may be NULL */
 } srv_job_options;
 
 typedef struct srv_completion_info {
@@ -52,6 +69,8 @@ typedef struct srv_completion_info {
     uint64_t total_ns;
     const char *backend;
     const char *error;         /* why there is no completion, or NULL */
+    bool reused;               /* the recognizer came from the cache */
+    srv_rec_cache *cache;      /* moved to the callee (free or keep); may be NULL */
 } srv_completion_info;
 
 /* `completion` is NULL on error (info->error says why); the callee owns it. */
@@ -71,6 +90,9 @@ bool srv_engine_ready(const srv_engine *engine);
  * machine's standard library when the configuration allows. */
 void srv_engine_corpus(const srv_engine *engine, mc_corpus *corpus, const char *workspace);
 void srv_engine_train(srv_engine *engine, const mc_corpus *corpus);
+/* Moves a trained embedded model from one engine to another (a new
+ * configuration on the same corpus); false when `from` has none ready. */
+bool srv_engine_move_model(srv_engine *from, srv_engine *to);
 /* Takes ownership of the corpus's contents. */
 int srv_engine_train_async(srv_engine *engine, mc_corpus *corpus);
 
@@ -85,6 +107,29 @@ void srv_job_cancel(srv_job *job);
 /* Where the machine's Python standard library is ($SEAM_PYTHON_STDLIB
  * first); false when none is found. */
 bool srv_find_stdlib(char *out, size_t size);
+
+/* ---- The language server (lsp.c, daemon.c) -------------------------------------------
+ *
+ * srv_lsp is the protocol's state machine: fed the bytes a client sends, it
+ * writes framed messages through `write`.  The daemon connects it to stdio
+ * or a TCP client.
+ */
+typedef struct srv_lsp srv_lsp;
+typedef void (*srv_lsp_write_cb)(void *data, const char *bytes, size_t len);
+
+srv_lsp *srv_lsp_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger, srv_lsp_write_cb write,
+                     void *write_data);
+void srv_lsp_feed(srv_lsp *lsp, const char *bytes, size_t len);
+/* Whether "exit" was received, and the exit code it asks for. */
+bool srv_lsp_exited(const srv_lsp *lsp, int *code);
+/* Cancels every completion in flight; run the loop until srv_lsp_busy is
+ * false before srv_lsp_free. */
+void srv_lsp_stop(srv_lsp *lsp);
+bool srv_lsp_busy(const srv_lsp *lsp);
+void srv_lsp_free(srv_lsp *lsp);
+
+/* `seam`, `seam lsp [--stdio]`, `seam lsp --listen HOST:PORT`. */
+int srv_cmd_lsp(int argc, char **argv);
 
 /* ---- Settings from JSON (settings.c) ---------------------------------------------- */
 

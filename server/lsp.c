@@ -1,0 +1,859 @@
+/*
+ * lsp.c - the language server: JSON-RPC over a byte stream, documents, and
+ * completions as LSP 3.18 inline completions and as completion items.
+ *
+ * The server is a state machine fed bytes (srv_lsp_feed) that writes framed
+ * messages through a callback, so the same code serves stdio, a TCP client
+ * and the tests.  Completions run as engine jobs: the recognizer's set-up in
+ * libuv's thread pool, the decoding on the loop, so reading goes on while a
+ * completion is computed.  A newer completion request for a document, or
+ * $/cancelRequest, cancels the older one with RequestCancelled.
+ */
+#include "seam_server.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    SRV__PARSE_ERROR = -32700,
+    SRV__INVALID_REQUEST = -32600,
+    SRV__METHOD_NOT_FOUND = -32601,
+    SRV__INVALID_PARAMS = -32602,
+    SRV__INTERNAL_ERROR = -32603,
+    SRV__SERVER_NOT_INITIALIZED = -32002,
+    SRV__REQUEST_CANCELLED = -32800,
+};
+
+enum { SRV__MAX_DOCS = 1024 };
+
+typedef enum srv__state { SRV__UNINITIALIZED, SRV__RUNNING, SRV__SHUT_DOWN, SRV__EXITED } srv__state;
+
+typedef struct srv__doc {
+    lsp_document *doc;
+    srv_rec_cache *cache;          /* the recognizer of the last completion */
+    struct srv__pending *active;   /* the completion in flight */
+} srv__doc;
+
+typedef struct srv__pending {
+    srv_lsp *lsp;
+    cJSON *id;                     /* owned */
+    char *uri;
+    bool inline_kind;              /* inlineCompletion, else completion */
+    bool automatic;
+    uv_timer_t debounce;
+    bool timer_open;
+    srv_job *job;
+    bool replied;
+    size_t offset;                 /* the cursor, in bytes */
+    size_t replace_from;           /* start of the text the item replaces */
+    char *prefix;                  /* text the item repeats before the completion */
+    char *text;                    /* the document as it was (owned), for ranges */
+    size_t text_len;
+    char *job_text;                /* the text the job completes (owned) */
+    size_t job_len, job_offset;
+    uint64_t received_ns;
+} srv__pending;
+
+struct srv_lsp {
+    uv_loop_t *loop;
+    srv_lsp_write_cb write;
+    void *write_data;
+    sm_logger *logger;
+    lsp_framer framer;
+    cfg_config config;
+    lsp_encoding encoding;
+    srv__state state;
+    int exit_code;
+    srv_engine *engine;
+    char *workspace;
+    SM_ARRAY(srv__doc *) docs;
+    SM_ARRAY(srv__pending *) pending;
+    uint32_t completions_served;
+};
+
+/* ---- Output -------------------------------------------------------------------- */
+
+static void srv__send(srv_lsp *lsp, cJSON *message)
+{
+    char *body = cJSON_PrintUnformatted(message);
+    cJSON_Delete(message);
+    if (!body)
+        return;
+    sm_buf out;
+    sm_buf_init(&out, (size_t)1 << 30);
+    if (lsp_frame(&out, body, strlen(body)) == SM_OK)
+        lsp->write(lsp->write_data, out.data, out.len);
+    sm_buf_free(&out);
+    cJSON_free(body);
+}
+
+static cJSON *srv__message(void)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+    return m;
+}
+
+static void srv__reply(srv_lsp *lsp, const cJSON *id, cJSON *result)
+{
+    cJSON *m = srv__message();
+    cJSON_AddItemToObject(m, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
+    cJSON_AddItemToObject(m, "result", result ? result : cJSON_CreateNull());
+    srv__send(lsp, m);
+}
+
+static void srv__reply_error(srv_lsp *lsp, const cJSON *id, int code, const char *message)
+{
+    cJSON *m = srv__message();
+    cJSON_AddItemToObject(m, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
+    cJSON *e = cJSON_AddObjectToObject(m, "error");
+    cJSON_AddNumberToObject(e, "code", code);
+    cJSON_AddStringToObject(e, "message", message);
+    srv__send(lsp, m);
+}
+
+static void srv__notify(srv_lsp *lsp, const char *method, cJSON *params)
+{
+    cJSON *m = srv__message();
+    cJSON_AddStringToObject(m, "method", method);
+    cJSON_AddItemToObject(m, "params", params);
+    srv__send(lsp, m);
+}
+
+/* window/showMessage (show) or window/logMessage; type 1 error .. 4 log. */
+static void srv__tell(srv_lsp *lsp, bool show, int type, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void srv__tell(srv_lsp *lsp, bool show, int type, const char *fmt, ...)
+{
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    sm_log(lsp->logger, type == 1 ? SM_LOG_ERROR : type == 2 ? SM_LOG_WARN : SM_LOG_INFO, "%s", text);
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddNumberToObject(p, "type", type);
+    cJSON_AddStringToObject(p, "message", text);
+    srv__notify(lsp, show ? "window/showMessage" : "window/logMessage", p);
+}
+
+/* ---- Documents --------------------------------------------------------------------- */
+
+static srv__doc *srv__find_doc(srv_lsp *lsp, const char *uri, uint32_t *index)
+{
+    for (uint32_t i = 0; i < lsp->docs.size; i++) {
+        if (strcmp(lsp->docs.items[i]->doc->uri, uri) == 0) {
+            if (index)
+                *index = i;
+            return lsp->docs.items[i];
+        }
+    }
+    return NULL;
+}
+
+static const char *srv__string(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool srv__position(const cJSON *obj, lsp_position *out)
+{
+    const cJSON *line = cJSON_GetObjectItemCaseSensitive(obj, "line");
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(obj, "character");
+    if (!cJSON_IsNumber(line) || !cJSON_IsNumber(ch) || line->valuedouble < 0 || ch->valuedouble < 0 ||
+        line->valuedouble > 4e9 || ch->valuedouble > 4e9)
+        return false;
+    out->line = (uint32_t)line->valuedouble;
+    out->character = (uint32_t)ch->valuedouble;
+    return true;
+}
+
+static void srv__cancel_pending(srv_lsp *lsp, srv__pending *p, const char *why);
+
+static void srv__did_open(srv_lsp *lsp, const cJSON *params)
+{
+    const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
+    const char *uri = srv__string(td, "uri");
+    const char *text = srv__string(td, "text");
+    if (!uri || !text) {
+        srv__tell(lsp, false, 2, "didOpen without a uri or text: ignored");
+        return;
+    }
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(td, "version");
+    uint32_t index;
+    srv__doc *old = srv__find_doc(lsp, uri, &index);
+    if (!old && lsp->docs.size >= SRV__MAX_DOCS) {
+        srv__tell(lsp, true, 1, "seam keeps at most %d open documents: %s is not tracked", SRV__MAX_DOCS, uri);
+        return;
+    }
+    lsp_document *doc;
+    int rc = lsp_document_new(uri, srv__string(td, "languageId"), cJSON_IsNumber(version) ? (int64_t)version->valuedouble : 0,
+                              text, strlen(text), lsp->config.max_message_bytes, &doc);
+    if (rc) {
+        srv__tell(lsp, true, 1, "seam cannot track %s: %s", uri,
+                  rc == SM_EUTF8 ? "its text is not valid UTF-8" : "it is too large");
+        return;
+    }
+    if (old) {
+        if (old->active)
+            srv__cancel_pending(lsp, old->active, "the document was reopened");
+        lsp_document_free(old->doc);
+        srv_rec_cache_free(old->cache);
+        old->cache = NULL;
+        old->doc = doc;
+        return;
+    }
+    srv__doc *d = sm_calloc(1, sizeof *d);
+    d->doc = doc;
+    sm_array_push(&lsp->docs, d);
+}
+
+static void srv__did_change(srv_lsp *lsp, const cJSON *params)
+{
+    const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
+    const char *uri = srv__string(td, "uri");
+    srv__doc *d = uri ? srv__find_doc(lsp, uri, NULL) : NULL;
+    if (!d) {
+        srv__tell(lsp, false, 2, "didChange for a document that is not open: %s", uri ? uri : "(no uri)");
+        return;
+    }
+    const cJSON *changes = cJSON_GetObjectItemCaseSensitive(params, "contentChanges");
+    const cJSON *change;
+    cJSON_ArrayForEach(change, changes) {
+        const char *text = srv__string(change, "text");
+        const cJSON *range = cJSON_GetObjectItemCaseSensitive(change, "range");
+        int rc;
+        if (!text) {
+            rc = SM_EINVAL;
+        } else if (!range) {
+            rc = lsp_document_replace(d->doc, text, strlen(text));
+        } else {
+            lsp_position start, end;
+            if (!srv__position(cJSON_GetObjectItemCaseSensitive(range, "start"), &start) ||
+                !srv__position(cJSON_GetObjectItemCaseSensitive(range, "end"), &end))
+                rc = SM_EINVAL;
+            else
+                rc = lsp_document_edit(d->doc, start, end, lsp->encoding, text, strlen(text));
+        }
+        if (rc) {
+            /* The editor's copy and ours now differ: say so, and keep ours
+             * as it was before this change. */
+            srv__tell(lsp, true, 1, "seam could not apply an edit to %s (%s); reopen the file to resynchronise",
+                      uri, rc == SM_ERANGE ? "a range outside the document" : rc == SM_EUTF8 ? "invalid UTF-8"
+                                                                           : "a malformed change");
+            return;
+        }
+    }
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(td, "version");
+    if (cJSON_IsNumber(version))
+        d->doc->version = (int64_t)version->valuedouble;
+}
+
+static void srv__did_close(srv_lsp *lsp, const cJSON *params)
+{
+    const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
+    const char *uri = srv__string(td, "uri");
+    uint32_t index;
+    srv__doc *d = uri ? srv__find_doc(lsp, uri, &index) : NULL;
+    if (!d)
+        return;
+    if (d->active)
+        srv__cancel_pending(lsp, d->active, "the document was closed");
+    lsp_document_free(d->doc);
+    srv_rec_cache_free(d->cache);
+    sm_free(d);
+    lsp->docs.items[index] = lsp->docs.items[--lsp->docs.size];
+}
+
+/* ---- Completions -------------------------------------------------------------------- */
+
+static void srv__pending_closed(uv_handle_t *handle)
+{
+    srv__pending *p = handle->data;
+    cJSON_Delete(p->id);
+    sm_free(p->uri);
+    sm_free(p->prefix);
+    sm_free(p->text);
+    sm_free(p->job_text);
+    sm_free(p);
+}
+
+/* Forgets a request whose reply is sent and whose job is over. */
+static void srv__pending_release(srv_lsp *lsp, srv__pending *p)
+{
+    for (uint32_t i = 0; i < lsp->pending.size; i++) {
+        if (lsp->pending.items[i] == p) {
+            lsp->pending.items[i] = lsp->pending.items[--lsp->pending.size];
+            break;
+        }
+    }
+    srv__doc *d = srv__find_doc(lsp, p->uri, NULL);
+    if (d && d->active == p)
+        d->active = NULL;
+    uv_close((uv_handle_t *)&p->debounce, srv__pending_closed);
+}
+
+static void srv__cancel_pending(srv_lsp *lsp, srv__pending *p, const char *why)
+{
+    if (!p->replied) {
+        p->replied = true;
+        srv__reply_error(lsp, p->id, SRV__REQUEST_CANCELLED, why);
+    }
+    srv__doc *d = srv__find_doc(lsp, p->uri, NULL);
+    if (d && d->active == p)
+        d->active = NULL;
+    if (p->job)
+        srv_job_cancel(p->job);   /* its callback releases p */
+    else
+        srv__pending_release(lsp, p);
+}
+
+/* The LSP range [from, to) of the document text as it was. */
+static cJSON *srv__range(srv_lsp *lsp, const char *text, size_t len, size_t from, size_t to)
+{
+    lsp_position a = {0}, b = {0};
+    lsp_offset_to_position(text, len, from, lsp->encoding, &a);
+    lsp_offset_to_position(text, len, to, lsp->encoding, &b);
+    cJSON *r = cJSON_CreateObject();
+    cJSON *s = cJSON_AddObjectToObject(r, "start");
+    cJSON_AddNumberToObject(s, "line", a.line);
+    cJSON_AddNumberToObject(s, "character", a.character);
+    cJSON *e = cJSON_AddObjectToObject(r, "end");
+    cJSON_AddNumberToObject(e, "line", b.line);
+    cJSON_AddNumberToObject(e, "character", b.character);
+    return r;
+}
+
+static cJSON *srv__result(srv_lsp *lsp, srv__pending *p, const mc_completion *c)
+{
+    bool have = c && c->found && c->len > 0;
+    size_t n = p->prefix ? strlen(p->prefix) : 0;
+    sm_buf insert;
+    sm_buf_init(&insert, (size_t)1 << 30);
+    sm_buf_append(&insert, p->prefix ? p->prefix : "", n);
+    if (have)
+        sm_buf_append(&insert, c->text, c->len);
+    cJSON *result;
+    if (p->inline_kind) {
+        result = cJSON_CreateObject();
+        cJSON *items = cJSON_AddArrayToObject(result, "items");
+        if (have) {
+            cJSON *item = cJSON_CreateObject();
+            cJSON_AddStringToObject(item, "insertText", insert.data);
+            cJSON_AddItemToObject(item, "range", srv__range(lsp, p->text, p->text_len, p->replace_from, p->offset));
+            cJSON_AddItemToArray(items, item);
+        }
+    } else {
+        result = cJSON_CreateObject();
+        cJSON_AddBoolToObject(result, "isIncomplete", true);
+        cJSON *items = cJSON_AddArrayToObject(result, "items");
+        if (have) {
+            cJSON *item = cJSON_CreateObject();
+            /* The label is the first line; the edit inserts all of it. */
+            size_t first = strcspn(insert.data, "\r\n");
+            char *label = sm_strndup(insert.data, first);
+            cJSON_AddStringToObject(item, "label", label);
+            cJSON_AddStringToObject(item, "filterText", label);
+            sm_free(label);
+            cJSON_AddNumberToObject(item, "kind", 1);
+            cJSON_AddStringToObject(item, "detail", "seam");
+            cJSON_AddNumberToObject(item, "insertTextFormat", 1);
+            cJSON_AddStringToObject(item, "sortText", "0");
+            cJSON_AddBoolToObject(item, "preselect", true);
+            cJSON *edit = cJSON_AddObjectToObject(item, "textEdit");
+            cJSON_AddItemToObject(edit, "range", srv__range(lsp, p->text, p->text_len, p->replace_from, p->offset));
+            cJSON_AddStringToObject(edit, "newText", insert.data);
+            cJSON_AddItemToArray(items, item);
+        }
+    }
+    sm_buf_free(&insert);
+    return result;
+}
+
+static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_info *info)
+{
+    srv__pending *p = data;
+    srv_lsp *lsp = p->lsp;
+    p->job = NULL;
+    srv__doc *d = srv__find_doc(lsp, p->uri, NULL);
+    if (info->cache) {
+        if (d && !d->cache)
+            d->cache = info->cache;
+        else
+            srv_rec_cache_free(info->cache);
+    }
+    if (!p->replied) {
+        p->replied = true;
+        if (!c && info->error && strcmp(info->error, "canceled") != 0) {
+            srv__reply_error(lsp, p->id, SRV__INTERNAL_ERROR, info->error);
+        } else {
+            srv__reply(lsp, p->id, srv__result(lsp, p, c));
+            lsp->completions_served++;
+        }
+        if (c && c->reason == MC_STOP_ERROR && c->error)
+            srv__tell(lsp, true, 2, "seam: the model backend failed: %s", c->error);
+    }
+    sm_log(lsp->logger, SM_LOG_DEBUG,
+           "completion %s: %s, %zu bytes, stop %s, setup %.2f ms%s, total %.2f ms, %u round trips, %u rejected",
+           p->inline_kind ? "inline" : "item", c && c->found ? "found" : "none", c ? c->len : 0,
+           c ? mc_stop_reason_name(c->reason) : "error", info->setup_ns / 1e6, info->reused ? " (cached)" : "",
+           info->total_ns / 1e6, c ? c->round_trips : 0, c ? c->rejected : 0);
+    mc_completion_free(c);
+    srv__pending_release(lsp, p);
+}
+
+static void srv__start(srv__pending *p)
+{
+    srv_lsp *lsp = p->lsp;
+    srv__doc *d = srv__find_doc(lsp, p->uri, NULL);
+    if (!d) {
+        srv__cancel_pending(lsp, p, "the document was closed");
+        return;
+    }
+    srv_job_options o = {0};
+    o.cache = d->cache;
+    d->cache = NULL;
+    int rc = srv_engine_complete(lsp->engine, p->job_text, p->job_len, p->job_offset, &o, srv__on_job_done, p,
+                                 &p->job);
+    if (rc) {
+        p->job = NULL;
+        p->replied = true;
+        srv__reply_error(lsp, p->id, SRV__INTERNAL_ERROR, sm_strerror(rc));
+        srv__pending_release(lsp, p);
+    }
+}
+
+static void srv__on_debounce(uv_timer_t *timer)
+{
+    srv__start(timer->data);
+}
+
+static bool srv__word_byte(unsigned char c)
+{
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
+static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, bool inline_kind)
+{
+    const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
+    const char *uri = srv__string(td, "uri");
+    lsp_position pos;
+    if (!uri || !srv__position(cJSON_GetObjectItemCaseSensitive(params, "position"), &pos)) {
+        srv__reply_error(lsp, id, SRV__INVALID_PARAMS, "expected textDocument.uri and position");
+        return;
+    }
+    srv__doc *d = srv__find_doc(lsp, uri, NULL);
+    if (!d) {
+        srv__reply_error(lsp, id, SRV__INVALID_PARAMS, "the document is not open");
+        return;
+    }
+    const char *text = d->doc->text.data;
+    size_t len = d->doc->text.len;
+    size_t offset;
+    int rc = lsp_position_to_offset(text, len, pos, lsp->encoding, &offset);
+    if (rc) {
+        srv__reply_error(lsp, id, SRV__INVALID_PARAMS, "the position is outside the document");
+        return;
+    }
+    if (!srv_engine_ready(lsp->engine) && lsp->config.backend != CFG_BACKEND_EMBEDDED) {
+        srv__reply_error(lsp, id, SRV__INTERNAL_ERROR, "the model backend is not configured");
+        return;
+    }
+    if (d->active)
+        srv__cancel_pending(lsp, d->active, "a newer completion request replaced this one");
+
+    srv__pending *p = sm_calloc(1, sizeof *p);
+    p->lsp = lsp;
+    p->id = cJSON_Duplicate(id, true);
+    p->uri = sm_strdup(uri);
+    p->inline_kind = inline_kind;
+    p->offset = offset;
+    p->replace_from = offset;
+    p->received_ns = uv_hrtime();
+    const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(params, "context");
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(ctx, "triggerKind");
+    /* Inline: 1 invoked, 2 automatic.  Completion: 1 invoked, 2 trigger
+     * character, 3 re-trigger while incomplete: treated as automatic. */
+    p->automatic = cJSON_IsNumber(kind) && kind->valueint != 1;
+
+    const cJSON *selected = inline_kind ? cJSON_GetObjectItemCaseSensitive(ctx, "selectedCompletionInfo") : NULL;
+    const cJSON *sel_range = cJSON_GetObjectItemCaseSensitive(selected, "range");
+    const char *sel_text = srv__string(selected, "text");
+    lsp_position s_start, s_end;
+    size_t from, to;
+    if (selected && sel_text && srv__position(cJSON_GetObjectItemCaseSensitive(sel_range, "start"), &s_start) &&
+        srv__position(cJSON_GetObjectItemCaseSensitive(sel_range, "end"), &s_end) &&
+        lsp_position_to_offset(text, len, s_start, lsp->encoding, &from) == SM_OK &&
+        lsp_position_to_offset(text, len, s_end, lsp->encoding, &to) == SM_OK && from <= offset && offset <= to &&
+        sm_utf8_valid((const uint8_t *)sel_text, strlen(sel_text), false, NULL)) {
+        /* The editor's popup has an item selected: complete as if it were
+         * accepted, and replace its range with the item plus the completion. */
+        sm_buf edited;
+        sm_buf_init(&edited, (size_t)1 << 31);
+        sm_buf_append(&edited, text, from);
+        sm_buf_append_str(&edited, sel_text);
+        p->job_offset = edited.len;
+        sm_buf_append(&edited, text + to, len - to);
+        p->job_text = sm_buf_take(&edited, &p->job_len);
+        p->prefix = sm_strdup(sel_text);
+        p->replace_from = from;
+        p->offset = to;
+    } else {
+        if (!inline_kind) {
+            /* Completion items replace the word before the cursor, so that
+             * editors filtering by that word keep the item. */
+            size_t w = offset;
+            while (w > 0 && srv__word_byte((unsigned char)text[w - 1]))
+                w--;
+            p->replace_from = w;
+            p->prefix = sm_strndup(text + w, offset - w);
+        }
+        p->job_text = sm_strndup(text, len);
+        p->job_len = len;
+        p->job_offset = offset;
+    }
+    p->text = sm_strndup(text, len);
+    p->text_len = len;
+    sm_array_push(&lsp->pending, p);
+    d->active = p;
+    uv_timer_init(lsp->loop, &p->debounce);
+    p->debounce.data = p;
+    if (p->automatic && lsp->config.debounce_ms > 0)
+        uv_timer_start(&p->debounce, srv__on_debounce, lsp->config.debounce_ms, 0);
+    else
+        srv__start(p);
+}
+
+/* ---- Lifecycle and configuration --------------------------------------------------- */
+
+/* Builds an engine for the configuration; on failure tells the user and
+ * keeps the one there is. */
+static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
+{
+    char error[512];
+    srv_engine *e;
+    if (srv_engine_new(lsp->loop, config, lsp->logger, &e, error, sizeof error) != SM_OK) {
+        srv__tell(lsp, true, 1, "seam: %s; the previous settings stay in force", error);
+        return false;
+    }
+    if (lsp->engine) {
+        for (uint32_t i = lsp->pending.size; i-- > 0;)
+            srv__cancel_pending(lsp, lsp->pending.items[i], "the configuration changed");
+        for (uint32_t i = 0; i < lsp->docs.size; i++) {
+            srv_rec_cache_free(lsp->docs.items[i]->cache);
+            lsp->docs.items[i]->cache = NULL;
+        }
+    }
+    srv_engine *old = lsp->engine;
+    lsp->engine = e;
+    bool same_corpus = old && lsp->config.backend == CFG_BACKEND_EMBEDDED &&
+                       lsp->config.train_stdlib == config->train_stdlib &&
+                       lsp->config.corpus_bytes == config->corpus_bytes;
+    if (config->backend == CFG_BACKEND_EMBEDDED && same_corpus && srv_engine_move_model(old, e)) {
+        /* The embedded model is kept: it depends only on the corpus. */
+    } else if (config->backend == CFG_BACKEND_EMBEDDED) {
+        mc_corpus corpus;
+        srv_engine_corpus(e, &corpus, lsp->workspace);
+        for (uint32_t i = 0; i < lsp->docs.size; i++)
+            mc_corpus_add_text(&corpus, lsp->docs.items[i]->doc->text.data, lsp->docs.items[i]->doc->text.len);
+        if (srv_engine_train_async(e, &corpus) != SM_OK) {
+            mc_corpus_free(&corpus);
+            srv__tell(lsp, true, 1, "seam could not start training its embedded model");
+        }
+    }
+    srv_engine_free(old);
+    cfg_free(&lsp->config);
+    cfg_copy(&lsp->config, config);
+    lsp->framer.max_body = config->max_message_bytes;
+    lsp->framer.body.max = config->max_message_bytes;
+    lsp->logger->level = config->log_level;
+    if (config->log_file && !lsp->logger->file && sm_logger_open_file(lsp->logger, config->log_file) != SM_OK)
+        srv__tell(lsp, false, 2, "seam cannot open the log file %s", config->log_file);
+    return true;
+}
+
+static char *srv__uri_to_path(const char *uri)
+{
+    if (!uri || strncmp(uri, "file://", 7) != 0)
+        return NULL;
+    const char *p = uri + 7;
+    sm_buf out;
+    sm_buf_init(&out, 4096);
+    for (; *p; p++) {
+        unsigned v;
+        if (*p == '%' && p[1] && p[2] && sscanf(p + 1, "%2x", &v) == 1) {
+            char c = (char)v;
+            sm_buf_append(&out, &c, 1);
+            p += 2;
+        } else {
+            sm_buf_append(&out, p, 1);
+        }
+    }
+    return sm_buf_take(&out, NULL);
+}
+
+static void srv__initialize(srv_lsp *lsp, const cJSON *id, const cJSON *params)
+{
+    if (lsp->state != SRV__UNINITIALIZED) {
+        srv__reply_error(lsp, id, SRV__INVALID_REQUEST, "initialize was already received");
+        return;
+    }
+    /* Position encoding: UTF-8 when the client offers it. */
+    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
+    const cJSON *general = cJSON_GetObjectItemCaseSensitive(caps, "general");
+    const cJSON *encodings = cJSON_GetObjectItemCaseSensitive(general, "positionEncodings");
+    const cJSON *enc;
+    lsp->encoding = LSP_ENCODING_UTF16;
+    cJSON_ArrayForEach(enc, encodings)
+        if (cJSON_IsString(enc) && strcmp(enc->valuestring, "utf-8") == 0)
+            lsp->encoding = LSP_ENCODING_UTF8;
+
+    const cJSON *folders = cJSON_GetObjectItemCaseSensitive(params, "workspaceFolders");
+    const char *root = NULL;
+    if (cJSON_IsArray(folders) && cJSON_GetArraySize(folders) > 0)
+        root = srv__string(cJSON_GetArrayItem(folders, 0), "uri");
+    if (!root)
+        root = srv__string(params, "rootUri");
+    sm_free(lsp->workspace);
+    lsp->workspace = srv__uri_to_path(root);
+
+    cfg_config config;
+    cfg_copy(&config, &lsp->config);
+    const cJSON *options = cJSON_GetObjectItemCaseSensitive(params, "initializationOptions");
+    if (cJSON_IsObject(options)) {
+        char error[512];
+        if (srv_config_apply_json(&config, options, error, sizeof error) != SM_OK)
+            srv__tell(lsp, true, 1, "seam: bad initializationOptions: %s; using the other settings", error);
+    }
+    lsp->state = SRV__RUNNING;
+    if (!srv__make_engine(lsp, &config)) {
+        /* Fall back to the defaults, which always work. */
+        cfg_config defaults;
+        cfg_init(&defaults);
+        srv__make_engine(lsp, &defaults);
+        cfg_free(&defaults);
+    }
+    cfg_free(&config);
+
+    cJSON *result = cJSON_CreateObject();
+    cJSON *c = cJSON_AddObjectToObject(result, "capabilities");
+    cJSON_AddStringToObject(c, "positionEncoding", lsp->encoding == LSP_ENCODING_UTF8 ? "utf-8" : "utf-16");
+    cJSON *sync = cJSON_AddObjectToObject(c, "textDocumentSync");
+    cJSON_AddBoolToObject(sync, "openClose", true);
+    cJSON_AddNumberToObject(sync, "change", 2);
+    cJSON *save = cJSON_AddObjectToObject(sync, "save");
+    cJSON_AddBoolToObject(save, "includeText", false);
+    cJSON_AddBoolToObject(c, "inlineCompletionProvider", true);
+    cJSON *cp = cJSON_AddObjectToObject(c, "completionProvider");
+    cJSON_AddBoolToObject(cp, "resolveProvider", false);
+    cJSON *triggers = cJSON_AddArrayToObject(cp, "triggerCharacters");
+    const char *chars[] = {".", "(", "[", ",", " ", "=", ":"};
+    for (size_t i = 0; i < sizeof chars / sizeof *chars; i++)
+        cJSON_AddItemToArray(triggers, cJSON_CreateString(chars[i]));
+    cJSON *ws = cJSON_AddObjectToObject(c, "workspace");
+    cJSON *wf = cJSON_AddObjectToObject(ws, "workspaceFolders");
+    cJSON_AddBoolToObject(wf, "supported", true);
+    cJSON *info = cJSON_AddObjectToObject(result, "serverInfo");
+    cJSON_AddStringToObject(info, "name", "seam");
+    cJSON_AddStringToObject(info, "version", SEAM_VERSION);
+    srv__reply(lsp, id, result);
+}
+
+static void srv__did_change_configuration(srv_lsp *lsp, const cJSON *params)
+{
+    const cJSON *settings = cJSON_GetObjectItemCaseSensitive(params, "settings");
+    if (!cJSON_IsObject(settings))
+        return;
+    cfg_config config;
+    cfg_copy(&config, &lsp->config);
+    char error[512];
+    if (srv_config_apply_json(&config, settings, error, sizeof error) != SM_OK) {
+        srv__tell(lsp, true, 1, "seam: %s; the previous settings stay in force", error);
+        cfg_free(&config);
+        return;
+    }
+    srv__make_engine(lsp, &config);
+    cfg_free(&config);
+    srv__tell(lsp, false, 3, "seam: settings updated (backend %s)", cfg_backend_name(lsp->config.backend));
+}
+
+static void srv__cancel_request(srv_lsp *lsp, const cJSON *params)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(params, "id");
+    if (!id)
+        return;
+    for (uint32_t i = 0; i < lsp->pending.size; i++) {
+        srv__pending *p = lsp->pending.items[i];
+        if (!p->replied && cJSON_Compare(p->id, id, true)) {
+            srv__cancel_pending(lsp, p, "canceled by the client");
+            return;
+        }
+    }
+}
+
+static void srv__shutdown(srv_lsp *lsp, const cJSON *id)
+{
+    for (uint32_t i = lsp->pending.size; i-- > 0;)
+        srv__cancel_pending(lsp, lsp->pending.items[i], "the server is shutting down");
+    lsp->state = SRV__SHUT_DOWN;
+    srv__reply(lsp, id, NULL);
+}
+
+/* ---- Dispatch --------------------------------------------------------------------- */
+
+static void srv__dispatch(srv_lsp *lsp, const cJSON *msg)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    const cJSON *method_item = cJSON_GetObjectItemCaseSensitive(msg, "method");
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+    bool is_request = id != NULL;
+    if (id && !cJSON_IsNumber(id) && !cJSON_IsString(id)) {
+        srv__reply_error(lsp, NULL, SRV__INVALID_REQUEST, "the id must be a number or a string");
+        return;
+    }
+    if (!cJSON_IsString(method_item)) {
+        /* A response to something we sent, or garbage. */
+        if (is_request && !cJSON_GetObjectItemCaseSensitive(msg, "result") &&
+            !cJSON_GetObjectItemCaseSensitive(msg, "error"))
+            srv__reply_error(lsp, id, SRV__INVALID_REQUEST, "a request needs a method");
+        return;
+    }
+    const char *method = method_item->valuestring;
+    if (strcmp(method, "exit") == 0) {
+        lsp->exit_code = lsp->state == SRV__SHUT_DOWN ? 0 : 1;
+        lsp->state = SRV__EXITED;
+        return;
+    }
+    if (lsp->state == SRV__UNINITIALIZED && strcmp(method, "initialize") != 0) {
+        if (is_request)
+            srv__reply_error(lsp, id, SRV__SERVER_NOT_INITIALIZED, "the server is not initialized");
+        return;
+    }
+    if (lsp->state == SRV__SHUT_DOWN) {
+        if (is_request)
+            srv__reply_error(lsp, id, SRV__INVALID_REQUEST, "the server is shut down");
+        return;
+    }
+    if (is_request) {
+        if (strcmp(method, "initialize") == 0)
+            srv__initialize(lsp, id, params);
+        else if (strcmp(method, "shutdown") == 0)
+            srv__shutdown(lsp, id);
+        else if (strcmp(method, "textDocument/inlineCompletion") == 0)
+            srv__completion(lsp, id, params, true);
+        else if (strcmp(method, "textDocument/completion") == 0)
+            srv__completion(lsp, id, params, false);
+        else
+            srv__reply_error(lsp, id, SRV__METHOD_NOT_FOUND, "unknown method");
+        return;
+    }
+    if (strcmp(method, "initialized") == 0)
+        srv__tell(lsp, false, 3, "seam %s ready (backend %s, positions in %s)", SEAM_VERSION,
+                  cfg_backend_name(lsp->config.backend), lsp->encoding == LSP_ENCODING_UTF8 ? "utf-8" : "utf-16");
+    else if (strcmp(method, "textDocument/didOpen") == 0)
+        srv__did_open(lsp, params);
+    else if (strcmp(method, "textDocument/didChange") == 0)
+        srv__did_change(lsp, params);
+    else if (strcmp(method, "textDocument/didClose") == 0)
+        srv__did_close(lsp, params);
+    else if (strcmp(method, "textDocument/didSave") == 0)
+        ;   /* the text comes with didChange */
+    else if (strcmp(method, "workspace/didChangeConfiguration") == 0)
+        srv__did_change_configuration(lsp, params);
+    else if (strcmp(method, "$/cancelRequest") == 0)
+        srv__cancel_request(lsp, params);
+    /* Other notifications, $/ ones included, are dropped. */
+}
+
+static void srv__on_message(void *data, const char *body, size_t len)
+{
+    srv_lsp *lsp = data;
+    if (lsp->state == SRV__EXITED)
+        return;
+    cJSON *msg = cJSON_ParseWithLength(body, len);
+    if (!msg) {
+        srv__reply_error(lsp, NULL, SRV__PARSE_ERROR, "the message is not valid JSON");
+        return;
+    }
+    if (!cJSON_IsObject(msg)) {
+        srv__reply_error(lsp, NULL, SRV__INVALID_REQUEST, cJSON_IsArray(msg) ? "batches are not supported"
+                                                                              : "a message must be an object");
+        cJSON_Delete(msg);
+        return;
+    }
+    srv__dispatch(lsp, msg);
+    cJSON_Delete(msg);
+}
+
+static void srv__on_frame_error(void *data, lsp_frame_error error, size_t length)
+{
+    srv_lsp *lsp = data;
+    if (error == LSP_FRAME_TOO_BIG) {
+        char text[160];
+        snprintf(text, sizeof text, "a message of %zu bytes is over the cap of %u bytes (max_message_bytes)", length,
+                 lsp->config.max_message_bytes);
+        srv__reply_error(lsp, NULL, SRV__INVALID_REQUEST, text);
+        sm_log(lsp->logger, SM_LOG_WARN, "%s", text);
+    } else {
+        srv__reply_error(lsp, NULL, SRV__PARSE_ERROR, "a message header without a valid Content-Length");
+        sm_log(lsp->logger, SM_LOG_WARN, "dropped a message header without a valid Content-Length");
+    }
+}
+
+static const lsp_framer_callbacks srv__framer_callbacks = {srv__on_message, srv__on_frame_error};
+
+void srv_lsp_feed(srv_lsp *lsp, const char *bytes, size_t len)
+{
+    if (lsp->state != SRV__EXITED)
+        lsp_framer_feed(&lsp->framer, bytes, len, &srv__framer_callbacks, lsp);
+}
+
+bool srv_lsp_exited(const srv_lsp *lsp, int *code)
+{
+    if (code)
+        *code = lsp->exit_code;
+    return lsp->state == SRV__EXITED;
+}
+
+srv_lsp *srv_lsp_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger, srv_lsp_write_cb write,
+                     void *write_data)
+{
+    srv_lsp *lsp = sm_calloc(1, sizeof *lsp);
+    lsp->loop = loop;
+    lsp->logger = logger;
+    lsp->write = write;
+    lsp->write_data = write_data;
+    cfg_copy(&lsp->config, config);
+    lsp_framer_init(&lsp->framer, config->max_message_bytes);
+    return lsp;
+}
+
+void srv_lsp_stop(srv_lsp *lsp)
+{
+    for (uint32_t i = lsp->pending.size; i-- > 0;)
+        srv__cancel_pending(lsp, lsp->pending.items[i], "the server is stopping");
+}
+
+bool srv_lsp_busy(const srv_lsp *lsp)
+{
+    return lsp->pending.size > 0;
+}
+
+void srv_lsp_free(srv_lsp *lsp)
+{
+    if (!lsp)
+        return;
+    srv_engine_free(lsp->engine);
+    for (uint32_t i = 0; i < lsp->docs.size; i++) {
+        lsp_document_free(lsp->docs.items[i]->doc);
+        srv_rec_cache_free(lsp->docs.items[i]->cache);
+        sm_free(lsp->docs.items[i]);
+    }
+    sm_array_free(&lsp->docs);
+    sm_array_free(&lsp->pending);
+    lsp_framer_free(&lsp->framer);
+    cfg_free(&lsp->config);
+    sm_free(lsp->workspace);
+    sm_free(lsp);
+}

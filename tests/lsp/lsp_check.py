@@ -1,0 +1,447 @@
+"""A scripted LSP client driving the real seam binary over pipes.
+
+    python3 tests/lsp/lsp_check.py --seam build/debug/seam
+
+One whole session (initialize, open, incremental and full edits, inline
+completion, completion, cancellation, a newer request replacing an older
+one, configuration changes good and bad, shutdown, exit) and every kind of
+bad input, each followed by a request that must still be served.  Every
+completion is applied to the document and parsed by CPython.  stdout must
+hold nothing but well-framed messages.
+"""
+
+import argparse
+import ast
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+
+SAMPLE = (
+    "import os\n"
+    "\n"
+    "\n"
+    "def read_lines(path):\n"
+    "    with open(path, encoding=\"utf-8\") as handle:\n"
+    "        return [line.rstrip() for line in handle]\n"
+    "\n"
+    "\n"
+    "def main():\n"
+    "    for name in os.listdir(\n"
+    "    print(\"caf\u00e9 \U0001F600\", name)\n"
+)
+
+
+class Client:
+    def __init__(self, seam, args=(), env=None):
+        self.proc = subprocess.Popen([seam] + list(args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=env)
+        self.buf = b""
+        self.next_id = 1
+        self.notifications = []
+        self.stray = []
+
+    def send_raw(self, data):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, obj):
+        body = json.dumps(obj).encode()
+        self.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def request(self, method, params, id=None):
+        if id is None:
+            id = self.next_id
+            self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        return id
+
+    def notify(self, method, params):
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def _read_message(self, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            end = self.buf.find(b"\r\n\r\n")
+            if end >= 0:
+                header = self.buf[:end].decode("ascii")
+                lines = header.split("\r\n")
+                lengths = [l for l in lines if l.lower().startswith("content-length:")]
+                if len(lengths) != 1 or any(":" not in l for l in lines):
+                    self.stray.append(header)
+                    raise AssertionError("bad frame header from seam: %r" % header)
+                n = int(lengths[0].split(":", 1)[1])
+                if len(self.buf) >= end + 4 + n:
+                    body = self.buf[end + 4:end + 4 + n]
+                    self.buf = self.buf[end + 4 + n:]
+                    return json.loads(body)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            if not chunk:
+                return None
+            self.buf += chunk
+
+    def response(self, id, timeout=20):
+        """The response to `id`; notifications seen meanwhile are kept."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            msg = self._read_message(deadline - time.monotonic())
+            if msg is None:
+                return None
+            if "method" in msg and "id" not in msg:
+                self.notifications.append(msg)
+                continue
+            if msg.get("id") == id:
+                return msg
+            self.notifications.append(msg)   # a response to something else
+        return None
+
+    def responses_with_null_id(self, timeout=5):
+        out = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            msg = self._read_message(0.3)
+            if msg is None:
+                break
+            if msg.get("id", "absent") is None:
+                out.append(msg)
+            else:
+                self.notifications.append(msg)
+        return out
+
+    def wait(self, timeout=10):
+        """Waits for the process to end, reading what it still writes."""
+        if self.proc.stdin and not self.proc.stdin.closed:
+            try:
+                self.proc.stdin.close()
+            except BrokenPipeError:
+                pass
+        rest = b""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.proc.stdout], [], [], 0.2)
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                rest += chunk
+        try:
+            return self.proc.wait(timeout=max(0.1, deadline - time.monotonic())), rest
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return None, rest
+
+    def close(self):
+        try:
+            self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        return self.wait()[0]
+
+
+class Checker:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("FAIL:", what)
+        return ok
+
+
+def offset_of(text, line, character, encoding):
+    lines = text.split("\n")
+    before = sum(len(l) + 1 for l in lines[:line])
+    row = lines[line]
+    if encoding == "utf-8":
+        return before + len(row.encode()[:character].decode())
+    units = 0
+    for i, ch in enumerate(row):
+        if units >= character:
+            return before + i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return before + len(row)
+
+
+def apply_edit(text, rng, new_text, encoding):
+    a = offset_of(text, rng["start"]["line"], rng["start"]["character"], encoding)
+    b = offset_of(text, rng["end"]["line"], rng["end"]["character"], encoding)
+    return text[:a] + new_text + text[b:]
+
+
+def parses(text):
+    try:
+        ast.parse(text)
+        return True
+    except SyntaxError:
+        return False
+
+
+def init(client, options=None, encodings=("utf-8", "utf-16")):
+    rid = client.request("initialize", {
+        "processId": os.getpid(), "rootUri": None,
+        "capabilities": {"general": {"positionEncodings": list(encodings)}},
+        "initializationOptions": options or {"train_stdlib": False, "debounce_ms": 0},
+    })
+    resp = client.response(rid)
+    client.notify("initialized", {})
+    return resp
+
+
+def session(seam, ch, workdir):
+    c = Client(seam)
+    uri = "file://" + os.path.join(workdir, "sample.py")
+    # Before initialize: ServerNotInitialized.
+    rid = c.request("textDocument/completion", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
+    r = c.response(rid)
+    ch.check(r and r.get("error", {}).get("code") == -32002, "a request before initialize: %r" % r)
+
+    r = init(c)
+    caps = (r or {}).get("result", {}).get("capabilities", {})
+    ch.check(caps.get("positionEncoding") == "utf-8", "utf-8 positions negotiated: %r" % caps)
+    ch.check(caps.get("inlineCompletionProvider") is True and "completionProvider" in caps,
+             "inline completion and completion providers")
+    ch.check(caps.get("textDocumentSync", {}).get("change") == 2, "incremental sync")
+
+    text = SAMPLE
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+    # An incremental edit (positions in utf-8 bytes): after "path)" add nothing;
+    # insert "dir" as the argument of listdir on line 9.
+    line9 = text.split("\n")[9]
+    col = len(line9.encode())
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+        {"range": {"start": {"line": 9, "character": col}, "end": {"line": 9, "character": col}}, "text": "d"},
+        {"range": {"start": {"line": 9, "character": col + 1}, "end": {"line": 9, "character": col + 1}}, "text": "ir"},
+    ]})
+    text = text.replace("os.listdir(\n", "os.listdir(dir\n")
+    line9 = text.split("\n")[9]
+
+    def inline(line, character, kind=1, id=None, extra=None):
+        params = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character},
+                  "context": {"triggerKind": kind}}
+        if extra:
+            params["context"].update(extra)
+        return c.request("textDocument/inlineCompletion", params, id=id)
+
+    # Inline completion at the end of line 9: the item, applied, parses.
+    rid = inline(9, len(line9.encode()))
+    r = c.response(rid)
+    items = (r or {}).get("result", {}).get("items")
+    ch.check(isinstance(items, list), "inline completion answered: %r" % r)
+    if items:
+        new = apply_edit(text, items[0]["range"], items[0]["insertText"], "utf-8")
+        ch.check(parses(new), "inline completion applied parses: %r" % items[0])
+    # The same through textDocument/completion.
+    rid = c.request("textDocument/completion", {"textDocument": {"uri": uri},
+                                                "position": {"line": 9, "character": len(line9.encode())}})
+    r = c.response(rid)
+    result = (r or {}).get("result") or {}
+    ch.check("items" in result and result.get("isIncomplete") is True, "completion answered: %r" % r)
+    for item in result.get("items", []):
+        new = apply_edit(text, item["textEdit"]["range"], item["textEdit"]["newText"], "utf-8")
+        ch.check(parses(new), "completion item applied parses: %r" % item)
+
+    # A full-text change.
+    text = SAMPLE.replace("os.listdir(\n", "os.listdir('.'\n")
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": text}]})
+    line9 = text.split("\n")[9]
+    rid = inline(9, len(line9.encode()))
+    r = c.response(rid)
+    items = (r or {}).get("result", {}).get("items", [])
+    ch.check(r is not None and "result" in r, "inline completion after a full change")
+    for item in items:
+        ch.check(parses(apply_edit(text, item["range"], item["insertText"], "utf-8")),
+                 "completion after full change parses: %r" % item)
+
+    # A cursor after a non-ASCII character (utf-8 byte positions).
+    line10 = text.split("\n")[10]
+    rid = inline(10, len(line10.encode()))
+    r = c.response(rid)
+    ch.check(r is not None and "result" in r, "inline completion at the end of a line with an emoji: %r" % r)
+
+    # selectedCompletionInfo: the popup's item is part of the result.
+    base = text.replace("os.listdir('.'\n", "os.listdir(os.pa\n")
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 4}, "contentChanges": [{"text": base}]})
+    l9 = base.split("\n")[9]
+    end = len(l9.encode())
+    rid = inline(9, end, extra={"selectedCompletionInfo": {
+        "range": {"start": {"line": 9, "character": end - 2}, "end": {"line": 9, "character": end}}, "text": "path"}})
+    r = c.response(rid)
+    items = (r or {}).get("result", {}).get("items", [])
+    ch.check(r is not None and "result" in r, "inline completion with a selected item: %r" % r)
+    for item in items:
+        ch.check(item["insertText"].startswith("path"), "the selected item starts the insert text: %r" % item)
+        ch.check(parses(apply_edit(base, item["range"], item["insertText"], "utf-8")),
+                 "selected-item completion parses: %r" % item)
+    text = base
+
+    # Cancel: with a debounce, an automatic request is cancelled before it starts.
+    c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {"debounce_ms": 400}}})
+    rid = inline(9, end, kind=2)
+    c.notify("$/cancelRequest", {"id": rid})
+    r = c.response(rid)
+    ch.check(r and r.get("error", {}).get("code") == -32800, "a cancelled request: %r" % r)
+    # A newer request for the same document replaces the older one.
+    first = inline(9, end, kind=2)
+    second = inline(9, end, kind=2)
+    r1, r2 = c.response(first), c.response(second)
+    ch.check(r1 and r1.get("error", {}).get("code") == -32800, "the older request is cancelled: %r" % r1)
+    ch.check(r2 and "result" in r2, "the newer request is served: %r" % r2)
+
+    # A bad setting is refused with a message; the old settings stay in force.
+    c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {"max_tokens": "many", "debounce_ms": 0}}})
+    rid = inline(9, end)
+    r = c.response(rid)
+    shown = [n for n in c.notifications if n.get("method") == "window/showMessage"
+             and "max_tokens" in n["params"]["message"]]
+    ch.check(bool(shown) and shown[-1]["params"]["type"] == 1, "a bad setting is shown as an error")
+    ch.check(r and "result" in r, "served after a bad setting: %r" % r)
+
+    # Positions outside the document, unknown methods, unknown notifications.
+    rid = inline(500, 0)
+    r = c.response(rid)
+    ch.check(r and r.get("error", {}).get("code") == -32602, "a position outside the document: %r" % r)
+    rid = c.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
+    r = c.response(rid)
+    ch.check(r and r.get("error", {}).get("code") == -32601, "an unknown method: %r" % r)
+    c.notify("textDocument/unknownThing", {})
+    c.notify("$/setTrace", {"value": "off"})
+    rid = c.request("textDocument/completion", {"textDocument": {"uri": "file:///nowhere.py"},
+                                                "position": {"line": 0, "character": 0}})
+    r = c.response(rid)
+    ch.check(r and r.get("error", {}).get("code") == -32602, "a document that is not open: %r" % r)
+
+    # An edit with a range outside the document: an error shown, text kept.
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 9}, "contentChanges": [
+        {"range": {"start": {"line": 900, "character": 0}, "end": {"line": 900, "character": 1}}, "text": "x"}]})
+    rid = inline(9, end)
+    r = c.response(rid)
+    ch.check(r and "result" in r, "served after a bad edit: %r" % r)
+    ch.check(any(n.get("method") == "window/showMessage" and "edit" in n["params"]["message"]
+                 for n in c.notifications), "a bad edit is reported")
+
+    # Invalid UTF-8 in a document's text (a lone surrogate escape in JSON).
+    bad_uri = "file://" + os.path.join(workdir, "bad.py")
+    c.send_raw(b'Content-Length: 121\r\n\r\n' + (b'{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":'
+               b'{"uri":"' + bad_uri.encode() + b'","text":"x = \xff\\n"}}}')[:121])
+    rid = c.request("textDocument/completion", {"textDocument": {"uri": bad_uri},
+                                                "position": {"line": 0, "character": 0}})
+    r = c.response(rid)
+    ch.check(r is not None, "served after invalid UTF-8: %r" % r)
+
+    # Framing faults: invalid JSON, a header without Content-Length, a
+    # Content-Length that lies, junk between messages.
+    c.send_raw(b"Content-Length: 9\r\n\r\n{not json")
+    errs = c.responses_with_null_id(1.0)
+    ch.check(any(e.get("error", {}).get("code") == -32700 for e in errs), "invalid JSON: parse error %r" % errs)
+    c.send_raw(b"Content-Lenght: 5\r\n\r\n")
+    c.send_raw(b"garbage line\r\n")
+    body = json.dumps({"jsonrpc": "2.0", "id": 777, "method": "shutdown"}).encode()
+    c.send_raw(b"Content-Length: 10\r\n\r\n" + body)   # too short: the rest is junk
+    rid = inline(9, end, id=778)
+    r = c.response(778)
+    ch.check(r and "result" in r, "served after framing faults: %r" % r)
+
+    # Shutdown, a request after it, exit.
+    rid = c.request("shutdown", None)
+    r = c.response(rid)
+    ch.check(r and "result" in r and r["result"] is None, "shutdown: %r" % r)
+    rid = inline(9, end)
+    r = c.response(rid)
+    ch.check(r and r.get("error", {}).get("code") == -32600, "a request after shutdown: %r" % r)
+    c.notify("exit", None)
+    code, rest = c.wait()
+    ch.check(code == 0, "exit after shutdown gives 0, got %r" % code)
+    ch.check(not rest.strip() or rest.startswith(b"Content-Length"), "nothing but protocol on stdout")
+    ch.check(not c.stray, "stray output: %r" % c.stray)
+
+
+def oversized(seam, ch):
+    c = Client(seam)
+    init(c, {"train_stdlib": False, "max_message_bytes": 4096, "debounce_ms": 0})
+    big = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "textDocument/completion", "params": {"x": "y" * 10000}})
+    c.send_raw(b"Content-Length: %d\r\n\r\n" % len(big) + big.encode())
+    errs = c.responses_with_null_id(1.0)
+    ch.check(any(e.get("error", {}).get("code") == -32600 and "cap" in e["error"]["message"] for e in errs),
+             "an oversized message is refused: %r" % errs)
+    rid = c.request("shutdown", None)
+    r = c.response(rid)
+    ch.check(r and "result" in r, "served after an oversized message: %r" % r)
+    c.notify("exit", None)
+    ch.check(c.wait()[0] == 0, "exit after an oversized message")
+
+
+def vanishing_client(seam, ch):
+    c = Client(seam)
+    init(c)
+    c.send_raw(b"Content-Length: 100\r\n\r\n{\"jsonrpc\":")
+    start = time.monotonic()
+    code = c.close()
+    ch.check(code == 1 and time.monotonic() - start < 5, "a client that leaves mid-message: exit %r" % code)
+    c2 = Client(seam)
+    init(c2)
+    c2.notify("exit", None)
+    ch.check(c2.wait()[0] == 1, "exit without shutdown gives 1")
+
+
+def utf16_positions(seam, ch, workdir):
+    c = Client(seam)
+    r = init(c, encodings=("utf-16",))
+    ch.check((r or {}).get("result", {}).get("capabilities", {}).get("positionEncoding") == "utf-16",
+             "utf-16 when the client offers only that")
+    uri = "file://" + os.path.join(workdir, "u16.py")
+    text = "s = '\U0001F600'\nx = s.upper(\n"
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+    # An edit after the emoji, in UTF-16 units: the emoji counts 2.
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+        {"range": {"start": {"line": 0, "character": 7}, "end": {"line": 0, "character": 7}}, "text": "!"}]})
+    text = "s = '\U0001F600!'\nx = s.upper(\n"
+    rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                      "position": {"line": 1, "character": 12},
+                                                      "context": {"triggerKind": 1}})
+    r = c.response(rid)
+    ch.check(r and "result" in r, "utf-16 inline completion: %r" % r)
+    for item in (r or {}).get("result", {}).get("items", []):
+        ch.check(parses(apply_edit(text, item["range"], item["insertText"], "utf-16")),
+                 "utf-16 completion parses: %r" % item)
+    # Half a surrogate pair is not a position.
+    rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                      "position": {"line": 0, "character": 6},
+                                                      "context": {"triggerKind": 1}})
+    r = c.response(rid)
+    ch.check(r and r.get("error", {}).get("code") == -32602, "a position inside a surrogate pair: %r" % r)
+    rid = c.request("shutdown", None)
+    c.response(rid)
+    c.notify("exit", None)
+    c.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seam", required=True)
+    args = ap.parse_args()
+    ch = Checker()
+    workdir = tempfile.mkdtemp(prefix="seam-lsp-")
+    session(args.seam, ch, workdir)
+    oversized(args.seam, ch)
+    vanishing_client(args.seam, ch)
+    utf16_positions(args.seam, ch, workdir)
+    print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
+    return 1 if ch.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
