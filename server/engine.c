@@ -18,6 +18,7 @@ struct srv_engine {
     mc_template *custom_template;
     mc_ngram *model;             /* the embedded model, once trained */
     bool training;
+    bool orphaned;               /* freed while training: the callback frees it */
     sm_logger *logger;
     SM_ARRAY(srv_job *) waiting; /* jobs waiting for the model */
 };
@@ -159,6 +160,11 @@ void srv_engine_free(srv_engine *e)
     }
     sm_array_free(&e->waiting);
     cfg_free(&e->config);
+    if (e->training) {
+        /* The thread pool still trains for this engine: its callback ends it. */
+        e->orphaned = true;
+        return;
+    }
     sm_free(e);
 }
 
@@ -211,7 +217,13 @@ void srv_engine_train(srv_engine *e, const mc_corpus *corpus)
 
 static void srv__on_trained(void *data, mc_ngram *model)
 {
-    srv__model_ready(data, model);
+    srv_engine *e = data;
+    if (e->orphaned) {
+        mc_ngram_free(model);
+        sm_free(e);
+        return;
+    }
+    srv__model_ready(e, model);
 }
 
 int srv_engine_train_async(srv_engine *e, mc_corpus *corpus)
