@@ -83,8 +83,8 @@ static int srv__cmd_parse(const char *path)
 
 int srv_main(int argc, char **argv)
 {
-    if (argc == 1 || strcmp(argv[1], "lsp") == 0 || strcmp(argv[1], "--stdio") == 0 ||
-        strcmp(argv[1], "--listen") == 0)
+    if (argc == 1 || strcmp(argv[1], "lsp") == 0 ||
+        (strncmp(argv[1], "--", 2) == 0 && strcmp(argv[1], "--version") != 0 && strcmp(argv[1], "--help") != 0))
         return srv_cmd_lsp(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("seam %s\n", SEAM_VERSION);

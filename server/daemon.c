@@ -19,6 +19,9 @@ typedef struct srv__conn {
     uv_pipe_t in_pipe, out_pipe;
     uv_tty_t in_tty, out_tty;
     uv_tcp_t tcp;
+    uv_fs_t file_read;            /* stdin redirected from a file */
+    char file_buf[65536];
+    bool in_is_file;
     bool is_tcp;
     bool out_is_file;
     srv_lsp *lsp;
@@ -92,8 +95,31 @@ static void srv__end(srv__conn *c)
     if (c->ended)
         return;
     c->ended = true;
-    uv_read_stop(c->in);
+    if (!c->in_is_file)
+        uv_read_stop(c->in);
     srv_lsp_stop(c->lsp);
+}
+
+/* stdin from a regular file: chained reads in the thread pool. */
+static void srv__on_file_read(uv_fs_t *req)
+{
+    srv__conn *c = req->data;
+    ssize_t n = req->result;
+    uv_fs_req_cleanup(req);
+    if (c->ended)
+        return;
+    if (n <= 0) {
+        srv__end(c);
+        return;
+    }
+    srv_lsp_feed(c->lsp, c->file_buf, (size_t)n);
+    if (srv_lsp_exited(c->lsp, NULL)) {
+        srv__end(c);
+        return;
+    }
+    uv_buf_t buf = uv_buf_init(c->file_buf, sizeof c->file_buf);
+    if (uv_fs_read(c->loop, &c->file_read, STDIN_FILENO, &buf, 1, -1, srv__on_file_read) != 0)
+        srv__end(c);
 }
 
 static void srv__on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
@@ -124,8 +150,10 @@ static int srv__open_stdio(srv__conn *c)
         uv_pipe_init(c->loop, &c->in_pipe, 0);
         uv_pipe_open(&c->in_pipe, STDIN_FILENO);
         c->in = (uv_stream_t *)&c->in_pipe;
+    } else if (tin == UV_FILE) {
+        c->in_is_file = true;
     } else {
-        sm_log(c->logger, SM_LOG_ERROR, "stdin must be a pipe or a terminal");
+        sm_log(c->logger, SM_LOG_ERROR, "stdin must be a pipe, a terminal or a file");
         return SM_EINVAL;
     }
     if (tout == UV_TTY) {
@@ -138,7 +166,8 @@ static int srv__open_stdio(srv__conn *c)
     } else {
         c->out_is_file = true;
     }
-    c->in->data = c;
+    if (c->in)
+        c->in->data = c;
     return SM_OK;
 }
 
@@ -173,7 +202,14 @@ static void srv__drain(srv__conn *c)
 static int srv__session(srv__conn *c)
 {
     c->lsp = srv_lsp_new(c->loop, c->config, c->logger, srv__write_out, c);
-    uv_read_start(c->in, srv__alloc, srv__on_read);
+    if (c->in_is_file) {
+        c->file_read.data = c;
+        uv_buf_t buf = uv_buf_init(c->file_buf, sizeof c->file_buf);
+        if (uv_fs_read(c->loop, &c->file_read, STDIN_FILENO, &buf, 1, -1, srv__on_file_read) != 0)
+            c->ended = true;
+    } else {
+        uv_read_start(c->in, srv__alloc, srv__on_read);
+    }
     while (!c->ended && uv_run(c->loop, UV_RUN_ONCE))
         ;
     srv__end(c);
