@@ -16,9 +16,9 @@ void cfg_init(cfg_config *config)
     memset(config, 0, sizeof *config);
     config->backend = CFG_BACKEND_EMBEDDED;
     config->max_tokens = 64;
-    config->max_lines = 1;
+    config->max_lines = 6;
     config->timeout_ms = 1500;
-    config->multiline = false;
+    config->multiline = true;
     config->log_level = SM_LOG_INFO;
     config->candidates = 10;
     config->run_ahead = 16;
@@ -32,6 +32,7 @@ void cfg_init(cfg_config *config)
     config->context_bytes = 8192;
     config->tls_verify = true;
     config->escape_guard = true;
+    config->cut_contexts = true;
     config->train_stdlib = true;
     config->corpus_bytes = 8u << 20;
     config->debounce_ms = 75;
@@ -111,6 +112,7 @@ static const cfg__flag cfg__flags[] = {
     {"multiline", offsetof(cfg_config, multiline)},
     {"tls_verify", offsetof(cfg_config, tls_verify)},
     {"escape_guard", offsetof(cfg_config, escape_guard)},
+    {"cut_contexts", offsetof(cfg_config, cut_contexts)},
     {"train_stdlib", offsetof(cfg_config, train_stdlib)},
 };
 
@@ -121,7 +123,7 @@ const char *const *cfg_names(void)
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "multiline", "tls_verify",
-        "escape_guard", "train_stdlib", NULL,
+        "escape_guard", "cut_contexts", "train_stdlib", NULL,
     };
     return names;
 }

@@ -29,9 +29,9 @@ typedef struct cfg_config {
     char *api_key_env;       /* owned; the environment variable holding the key */
     char *log_file;          /* owned; NULL for stderr only */
     uint32_t max_tokens;     /* token budget of one completion */
-    uint32_t max_lines;      /* line budget of one multi-line completion */
+    uint32_t max_lines;      /* line budget where the scope allows several lines */
     uint32_t timeout_ms;     /* latency budget of one completion */
-    bool multiline;          /* whether completions may span lines */
+    bool multiline;          /* false: every completion is one line */
     sm_log_level log_level;
     uint32_t candidates;     /* candidates asked for per position */
     uint32_t run_ahead;      /* tokens per model request */
@@ -45,6 +45,7 @@ typedef struct cfg_config {
     uint32_t context_bytes;  /* context sent to the model around the cursor */
     bool tls_verify;
     bool escape_guard;       /* completions may not leave their scope */
+    bool cut_contexts;       /* the recognizer sees only the statements around the cursor */
     bool train_stdlib;       /* the embedded model also learns the standard library */
     uint32_t corpus_bytes;   /* cap on the embedded model's training text */
     uint32_t debounce_ms;    /* delay of automatic inline completions */

@@ -259,7 +259,11 @@ static bool mc__filter_ok(mc_decode *d, bool at_end)
 
 static bool mc__can_end(mc_decode *d)
 {
-    return ep_can_end(d->rec) && mc__filter_ok(d, true);
+    bool end = d->options.can_end
+                   ? d->options.can_end(d->options.can_end_data, d->rec, d->middle.data ? d->middle.data : "",
+                                        d->middle.len)
+                   : ep_can_end(d->rec);
+    return end && mc__filter_ok(d, true);
 }
 
 /* The end probability at this position: the end candidate's, or, when the

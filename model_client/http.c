@@ -24,6 +24,7 @@ struct mc_http {
     int open_handles;
     bool freeing;
     mc_http_req *requests;          /* in flight, linked */
+    uint32_t closing;               /* finished requests whose handles are closing */
 };
 
 struct mc_http_req {
@@ -183,9 +184,9 @@ static void mc__req_closed(uv_handle_t *handle)
     sm_free(req->url);
     sm_free(req->body);
     sm_free(req);
-    if (http->freeing && !http->requests && http->open_handles == 1) {
+    http->closing--;
+    if (http->freeing && !http->requests && http->closing == 0 && http->open_handles == 1)
         uv_close((uv_handle_t *)&http->timer, mc__http_closed);
-    }
 }
 
 static void mc__unlink(mc_http_req *req)
@@ -222,6 +223,7 @@ static void mc__complete(mc_http_req *req)
     uv_timer_stop(&req->first_byte);
     uv_timer_stop(&req->defer);
     const char *message = req->message.len ? req->message.data : NULL;
+    req->http->closing++;
     req->on_done(req->data, req->status, message);
     uv_close((uv_handle_t *)&req->first_byte, mc__req_closed);
     uv_close((uv_handle_t *)&req->defer, mc__req_closed);
@@ -456,7 +458,7 @@ void mc_http_free(mc_http *http)
     http->freeing = true;
     for (mc_http_req *r = http->requests; r; r = r->next)
         mc__fail(r, SM_ECANCELED, NULL);
-    if (!http->requests)
+    if (!http->requests && http->closing == 0)
         uv_close((uv_handle_t *)&http->timer, mc__http_closed);
 }
 

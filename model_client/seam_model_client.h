@@ -253,6 +253,10 @@ typedef struct mc_decode_options {
     double top_p;
     uint64_t seed;
     size_t context_budget;    /* bytes of context sent to the model */
+    /* Replaces ep_can_end(rec) when set (a recognizer on cut contexts that
+     * must sometimes ask about the whole text). */
+    bool (*can_end)(void *data, ep_recognizer *rec, const char *middle, size_t len);
+    void *can_end_data;
 } mc_decode_options;
 
 void mc_decode_options_init(mc_decode_options *options);

@@ -23,3 +23,32 @@ middle = text[cursor:closing]
 print(json.dumps({"id": "middle joins the right context", "left": left, "middle": middle, "right": right}))
 print(json.dumps({"id": "middle repeats the closing bracket", "left": left, "middle": middle + ")", "right": right}))
 PY
+# seam's main job: completions with the embedded model (trained on the
+# file's folder and the machine's standard library) at holes cut into a
+# copy of the sample, each valid exactly where it is inserted.  --json shows
+# the tokens, the scope, the timings and the candidates the recognizer
+# refused.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp examples/sample.py "$work/"
+python3 - "$work" > "$work/holes.tsv" <<'PY'
+import sys
+text = open("examples/sample.py", encoding="utf-8").read()
+holes = [
+    ("for word in line.split():", "split()", "the rest of an expression"),
+    ("return sorted(self.counts.items(),", "self.counts.items()", "a call's first argument"),
+    ("self.counts[word] = self.counts.get(word, 0) + 1", "self.counts.get(word, 0) + 1", "the value of an assignment"),
+]
+for i, (line, cut, what) in enumerate(holes):
+    at = text.index(line) + line.index(cut)
+    holed = text[:at] + text[at + len(cut):]
+    path = "%s/hole%d.py" % (sys.argv[1], i)
+    open(path, "w", encoding="utf-8").write(holed)
+    row = holed[:at].count("\n") + 1
+    col = len(holed[:at].rsplit("\n", 1)[-1]) + 1
+    print("%s:%d:%d\t%s\t%s" % (path, row, col, what, holed.split("\n")[row - 1].strip()))
+PY
+while IFS=$'\t' read -r where what line; do
+  echo "== $what, at the hole in: $line"
+  build/release/seam complete "$where" --json
+done < "$work/holes.tsv"

@@ -55,15 +55,39 @@ static const char *srv__field(const cJSON *object, const char *name)
     return cJSON_IsString(item) ? item->valuestring : NULL;
 }
 
-/* Runs one case and writes its result line. */
+/* Runs one case and writes its result line.  With `cut`, the recognizer
+ * gets only the statements around the cursor (srv_scope_at's cut points). */
 static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *id, const char *left,
-                            const char *middle, const char *right)
+                            const char *middle, const char *right, bool cut)
 {
     size_t left_len = strlen(left), middle_len = strlen(middle);
+    char *cut_right_text = NULL;
+    char *whole = NULL;
+    size_t whole_len = left_len + strlen(right), offset = left_len;
+    size_t cut_left = 0, cut_right = left_len + strlen(right);
+    srv_lex_state lex = {0};
+    if (cut) {
+        size_t right_len = strlen(right);
+        char *joint = sm_malloc(left_len + right_len + 1);
+        memcpy(joint, left, left_len);
+        memcpy(joint + left_len, right, right_len + 1);
+        srv_scope scope;
+        srv_scope_at(NULL, joint, left_len + right_len, left_len, true, 1, &scope);
+        whole = joint;
+        lex = scope.lex;
+        cut_left = scope.cut_left;
+        cut_right = scope.cut_right;
+        left += cut_left;
+        left_len -= cut_left;
+        cut_right_text = sm_strndup(right, cut_right - (cut_left + left_len));
+        right = cut_right_text;
+    }
     if (!sm_utf8_valid((const uint8_t *)left, left_len, false, NULL) ||
         !sm_utf8_valid((const uint8_t *)middle, middle_len, false, NULL) ||
         !sm_utf8_valid((const uint8_t *)right, strlen(right), false, NULL)) {
         srv__emit_error(out, id, "invalid UTF-8");
+        sm_free(cut_right_text);
+        sm_free(whole);
         return;
     }
     uint64_t start = sm_now_ns();
@@ -72,6 +96,8 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
                       : ep_recognizer_new(grammar, &rec);
     if (rc) {
         srv__emit_error(out, id, sm_strerror(rc));
+        sm_free(cut_right_text);
+        sm_free(whole);
         return;
     }
     int viable = right[0] ? (ep_viable(rec) ? 1 : 0) : ep_feed(rec, left, left_len);
@@ -85,7 +111,11 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
         accepted += (size_t)width;
     }
     uint64_t end_start = sm_now_ns();
-    bool complete = viable == 1 && accepted == middle_len && ep_can_end(rec);
+    bool fell_back = false;
+    bool complete = viable == 1 && accepted == middle_len &&
+                    (cut ? srv_cut_can_end(rec, grammar, whole, whole_len, offset, cut_right, &lex, middle, middle_len,
+                                           &fell_back)
+                         : ep_can_end(rec));
     uint64_t feed_done = sm_now_ns();
     ep_recognizer_free(rec);
 
@@ -96,6 +126,13 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
     cJSON_AddNumberToObject(result, "setup_us", (double)(setup_done - start) / 1000.0);
     cJSON_AddNumberToObject(result, "feed_us", (double)(feed_done - setup_done) / 1000.0);
     cJSON_AddNumberToObject(result, "can_end_us", (double)(feed_done - end_start) / 1000.0);
+    if (cut) {
+        cJSON_AddNumberToObject(result, "cut_left", (double)cut_left);
+        cJSON_AddNumberToObject(result, "cut_right", (double)cut_right);
+        cJSON_AddBoolToObject(result, "cut_fell_back", fell_back);
+    }
+    sm_free(cut_right_text);
+    sm_free(whole);
     srv__emit(out, result);
     cJSON_Delete(result);
 }
@@ -150,7 +187,8 @@ int srv_cmd_check(FILE *in, FILE *out)
         if (!left || !middle || !right)
             srv__emit_error(out, id, "left, middle and right must be strings");
         else
-            srv__check_case(out, grammar, id, left, middle, right);
+            srv__check_case(out, grammar, id, left, middle, right,
+                            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "cut")));
         cJSON_Delete(request);
     }
     sm_buf_free(&line);

@@ -69,7 +69,7 @@ static int srv__read(const char *path, sm_buf *out)
     return rc;
 }
 
-static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset)
+static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset, const srv_scope *scope)
 {
     cJSON *o = cJSON_CreateObject();
     const mc_completion *c = r->completion;
@@ -103,6 +103,12 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
     }
     cJSON_AddStringToObject(o, "backend", cfg_backend_name(srv_engine_config(e)->backend));
     cJSON_AddNumberToObject(o, "offset", (double)offset);
+    cJSON *sc = cJSON_AddObjectToObject(o, "scope");
+    cJSON_AddStringToObject(sc, "kind", srv_scope_kind_name(scope->kind));
+    cJSON_AddNumberToObject(sc, "max_lines", scope->max_lines);
+    cJSON_AddNumberToObject(sc, "cut_left", (double)scope->cut_left);
+    cJSON_AddNumberToObject(sc, "cut_right", (double)scope->cut_right);
+    cJSON_AddStringToObject(sc, "node", scope->node_type ? scope->node_type : "");
     char *s = cJSON_PrintUnformatted(o);
     puts(s);
     cJSON_free(s);
@@ -216,8 +222,28 @@ int srv_cmd_complete(int argc, char **argv)
         srv_engine_train(engine, &corpus);
         mc_corpus_free(&corpus);
     }
+    /* The completion's shape, where it must stay, and the contexts the
+     * recognizer needs. */
+    const char *body = text.data ? text.data : "";
+    srv_tree *tree = srv_tree_new(body, text.len);
+    srv_scope scope;
+    srv_scope_at(tree, body, text.len, offset, config.multiline, config.max_lines, &scope);
+    srv_job_options options = {0};
+    options.max_lines = scope.max_lines;
+    if (config.escape_guard) {
+        options.filter = srv_escape_filter;
+        options.filter_data = &scope;
+    }
+    if (config.cut_contexts) {
+        options.cut = true;
+        options.cut_left = scope.cut_left;
+        options.cut_right = scope.cut_right;
+        options.cut_lex = scope.lex;
+    }
+    sm_log(&logger, SM_LOG_DEBUG, "scope %s at %s, %u lines, recognizer contexts [%zu, %zu)",
+           srv_scope_kind_name(scope.kind), scope.node_type, scope.max_lines, scope.cut_left, scope.cut_right);
     srv__cli_result result = {0};
-    rc = srv_engine_complete(engine, text.data ? text.data : "", text.len, offset, NULL, srv__cli_done, &result, NULL);
+    rc = srv_engine_complete(engine, body, text.len, offset, &options, srv__cli_done, &result, NULL);
     if (rc == SM_OK)
         while (!result.done && uv_run(&loop, UV_RUN_ONCE))
             ;
@@ -225,7 +251,7 @@ int srv_cmd_complete(int argc, char **argv)
         fprintf(stderr, "seam: the completion did not finish\n");
         status = 1;
     } else if (json) {
-        srv__print_json(&result, engine, offset);
+        srv__print_json(&result, engine, offset, &scope);
     } else if (result.completion) {
         fwrite(result.completion->text, 1, result.completion->len, stdout);
         putchar('\n');
@@ -239,6 +265,8 @@ int srv_cmd_complete(int argc, char **argv)
     }
     mc_completion_free(result.completion);
     sm_free(result.error);
+    srv_rec_cache_free(result.info.cache);
+    srv_tree_free(tree);
     srv_engine_free(engine);
 out:
     uv_run(&loop, UV_RUN_DEFAULT);

@@ -203,7 +203,7 @@ static void srv__model_ready(srv_engine *e, mc_ngram *model)
     mc_backend_embedded_new(e->loop, e->model, &e->backend);
     mc_ngram_stats stats;
     mc_ngram_get_stats(model, &stats);
-    sm_log(e->logger, SM_LOG_INFO, "embedded model ready: %u pieces, %u n-grams, %zu bytes", stats.vocabulary,
+    sm_log(e->logger, SM_LOG_DEBUG, "embedded model ready: %u pieces, %u n-grams, %zu bytes", stats.vocabulary,
            stats.nodes, stats.bytes);
     for (uint32_t i = 0; i < e->waiting.size; i++)
         srv__start_job(e->waiting.items[i]);
@@ -301,11 +301,12 @@ static void srv__fail_job(srv_job *job, const char *message)
     srv__job_free(job);
 }
 
-/* Whether the cached recognizer serves this text and cursor. */
-static bool srv__cache_fits(const srv_rec_cache *c, const char *text, size_t len, size_t offset)
+/* Whether the cached recognizer serves these contexts. */
+static bool srv__cache_fits(const srv_rec_cache *c, const char *left, size_t left_len, const char *right,
+                            size_t right_len)
 {
-    return c && c->rec && c->left_len <= offset && c->right_len == len - offset &&
-           memcmp(c->left, text, c->left_len) == 0 && memcmp(c->right, text + offset, c->right_len) == 0;
+    return c && c->rec && c->left_len <= left_len && c->right_len == right_len &&
+           memcmp(c->left, left, c->left_len) == 0 && memcmp(c->right, right, right_len) == 0;
 }
 
 static void srv__setup_work(uv_work_t *work)
@@ -313,14 +314,20 @@ static void srv__setup_work(uv_work_t *work)
     srv_job *job = work->data;
     uint64_t t0 = srv__now_ns();
     srv_rec_cache *c = job->cache;
-    if (srv__cache_fits(c, job->text, job->len, job->offset)) {
+    /* The recognizer's contexts: the whole text, or the statements around
+     * the cursor when the scope found cut points. */
+    size_t from = job->options.cut ? job->options.cut_left : 0;
+    size_t to = job->options.cut ? job->options.cut_right : job->len;
+    const char *left = job->text + from, *right = job->text + job->offset;
+    size_t left_len = job->offset - from, right_len = to - job->offset;
+    if (srv__cache_fits(c, left, left_len, right, right_len)) {
         /* Typing forward: only the new bytes of the left context are fed. */
         ep_restore(c->rec, c->point);
-        ep_feed(c->rec, job->text + c->left_len, job->offset - c->left_len);
+        ep_feed(c->rec, left + c->left_len, left_len - c->left_len);
         c->point = ep_save(c->rec);
         sm_free(c->left);
-        c->left = sm_strndup(job->text, job->offset);
-        c->left_len = job->offset;
+        c->left = sm_strndup(left, left_len);
+        c->left_len = left_len;
         job->reused = true;
         job->rec = c->rec;
         job->setup_rc = SM_OK;
@@ -331,18 +338,45 @@ static void srv__setup_work(uv_work_t *work)
         sm_free(c->left);
         sm_free(c->right);
         memset(c, 0, sizeof *c);
-        job->setup_rc = ep_recognizer_new_fim(job->engine->grammar, job->text, job->offset, job->text + job->offset,
-                                              job->len - job->offset, &c->rec);
+        job->setup_rc = ep_recognizer_new_fim(job->engine->grammar, left, left_len, right, right_len, &c->rec);
         if (job->setup_rc == SM_OK) {
             c->point = ep_save(c->rec);
-            c->left = sm_strndup(job->text, job->offset);
-            c->left_len = job->offset;
-            c->right = sm_strndup(job->text + job->offset, job->len - job->offset);
-            c->right_len = job->len - job->offset;
+            c->left = sm_strndup(left, left_len);
+            c->left_len = left_len;
+            c->right = sm_strndup(right, right_len);
+            c->right_len = right_len;
         }
         job->rec = c->rec;
     }
     job->setup_ns = srv__now_ns() - t0;
+}
+
+bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *whole, size_t len, size_t offset,
+                     size_t cut_right, const srv_lex_state *at_cursor, const char *middle, size_t middle_len,
+                     bool *fell_back)
+{
+    if (fell_back)
+        *fell_back = false;
+    if (srv_lex_clean_after(at_cursor, middle, middle_len, whole + offset, cut_right - offset))
+        return ep_can_end(rec);
+    /* The middle leaves a bracket or string open at the cut: the text
+     * beyond it is not separate, so the whole text decides. */
+    if (fell_back)
+        *fell_back = true;
+    ep_recognizer *full;
+    if (ep_recognizer_new(grammar, &full) != SM_OK)
+        return false;
+    bool ok = ep_feed(full, whole, offset) == 1 && ep_feed(full, middle, middle_len) == 1 &&
+              ep_feed(full, whole + offset, len - offset) == 1 && ep_can_end(full);
+    ep_recognizer_free(full);
+    return ok;
+}
+
+static bool srv__job_can_end(void *data, ep_recognizer *rec, const char *middle, size_t len)
+{
+    srv_job *job = data;
+    return srv_cut_can_end(rec, job->engine->grammar, job->text, job->len, job->offset, job->options.cut_right,
+                           &job->options.cut_lex, middle, len, NULL);
 }
 
 static void srv__setup_after(uv_work_t *work, int status)
@@ -372,6 +406,10 @@ static void srv__setup_after(uv_work_t *work, int status)
     o.context_budget = e->config.context_bytes;
     if (job->options.run_ahead)
         o.run_ahead = job->options.run_ahead;
+    if (job->options.cut && (job->options.cut_left > 0 || job->options.cut_right < job->len)) {
+        o.can_end = srv__job_can_end;
+        o.can_end_data = job;
+    }
     mc_decode_start(e->loop, e->backend, job->rec, job->text, job->offset, job->text + job->offset,
                     job->len - job->offset, &o, job->options.filter, job->options.filter_data, srv__on_decoded, job,
                     &job->decode);
@@ -395,6 +433,9 @@ int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offs
                         srv_job_cb on_done, void *data, srv_job **out)
 {
     if (offset > len)
+        return SM_ERANGE;
+    if (options && options->cut && (options->cut_left > offset || options->cut_right < offset ||
+                                    options->cut_right > len))
         return SM_ERANGE;
     srv_job *job = sm_calloc(1, sizeof *job);
     job->engine = e;

@@ -31,6 +31,7 @@ typedef enum srv__state { SRV__UNINITIALIZED, SRV__RUNNING, SRV__SHUT_DOWN, SRV_
 
 typedef struct srv__doc {
     lsp_document *doc;
+    srv_tree *tree;                /* tree-sitter's view, kept up to date */
     srv_rec_cache *cache;          /* the recognizer of the last completion */
     struct srv__pending *active;   /* the completion in flight */
 } srv__doc;
@@ -52,6 +53,7 @@ typedef struct srv__pending {
     size_t text_len;
     char *job_text;                /* the text the job completes (owned) */
     size_t job_len, job_offset;
+    srv_scope scope;               /* the completion's shape and bounds */
     uint64_t received_ns;
 } srv__pending;
 
@@ -200,12 +202,15 @@ static void srv__did_open(srv_lsp *lsp, const cJSON *params)
             srv__cancel_pending(lsp, old->active, "the document was reopened");
         lsp_document_free(old->doc);
         srv_rec_cache_free(old->cache);
+        srv_tree_free(old->tree);
         old->cache = NULL;
         old->doc = doc;
+        old->tree = srv_tree_new(doc->text.data, doc->text.len);
         return;
     }
     srv__doc *d = sm_calloc(1, sizeof *d);
     d->doc = doc;
+    d->tree = srv_tree_new(doc->text.data, doc->text.len);
     sm_array_push(&lsp->docs, d);
 }
 
@@ -228,23 +233,39 @@ static void srv__did_change(srv_lsp *lsp, const cJSON *params)
             rc = SM_EINVAL;
         } else if (!range) {
             rc = lsp_document_replace(d->doc, text, strlen(text));
+            if (rc == SM_OK) {
+                srv_tree_free(d->tree);
+                d->tree = srv_tree_new(d->doc->text.data, d->doc->text.len);
+            }
         } else {
             lsp_position start, end;
+            size_t from, to;
             if (!srv__position(cJSON_GetObjectItemCaseSensitive(range, "start"), &start) ||
-                !srv__position(cJSON_GetObjectItemCaseSensitive(range, "end"), &end))
+                !srv__position(cJSON_GetObjectItemCaseSensitive(range, "end"), &end)) {
                 rc = SM_EINVAL;
-            else
+            } else if (lsp_position_to_offset(d->doc->text.data, d->doc->text.len, start, lsp->encoding, &from) ||
+                       lsp_position_to_offset(d->doc->text.data, d->doc->text.len, end, lsp->encoding, &to)) {
+                rc = SM_ERANGE;
+            } else {
+                /* The tree learns the edit against the text before it. */
+                char *before = sm_strndup(d->doc->text.data, d->doc->text.len);
                 rc = lsp_document_edit(d->doc, start, end, lsp->encoding, text, strlen(text));
+                if (rc == SM_OK)
+                    srv_tree_edit(d->tree, before, from, to, text, strlen(text));
+                sm_free(before);
+            }
         }
         if (rc) {
             /* The editor's copy and ours now differ: say so, and keep ours
              * as it was before this change. */
+            srv_tree_reparse(d->tree, d->doc->text.data, d->doc->text.len);
             srv__tell(lsp, true, 1, "seam could not apply an edit to %s (%s); reopen the file to resynchronise",
                       uri, rc == SM_ERANGE ? "a range outside the document" : rc == SM_EUTF8 ? "invalid UTF-8"
                                                                            : "a malformed change");
             return;
         }
     }
+    srv_tree_reparse(d->tree, d->doc->text.data, d->doc->text.len);
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(td, "version");
     if (cJSON_IsNumber(version))
         d->doc->version = (int64_t)version->valuedouble;
@@ -262,6 +283,7 @@ static void srv__did_close(srv_lsp *lsp, const cJSON *params)
         srv__cancel_pending(lsp, d->active, "the document was closed");
     lsp_document_free(d->doc);
     srv_rec_cache_free(d->cache);
+    srv_tree_free(d->tree);
     sm_free(d);
     lsp->docs.items[index] = lsp->docs.items[--lsp->docs.size];
 }
@@ -395,10 +417,11 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
             srv__tell(lsp, true, 2, "seam: the model backend failed: %s", c->error);
     }
     sm_log(lsp->logger, SM_LOG_DEBUG,
-           "completion %s: %s, %zu bytes, stop %s, setup %.2f ms%s, total %.2f ms, %u round trips, %u rejected",
+           "completion %s: %s, %zu bytes, stop %s, setup %.2f ms%s, total %.2f ms, %u round trips, %u rejected, "
+           "scope %s",
            p->inline_kind ? "inline" : "item", c && c->found ? "found" : "none", c ? c->len : 0,
            c ? mc_stop_reason_name(c->reason) : "error", info->setup_ns / 1e6, info->reused ? " (cached)" : "",
-           info->total_ns / 1e6, c ? c->round_trips : 0, c ? c->rejected : 0);
+           info->total_ns / 1e6, c ? c->round_trips : 0, c ? c->rejected : 0, srv_scope_kind_name(p->scope.kind));
     mc_completion_free(c);
     srv__pending_release(lsp, p);
 }
@@ -414,6 +437,17 @@ static void srv__start(srv__pending *p)
     srv_job_options o = {0};
     o.cache = d->cache;
     d->cache = NULL;
+    o.max_lines = p->scope.max_lines;
+    if (lsp->config.escape_guard) {
+        o.filter = srv_escape_filter;
+        o.filter_data = &p->scope;
+    }
+    if (lsp->config.cut_contexts) {
+        o.cut = true;
+        o.cut_left = p->scope.cut_left;
+        o.cut_right = p->scope.cut_right;
+        o.cut_lex = p->scope.lex;
+    }
     int rc = srv_engine_complete(lsp->engine, p->job_text, p->job_len, p->job_offset, &o, srv__on_job_done, p,
                                  &p->job);
     if (rc) {
@@ -482,6 +516,7 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     const char *sel_text = srv__string(selected, "text");
     lsp_position s_start, s_end;
     size_t from, to;
+    bool edited = false;
     if (selected && sel_text && srv__position(cJSON_GetObjectItemCaseSensitive(sel_range, "start"), &s_start) &&
         srv__position(cJSON_GetObjectItemCaseSensitive(sel_range, "end"), &s_end) &&
         lsp_position_to_offset(text, len, s_start, lsp->encoding, &from) == SM_OK &&
@@ -489,16 +524,17 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
         sm_utf8_valid((const uint8_t *)sel_text, strlen(sel_text), false, NULL)) {
         /* The editor's popup has an item selected: complete as if it were
          * accepted, and replace its range with the item plus the completion. */
-        sm_buf edited;
-        sm_buf_init(&edited, (size_t)1 << 31);
-        sm_buf_append(&edited, text, from);
-        sm_buf_append_str(&edited, sel_text);
-        p->job_offset = edited.len;
-        sm_buf_append(&edited, text + to, len - to);
-        p->job_text = sm_buf_take(&edited, &p->job_len);
+        sm_buf with_item;
+        sm_buf_init(&with_item, (size_t)1 << 31);
+        sm_buf_append(&with_item, text, from);
+        sm_buf_append_str(&with_item, sel_text);
+        p->job_offset = with_item.len;
+        sm_buf_append(&with_item, text + to, len - to);
+        p->job_text = sm_buf_take(&with_item, &p->job_len);
         p->prefix = sm_strdup(sel_text);
         p->replace_from = from;
         p->offset = to;
+        edited = true;
     } else {
         if (!inline_kind) {
             /* Completion items replace the word before the cursor, so that
@@ -515,6 +551,8 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     }
     p->text = sm_strndup(text, len);
     p->text_len = len;
+    /* The tree matches the document, not a text with a selected item in it. */
+    srv_scope_at(edited ? NULL : d->tree, p->job_text, p->job_len, p->job_offset, lsp->config.multiline, lsp->config.max_lines, &p->scope);
     sm_array_push(&lsp->pending, p);
     d->active = p;
     uv_timer_init(lsp->loop, &p->debounce);
@@ -848,6 +886,7 @@ void srv_lsp_free(srv_lsp *lsp)
     for (uint32_t i = 0; i < lsp->docs.size; i++) {
         lsp_document_free(lsp->docs.items[i]->doc);
         srv_rec_cache_free(lsp->docs.items[i]->cache);
+        srv_tree_free(lsp->docs.items[i]->tree);
         sm_free(lsp->docs.items[i]);
     }
     sm_array_free(&lsp->docs);

@@ -30,6 +30,21 @@ int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summa
  * per case to `out` (see check.c).  Returns the exit status. */
 int srv_cmd_check(FILE *in, FILE *out);
 
+/* Where a lexical scan of Python text stands: open brackets, the string or
+ * comment it is in, a backslash join pending. */
+typedef struct srv_lex_state {
+    int depth;
+    char quote;          /* 0, or the quote of the string it is in */
+    bool triple;
+    bool raw;
+    bool in_comment;
+    bool escaped;        /* after a backslash in a string */
+    bool continued;      /* a backslash join at the end of the line */
+} srv_lex_state;
+
+/* Whether lexing a then b from `start` ends with nothing open. */
+bool srv_lex_clean_after(const srv_lex_state *start, const char *a, size_t a_len, const char *b, size_t b_len);
+
 /* ---- The completion engine (engine.c) ----------------------------------------------
  *
  * Holds the Python grammar, the configured backend and, for the embedded
@@ -62,7 +77,18 @@ typedef struct srv_job_options {
     mc_filter_cb filter;       /* an extra constraint, or NULL */
     void *filter_data;
     srv_rec_cache *cache;      /* moved into the job; may be NULL */
+    bool cut;                  /* the recognizer sees text[cut_left, cut_right) only */
+    size_t cut_left, cut_right;
+    srv_lex_state cut_lex;     /* the lexical state at the cursor (srv_scope.lex) */
 } srv_job_options;
+
+/* can_end on cut contexts: the recognizer's answer when the middle leaves
+ * nothing open at the right cut (then the text outside is separate), else
+ * a check of the whole text.  `whole` is the full text with the cursor at
+ * `offset`; returns the same answer as a recognizer on the whole text. */
+bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *whole, size_t len, size_t offset,
+                     size_t cut_right, const srv_lex_state *at_cursor, const char *middle, size_t middle_len,
+                     bool *fell_back);
 
 typedef struct srv_completion_info {
     uint64_t setup_ns;         /* building the recognizer for both contexts */
@@ -130,6 +156,60 @@ void srv_lsp_free(srv_lsp *lsp);
 
 /* `seam`, `seam lsp [--stdio]`, `seam lsp --listen HOST:PORT`. */
 int srv_cmd_lsp(int argc, char **argv);
+
+/* ---- Scope and context escape (scope.c) -----------------------------------------------
+ *
+ * tree-sitter is used only here, to choose a completion's shape and where
+ * it must stay; validity comes from the recognizer.
+ */
+typedef struct srv_tree srv_tree;
+
+/* A tree-sitter-python tree of a text; NULL if the parser cannot start. */
+srv_tree *srv_tree_new(const char *text, size_t len);
+void srv_tree_free(srv_tree *tree);
+/* Records an edit of old_text: [start, old_end) replaced by `inserted`.
+ * Call srv_tree_reparse with the new text after a document's edits. */
+void srv_tree_edit(srv_tree *tree, const char *old_text, size_t start, size_t old_end, const char *inserted,
+                   size_t inserted_len);
+void srv_tree_reparse(srv_tree *tree, const char *text, size_t len);
+bool srv_tree_has_error(const srv_tree *tree);
+
+typedef enum srv_scope_kind {
+    SRV_SCOPE_EXPRESSION = 0,  /* inside brackets: the rest of the expression */
+    SRV_SCOPE_LINE,            /* on a line with text: the rest of the line */
+    SRV_SCOPE_BLOCK,           /* an empty line in a block: statements at its indentation */
+    SRV_SCOPE_BODY,            /* after a block header: its body */
+    SRV_SCOPE_COMMENT,         /* in a comment: up to the end of it */
+    SRV_SCOPE_STRING,          /* in a string or docstring: up to its end */
+    SRV_SCOPE_MODULE,          /* an empty line at the top level: statements */
+} srv_scope_kind;
+
+typedef struct srv_scope {
+    srv_scope_kind kind;
+    uint32_t max_lines;        /* the line budget the shape allows */
+    uint32_t min_indent;       /* block scopes: lines the middle starts are indented this much */
+    uint32_t bracket_depth;    /* brackets open at the cursor */
+    uint32_t closable;         /* of those, the ones the right context leaves open */
+    char quote;                /* string scope: the quote of the literal */
+    bool triple;
+    size_t cut_left, cut_right; /* the recognizer's contexts: text[cut_left, cut_right) */
+    srv_lex_state lex;         /* the lexical state at the cursor */
+    const char *node_type;     /* tree-sitter's node at the cursor, for logs */
+} srv_scope;
+
+const char *srv_scope_kind_name(srv_scope_kind kind);
+
+/* The scope at byte `offset` of text (tree may be NULL).  Multi-line
+ * shapes get max_lines when `multiline` is set, one line otherwise. */
+void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                  uint32_t max_lines, srv_scope *out);
+
+/* The context-escape constraint as a decoding filter (data: a srv_scope):
+ * the middle may not close a bracket it did not open (unless the right
+ * context leaves that bracket open) or the literal it is in, a comment
+ * completion stays on its line, and in block scopes no line of the middle
+ * is indented less than the block. */
+bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end);
 
 /* ---- Settings from JSON (settings.c) ---------------------------------------------- */
 

@@ -217,11 +217,38 @@ def check_embedded(ch, count):
             found += 1
             ch.check(valid(left + out["completion"] + right),
                      "embedded at %d:%d: %r does not parse" % (line + 1, col + 1, out["completion"]))
-            ch.check("\n" not in out["completion"], "embedded: a single-line completion spans lines")
+            n_lines = out["completion"].count("\n") + 1
+            ch.check(n_lines <= out["scope"]["max_lines"], "embedded: %d lines in a %s scope of %d"
+                     % (n_lines, out["scope"]["kind"], out["scope"]["max_lines"]))
         else:
             ch.check(out["completion"] == "", "embedded: no completion but text %r" % out["completion"])
     ch.check(found >= count // 4, "embedded: only %d of %d cursors got a completion" % (found, count))
     return found
+
+
+def check_escape(ch):
+    """Context escape is refused by the loop, as a constraint while decoding."""
+    cases = [
+        # (left, right, script, completion with the guard, completion without it)
+        ("result = foo(a, ", ")\nprint(result)\n",
+         {"": [("b)", -0.1), ("b", -0.5)], "b)": [(EOS, -0.1)], "b": [(")", -0.1), (EOS, -0.3)]},
+         "b", None),
+        ("def f(x):\n    if x:\n        ", "\n    return x\n",
+         {"": [("y = 1\ndef g():\n    pass", -0.1), ("y = 1", -0.5)], "y = 1": [(EOS, -0.1)]},
+         "y = 1", "y = 1\ndef g():\n    pass"),
+    ]
+    for left, right, steps, guarded, unguarded in cases:
+        where = ch.write_case(left, right)
+        with LoopbackServer(Script(steps, left)) as server:
+            base = ["--backend", "llamacpp", "--endpoint", server.url, "--run-ahead", "4"]
+            run, out, _ = ch.complete(where, base)
+            ok = out is not None and out["completion"] == guarded and valid(left + out["completion"] + right)
+            ch.check(ok, "escape guard: %r gave %r, stderr %r" % (left, out and out["completion"], run.stderr))
+            ch.check(out is not None and out["rejected"] >= 1, "escape guard: the escaping candidate was refused")
+            if unguarded is not None:
+                run, out, _ = ch.complete(where, base + ["--escape-guard", "false"])
+                ch.check(out is not None and out["completion"] == unguarded,
+                         "without the guard: %r" % (out and out["completion"]))
 
 
 def main():
@@ -236,6 +263,7 @@ def main():
         check_request_fields(ch, server)
     check_faults(ch)
     check_api_key(ch)
+    check_escape(ch)
     found = check_embedded(ch, args.embedded)
     print("embedded: %d of %d cursors completed" % (found, args.embedded))
     print("backends: %d passed, %d failed" % (ch.passed, ch.failed))

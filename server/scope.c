@@ -1,0 +1,528 @@
+/*
+ * scope.c - what shape a completion takes, where it must stay, and how much
+ * context the recognizer needs.
+ *
+ * tree-sitter (with tree-sitter-python) is used only here: a tree per
+ * document, kept up to date with each edit, tells whether the cursor sits
+ * in a comment, a string, brackets, a block header's end or a block's empty
+ * line.  A small lexical scan of the text (strings, comments, brackets,
+ * backslash joins) gives what the tree cannot promise while the code is
+ * being typed and full of errors: the bracket depth at the cursor, the
+ * string it is in, and the lines where a top-level statement starts with
+ * nothing open, where the recognizer's contexts may be cut.
+ *
+ * Validity never comes from here: the recognizer decides it.
+ */
+#include "seam_server.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+
+const TSLanguage *tree_sitter_python(void);
+
+struct srv_tree {
+    TSParser *parser;
+    TSTree *tree;
+};
+
+/* ---- The tree per document ------------------------------------------------------ */
+
+srv_tree *srv_tree_new(const char *text, size_t len)
+{
+    srv_tree *t = sm_calloc(1, sizeof *t);
+    t->parser = ts_parser_new();
+    if (!t->parser || !ts_parser_set_language(t->parser, tree_sitter_python())) {
+        if (t->parser)
+            ts_parser_delete(t->parser);
+        sm_free(t);
+        return NULL;
+    }
+    t->tree = ts_parser_parse_string(t->parser, NULL, text, (uint32_t)len);
+    return t;
+}
+
+void srv_tree_free(srv_tree *t)
+{
+    if (!t)
+        return;
+    if (t->tree)
+        ts_tree_delete(t->tree);
+    ts_parser_delete(t->parser);
+    sm_free(t);
+}
+
+/* The row and byte column of `offset` in text. */
+static TSPoint srv__point(const char *text, size_t offset)
+{
+    TSPoint p = {0, 0};
+    size_t line_start = 0;
+    for (size_t i = 0; i < offset; i++)
+        if (text[i] == '\n') {
+            p.row++;
+            line_start = i + 1;
+        }
+    p.column = (uint32_t)(offset - line_start);
+    return p;
+}
+
+void srv_tree_edit(srv_tree *t, const char *old_text, size_t start, size_t old_end, const char *inserted,
+                   size_t inserted_len)
+{
+    if (!t || !t->tree)
+        return;
+    TSInputEdit e;
+    e.start_byte = (uint32_t)start;
+    e.old_end_byte = (uint32_t)old_end;
+    e.new_end_byte = (uint32_t)(start + inserted_len);
+    e.start_point = srv__point(old_text, start);
+    e.old_end_point = srv__point(old_text, old_end);
+    TSPoint end = e.start_point;
+    for (size_t i = 0; i < inserted_len; i++) {
+        if (inserted[i] == '\n') {
+            end.row++;
+            end.column = 0;
+        } else {
+            end.column++;
+        }
+    }
+    e.new_end_point = end;
+    ts_tree_edit(t->tree, &e);
+}
+
+void srv_tree_reparse(srv_tree *t, const char *text, size_t len)
+{
+    if (!t)
+        return;
+    TSTree *next = ts_parser_parse_string(t->parser, t->tree, text, (uint32_t)len);
+    if (t->tree)
+        ts_tree_delete(t->tree);
+    t->tree = next;
+}
+
+bool srv_tree_has_error(const srv_tree *t)
+{
+    return t && t->tree && ts_node_has_error(ts_tree_root_node(t->tree));
+}
+
+/* ---- The lexical scan -------------------------------------------------------------- */
+
+typedef srv_lex_state srv__lex;
+
+static bool srv__ident_byte(unsigned char c)
+{
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
+/* Whether a string opening at text[i] (a quote) has a raw prefix. */
+static bool srv__raw_prefix(const char *text, size_t i)
+{
+    size_t j = i;
+    while (j > 0 && srv__ident_byte((unsigned char)text[j - 1]) && i - j < 3)
+        j--;
+    if (j > 0 && srv__ident_byte((unsigned char)text[j - 1]))
+        return false;   /* a longer name: not a prefix */
+    for (size_t k = j; k < i; k++)
+        if (text[k] == 'r' || text[k] == 'R')
+            return true;
+    return false;
+}
+
+/* Advances the scan over text[i]; returns how many bytes it consumed. */
+static size_t srv__lex_step(srv__lex *s, const char *text, size_t len, size_t i)
+{
+    char c = text[i];
+    if (s->in_comment) {
+        if (c == '\n' || c == '\r')
+            s->in_comment = false;
+        return 1;
+    }
+    if (s->quote) {
+        if (s->escaped) {
+            s->escaped = false;
+            return 1;
+        }
+        if (c == '\\') {
+            s->escaped = true;
+            return 1;
+        }
+        if (c == s->quote) {
+            if (!s->triple) {
+                s->quote = 0;
+                return 1;
+            }
+            if (i + 2 < len && text[i + 1] == c && text[i + 2] == c) {
+                s->quote = 0;
+                return 3;
+            }
+            return 1;
+        }
+        if ((c == '\n' || c == '\r') && !s->triple)
+            s->quote = 0;   /* an unterminated one-line string ends at the line */
+        return 1;
+    }
+    switch (c) {
+    case '#':
+        s->in_comment = true;
+        return 1;
+    case '\'':
+    case '"':
+        s->quote = c;
+        s->raw = srv__raw_prefix(text, i);
+        s->escaped = false;
+        if (i + 2 < len && text[i + 1] == c && text[i + 2] == c) {
+            s->triple = true;
+            return 3;
+        }
+        s->triple = false;
+        return 1;
+    case '(':
+    case '[':
+    case '{':
+        s->depth++;
+        return 1;
+    case ')':
+    case ']':
+    case '}':
+        if (s->depth > 0)
+            s->depth--;
+        return 1;
+    case '\\':
+        if (i + 1 < len && (text[i + 1] == '\n' || text[i + 1] == '\r')) {
+            s->continued = true;
+            return 1;
+        }
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+/* Whether text lexes on its own: no closer without its opener, and nothing
+ * (bracket, string, backslash join) open at its end. */
+static bool srv__lexes_alone(const char *text, size_t len)
+{
+    srv__lex s = {0};
+    for (size_t i = 0; i < len;) {
+        char c = text[i];
+        if (!s.quote && !s.in_comment && (c == ')' || c == ']' || c == '}') && s.depth == 0)
+            return false;
+        if (s.continued && c != '\n' && c != '\r' && c != '\\')
+            s.continued = false;
+        i += srv__lex_step(&s, text, len, i);
+    }
+    return s.depth == 0 && !s.quote && !s.continued;
+}
+
+bool srv_lex_clean_after(const srv_lex_state *start, const char *a, size_t a_len, const char *b, size_t b_len)
+{
+    srv__lex s = *start;
+    for (size_t i = 0; i < a_len;) {
+        if (s.continued && a[i] != '\n' && a[i] != '\r' && a[i] != '\\')
+            s.continued = false;
+        i += srv__lex_step(&s, a, a_len, i);
+    }
+    for (size_t i = 0; i < b_len;) {
+        if (s.continued && b[i] != '\n' && b[i] != '\r' && b[i] != '\\')
+            s.continued = false;
+        i += srv__lex_step(&s, b, b_len, i);
+    }
+    return s.depth == 0 && !s.quote && !s.continued;
+}
+
+/* Whether a line starting at text[i] begins a new top-level statement that
+ * the recognizer's contexts may be cut before. */
+static bool srv__statement_start(const char *text, size_t len, size_t i)
+{
+    unsigned char c = (unsigned char)text[i];
+    if (c == ' ' || c == '\t' || c == '\f' || c == '#' || c == '\n' || c == '\r' || c == '@')
+        return false;
+    static const char *const continuations[] = {"else", "elif", "except", "finally", NULL};
+    for (const char *const *k = continuations; *k; k++) {
+        size_t n = strlen(*k);
+        if (i + n <= len && memcmp(text + i, *k, n) == 0 && (i + n == len || !srv__ident_byte((unsigned char)text[i + n])))
+            return false;
+    }
+    return true;
+}
+
+typedef struct srv__scan {
+    srv__lex at_cursor;          /* state at the cursor */
+    size_t cut_left, cut_right;
+    size_t line_start;           /* start of the cursor's line */
+    uint32_t line_indent;        /* columns of the cursor line's indentation */
+    bool text_before;            /* the cursor's line has text before it */
+    bool header_end;             /* the text before the cursor on its line ends with ':' */
+    uint32_t header_indent;
+} srv__scan;
+
+static uint32_t srv__indent_of(const char *text, size_t len, size_t line_start)
+{
+    uint32_t col = 0;
+    for (size_t i = line_start; i < len; i++) {
+        if (text[i] == ' ')
+            col++;
+        else if (text[i] == '\t')
+            col = (col / 8 + 1) * 8;
+        else if (text[i] == '\f')
+            col = 0;
+        else
+            break;
+    }
+    return col;
+}
+
+static bool srv__line_break_at(const char *text, size_t len, size_t i)
+{
+    return text[i] == '\n' || (text[i] == '\r' && (i + 1 >= len || text[i + 1] != '\n'));
+}
+
+/* One pass over the text: the lexical state at the cursor, the cursor's
+ * line, and the cut points.  The left cut is the start of the top-level
+ * statement holding the cursor's line, or, when the cursor's line is not
+ * such a start with text before the cursor, of the statement before it
+ * (the middle may continue that statement's block).  The right cut is the
+ * first statement start after the cursor's line. */
+static void srv__scan_text(const char *text, size_t len, size_t offset, srv__scan *out)
+{
+    memset(out, 0, sizeof *out);
+    srv__lex s = {0};
+    size_t ls = offset;
+    while (ls > 0 && text[ls - 1] != '\n' && text[ls - 1] != '\r')
+        ls--;
+    out->line_start = ls;
+    out->cut_right = len;
+    size_t prev_clean = 0;        /* last statement start before the cursor's line */
+    bool line_clean = false;      /* the cursor's line is a statement start */
+    uint32_t starts_after = 0;    /* statement starts seen after the cursor's line */
+    uint32_t tries = 0;
+    bool decorated = false;       /* a decorator line came: the next statement is its */
+    bool at_line_start = true;
+    bool cursor_seen = false;
+    for (size_t i = 0; i <= len;) {
+        if (!cursor_seen && i >= offset) {
+            out->at_cursor = s;
+            cursor_seen = true;
+        }
+        if (i == len)
+            break;
+        if (at_line_start) {
+            bool open = s.depth != 0 || s.quote || s.continued || s.in_comment;
+            bool clean = !open && srv__statement_start(text, len, i) && !decorated;
+            if (!open && text[i] == '@')
+                decorated = true;
+            else if (!open && srv__statement_start(text, len, i))
+                decorated = false;
+            if (clean && i < ls)
+                prev_clean = i;
+            else if (clean && i == ls)
+                line_clean = true;
+            else if (clean && i > ls && i > offset && ++starts_after >= 2 && tries++ < 8 &&
+                     srv__lexes_alone(text + i, len - i)) {
+                /* R' holds a whole statement (a decorator the middle ends
+                 * with applies to it), and what follows is complete. */
+                out->cut_right = i;
+                break;
+            }
+            s.continued = false;
+            at_line_start = false;
+        }
+        size_t step = srv__lex_step(&s, text, len, i);
+        for (size_t q = 0; q < step && i + q < len; q++)
+            if (srv__line_break_at(text, len, i + q))
+                at_line_start = true;
+        i += step;
+    }
+    if (!cursor_seen)
+        out->at_cursor = s;
+    out->cut_left = line_clean && ls < offset ? ls : prev_clean;
+    out->line_indent = srv__indent_of(text, len, ls);
+    for (size_t k = ls; k < offset; k++)
+        if (text[k] != ' ' && text[k] != '\t' && text[k] != '\f')
+            out->text_before = true;
+    /* A header's end: the last non-blank character before the cursor on its
+     * line is ':' (outside strings, comments and brackets) and nothing but
+     * blanks follows on the line. */
+    size_t k = offset;
+    while (k > ls && (text[k - 1] == ' ' || text[k - 1] == '\t'))
+        k--;
+    bool rest_blank = true;
+    for (size_t r = offset; r < len && text[r] != '\n' && text[r] != '\r'; r++)
+        if (text[r] != ' ' && text[r] != '\t') {
+            rest_blank = false;
+            break;
+        }
+    if (k > ls && text[k - 1] == ':' && out->at_cursor.depth == 0 && !out->at_cursor.quote &&
+        !out->at_cursor.in_comment && rest_blank) {
+        out->header_end = true;
+        out->header_indent = out->line_indent;
+    }
+}
+
+/* ---- Scope ----------------------------------------------------------------------- */
+
+const char *srv_scope_kind_name(srv_scope_kind kind)
+{
+    static const char *const names[] = {"expression", "line", "block", "body", "comment", "string", "module"};
+    return (unsigned)kind < sizeof names / sizeof *names ? names[kind] : "?";
+}
+
+static bool srv__is_type(TSNode n, const char *type)
+{
+    return strcmp(ts_node_type(n), type) == 0;
+}
+
+void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                  uint32_t max_lines, srv_scope *out)
+{
+    memset(out, 0, sizeof *out);
+    srv__scan sc;
+    srv__scan_text(text, len, offset, &sc);
+    out->cut_left = sc.cut_left;
+    out->cut_right = sc.cut_right;
+    out->lex = sc.at_cursor;
+    out->node_type = "";
+    /* What the tree says around the cursor. */
+    bool in_comment = sc.at_cursor.in_comment, in_string = sc.at_cursor.quote != 0;
+    bool in_field = false;
+    if (tree && tree->tree) {
+        TSNode root = ts_tree_root_node(tree->tree);
+        uint32_t at = (uint32_t)(offset > 0 ? offset - 1 : 0);
+        TSNode n = ts_node_descendant_for_byte_range(root, at, at);
+        out->node_type = ts_node_type(n);
+        for (TSNode a = n; !ts_node_is_null(a); a = ts_node_parent(a)) {
+            if (srv__is_type(a, "comment") && ts_node_end_byte(a) >= offset && ts_node_start_byte(a) < offset)
+                in_comment = true;
+            if (srv__is_type(a, "interpolation") && ts_node_start_byte(a) < offset && ts_node_end_byte(a) >= offset) {
+                in_field = true;   /* inside an f-string's field: an expression */
+                break;
+            }
+        }
+    }
+    out->bracket_depth = (uint32_t)sc.at_cursor.depth;
+    /* Brackets open at the cursor that the right context does not close
+     * are the middle's to close: the lowest depth the right context
+     * reaches. */
+    {
+        srv__lex r = sc.at_cursor;
+        int lowest = r.depth;
+        size_t end = len - offset > (64u << 10) ? offset + (64u << 10) : len;
+        for (size_t i = offset; i < end && lowest > 0;) {
+            i += srv__lex_step(&r, text, end, i);
+            if (r.depth < lowest)
+                lowest = r.depth;
+        }
+        out->closable = (uint32_t)(lowest > 0 ? lowest : 0);
+    }
+    if (in_field && in_string) {
+        out->kind = SRV_SCOPE_EXPRESSION;
+        out->max_lines = 1;
+    } else if (in_comment) {
+        out->kind = SRV_SCOPE_COMMENT;
+        out->max_lines = 1;
+    } else if (in_string) {
+        out->kind = SRV_SCOPE_STRING;
+        out->quote = sc.at_cursor.quote;
+        out->triple = sc.at_cursor.triple;
+        out->max_lines = sc.at_cursor.triple && multiline ? max_lines : 1;
+    } else if (sc.at_cursor.depth > 0) {
+        out->kind = SRV_SCOPE_EXPRESSION;
+        out->max_lines = 1;
+    } else if (sc.header_end) {
+        out->kind = SRV_SCOPE_BODY;
+        out->min_indent = sc.header_indent + 1;
+        out->max_lines = multiline ? max_lines : 1;
+    } else if (sc.text_before) {
+        out->kind = SRV_SCOPE_LINE;
+        out->max_lines = 1;
+    } else {
+        uint32_t col = 0;
+        for (size_t k = sc.line_start; k < offset; k++)
+            col = text[k] == '\t' ? (col / 8 + 1) * 8 : col + 1;
+        out->kind = col == 0 ? SRV_SCOPE_MODULE : SRV_SCOPE_BLOCK;
+        out->min_indent = col;
+        out->max_lines = multiline ? max_lines : 1;
+    }
+    if (out->max_lines == 0)
+        out->max_lines = 1;
+}
+
+/* ---- Context escape ------------------------------------------------------------------ */
+
+bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end)
+{
+    const srv_scope *sc = data;
+    (void)at_end;
+    switch (sc->kind) {
+    case SRV_SCOPE_COMMENT:
+        return !memchr(middle, '\n', len) && !memchr(middle, '\r', len);
+    case SRV_SCOPE_STRING: {
+        /* The middle may not close the literal it started in. */
+        bool escaped = false;
+        for (size_t i = 0; i < len; i++) {
+            if (escaped) {
+                escaped = false;
+                continue;
+            }
+            if (middle[i] == '\\') {
+                escaped = true;
+                continue;
+            }
+            if (middle[i] == sc->quote &&
+                (!sc->triple || (i + 2 < len && middle[i + 1] == sc->quote && middle[i + 2] == sc->quote)))
+                return false;
+            if (!sc->triple && (middle[i] == '\n' || middle[i] == '\r'))
+                return false;
+        }
+        return true;
+    }
+    default:
+        break;
+    }
+    /* Code: brackets the middle did not open may not close; in a block, a
+     * line the middle starts may not be indented less than the block. */
+    srv__lex s = {0};
+    bool line_start = false;
+    uint32_t closed = 0;
+    for (size_t i = 0; i < len;) {
+        if (line_start && !s.quote && s.depth == 0 && !s.continued && closed == sc->bracket_depth) {
+            size_t k = i;
+            uint32_t col = 0;
+            while (k < len && (middle[k] == ' ' || middle[k] == '\t' || middle[k] == '\f')) {
+                col = middle[k] == '\t' ? (col / 8 + 1) * 8 : middle[k] == '\f' ? 0 : col + 1;
+                k++;
+            }
+            if (k < len && middle[k] != '\n' && middle[k] != '\r' && middle[k] != '#') {
+                bool block = sc->kind == SRV_SCOPE_BLOCK || sc->kind == SRV_SCOPE_BODY;
+                if (block && col < sc->min_indent)
+                    return false;
+                if (sc->kind == SRV_SCOPE_LINE)
+                    return false;   /* a line-shaped completion does not start new statements */
+            }
+        }
+        line_start = false;
+        char c = middle[i];
+        if (!s.quote && !s.in_comment && (c == ')' || c == ']' || c == '}') && s.depth == 0) {
+            /* Closing a bracket it did not open: only one the right context
+             * leaves open. */
+            if (closed >= sc->closable)
+                return false;
+            closed++;
+            i++;
+            continue;
+        }
+        bool was_continued = s.continued;
+        size_t step = srv__lex_step(&s, middle, len, i);
+        for (size_t q = 0; q < step && i + q < len; q++)
+            if (middle[i + q] == '\n' || (middle[i + q] == '\r' && (i + q + 1 >= len || middle[i + q + 1] != '\n')))
+                line_start = true;
+        if (line_start && was_continued)
+            s.continued = false;
+        if (line_start && s.continued) {
+            line_start = false;   /* a joined line continues the statement */
+            s.continued = false;
+        }
+        i += step;
+    }
+    return true;
+}

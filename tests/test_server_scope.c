@@ -1,0 +1,169 @@
+/*
+ * Completion scope, cut points and context escape.
+ */
+#include "seam_server.h"
+#include "test_support.h"
+
+#include <string.h>
+
+SEAM_SUITE(scope);
+
+/* The scope at the "|" of `marked` (the bar is removed). */
+static srv_scope scope_of(const char *marked, srv_tree **tree_out)
+{
+    const char *bar = strchr(marked, '|');
+    cr_assert_not_null(bar);
+    size_t offset = (size_t)(bar - marked);
+    static char text[4096];
+    snprintf(text, sizeof text, "%.*s%s", (int)offset, marked, bar + 1);
+    srv_tree *tree = srv_tree_new(text, strlen(text));
+    cr_assert_not_null(tree);
+    srv_scope sc;
+    srv_scope_at(tree, text, strlen(text), offset, true, 6, &sc);
+    if (tree_out)
+        *tree_out = tree;
+    else
+        srv_tree_free(tree);
+    return sc;
+}
+
+Test(scope, shapes_by_construct)
+{
+    static const struct {
+        const char *marked;
+        srv_scope_kind kind;
+        uint32_t max_lines;
+    } cases[] = {
+        {"foo(a, |)\n", SRV_SCOPE_EXPRESSION, 1},
+        {"x = [1, 2, |]\n", SRV_SCOPE_EXPRESSION, 1},
+        {"d = {'a': |}\n", SRV_SCOPE_EXPRESSION, 1},
+        {"s = {1, |}\n", SRV_SCOPE_EXPRESSION, 1},
+        {"y = x[1:|]\n", SRV_SCOPE_EXPRESSION, 1},
+        {"s = 'abc|'\n", SRV_SCOPE_STRING, 1},
+        {"def f():\n    \"\"\"Doc|\n    \"\"\"\n", SRV_SCOPE_STRING, 6},
+        {"f = f'{x + |}'\n", SRV_SCOPE_EXPRESSION, 1},
+        {"x = 1  # note |\n", SRV_SCOPE_COMMENT, 1},
+        {"@|\ndef f():\n    pass\n", SRV_SCOPE_LINE, 1},
+        {"def f(x):|\n", SRV_SCOPE_BODY, 6},
+        {"if x:|\n    pass\n", SRV_SCOPE_BODY, 6},
+        {"class A:\n    def f(self):\n        |\n", SRV_SCOPE_BLOCK, 6},
+        {"def f():\n    x = 1\n    |\n", SRV_SCOPE_BLOCK, 6},
+        {"x = 1\n|", SRV_SCOPE_MODULE, 6},
+        {"x = |\n", SRV_SCOPE_LINE, 1},
+        {"return_value = compute(|", SRV_SCOPE_EXPRESSION, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        srv_scope sc = scope_of(cases[i].marked, NULL);
+        cr_assert_eq(sc.kind, cases[i].kind, "case %zu (%s): got %s", i, cases[i].marked, srv_scope_kind_name(sc.kind));
+        cr_assert_eq(sc.max_lines, cases[i].max_lines, "case %zu: %u lines", i, sc.max_lines);
+    }
+    srv_scope block = scope_of("class A:\n    def f(self):\n        |\n", NULL);
+    cr_assert_eq(block.min_indent, 8);
+    srv_scope body = scope_of("    if x:|\n", NULL);
+    cr_assert_eq(body.min_indent, 5);
+}
+
+Test(scope, cut_points_are_the_statements_around_the_cursor)
+{
+    const char *text = "import os\n"
+                       "\n"
+                       "@decorator(\n"
+                       "    1)\n"
+                       "def f():\n"
+                       "    return 1\n"
+                       "\n"
+                       "x = (1,\n"
+                       "2)\n"
+                       "y = 3\n"
+                       "else_ = 4\n"
+                       "s = '''\n"
+                       "z = 5\n"
+                       "'''\n"
+                       "w = 6\n"
+                       "v = 7\n";
+    size_t len = strlen(text);
+#define AT(s) ((size_t)(strstr(text, s) - text))
+    srv_scope sc;
+    /* In f's body: from "import os" (the decorator stays with its def, and
+     * the statement before a cursor line that is not a statement start
+     * counts); to the second statement start after the cursor's line
+     * ("x = (1,\n2)" is whole in R', "2)" is no statement). */
+    srv_scope_at(NULL, text, len, AT("return") + 3, true, 6, &sc);
+    cr_assert_eq(sc.cut_left, AT("import"), "left %zu", sc.cut_left);
+    cr_assert_eq(sc.cut_right, AT("y = 3"), "right %zu", sc.cut_right);
+    /* In "y = 3": from its line; "else_" is a name, not "else". */
+    srv_scope_at(NULL, text, len, AT("y = 3") + 4, true, 6, &sc);
+    cr_assert_eq(sc.cut_left, AT("y = 3"));
+    cr_assert_eq(sc.cut_right, AT("s = "));
+    /* At column 0 of "w = 6": the statement before counts too; "z = 5" is
+     * inside a string and never a cut. */
+    srv_scope_at(NULL, text, len, AT("w = 6"), true, 6, &sc);
+    cr_assert_eq(sc.cut_left, AT("s = "));
+    cr_assert_eq(sc.cut_right, len);
+    /* A right part that does not lex on its own is not cut off: the stray
+     * bracket stays in the recognizer's right context. */
+    const char *broken = "a = 1\nb = 2\nc = 3\n)\nd = 4\n";
+    srv_scope_at(NULL, broken, strlen(broken), 2, true, 6, &sc);
+    cr_assert_eq(sc.cut_right, (size_t)(strstr(broken, "d = 4") - broken));
+#undef AT
+}
+
+Test(scope, escape_filter_keeps_the_middle_in_its_scope)
+{
+    srv_scope call = scope_of("foo(a, |)\n", NULL);
+    cr_assert(srv_escape_filter(&call, "b", 1, false));
+    cr_assert(srv_escape_filter(&call, "g(b)", 4, false));
+    cr_assert_not(srv_escape_filter(&call, "b)", 2, false));
+    cr_assert_not(srv_escape_filter(&call, "b)\nbar(c", 8, false));
+    cr_assert(srv_escape_filter(&call, "')'", 3, false));   /* a bracket in a string is no bracket */
+    /* A bracket the right context leaves open is the middle's to close. */
+    srv_scope open_call = scope_of("x = sum(|\nprint(x)\n", NULL);
+    cr_assert_eq(open_call.closable, 1);
+    cr_assert(srv_escape_filter(&open_call, "values)", 7, false));
+    cr_assert_not(srv_escape_filter(&open_call, "values))", 8, false));
+
+    srv_scope body = scope_of("def f():\n    if x:|\n", NULL);
+    const char *ok = "\n        return 1";
+    const char *escape = "\n        return 1\ndef g():\n    pass";
+    cr_assert(srv_escape_filter(&body, ok, strlen(ok), false));
+    cr_assert_not(srv_escape_filter(&body, escape, strlen(escape), false));
+    cr_assert(srv_escape_filter(&body, "\n", 1, false));   /* the next line's indentation is not known yet */
+
+    srv_scope block = scope_of("class A:\n    def f(self):\n        |\n", NULL);
+    const char *stay = "x = 1\n        y = 2";
+    const char *leave = "x = 1\n    def g(self):";
+    cr_assert(srv_escape_filter(&block, stay, strlen(stay), false));
+    cr_assert_not(srv_escape_filter(&block, leave, strlen(leave), false));
+
+    srv_scope str = scope_of("s = 'ab|'\n", NULL);
+    cr_assert(srv_escape_filter(&str, "cd", 2, false));
+    cr_assert(srv_escape_filter(&str, "c\\'d", 4, false));
+    cr_assert_not(srv_escape_filter(&str, "c' + t + '", 10, false));
+
+    srv_scope comment = scope_of("x = 1  # note |\n", NULL);
+    cr_assert(srv_escape_filter(&comment, "more words", 10, false));
+    cr_assert_not(srv_escape_filter(&comment, "words\ny = 2", 11, false));
+
+    srv_scope line = scope_of("x = |\n", NULL);
+    cr_assert(srv_escape_filter(&line, "f(1,\n  2)", 9, false));   /* a line broken inside brackets */
+    cr_assert_not(srv_escape_filter(&line, "1\ny = 2", 7, false));
+}
+
+Test(scope, the_tree_follows_edits)
+{
+    const char *before = "x = 1\ny = 2\n";
+    srv_tree *tree = srv_tree_new(before, strlen(before));
+    cr_assert_not_null(tree);
+    cr_assert_not(srv_tree_has_error(tree));
+    /* Replace "2" with "(": the tree now has an error. */
+    srv_tree_edit(tree, before, 10, 11, "(", 1);
+    const char *after = "x = 1\ny = (\n";
+    srv_tree_reparse(tree, after, strlen(after));
+    cr_assert(srv_tree_has_error(tree));
+    /* And back. */
+    srv_tree_edit(tree, after, 10, 11, "3", 1);
+    const char *fixed = "x = 1\ny = 3\n";
+    srv_tree_reparse(tree, fixed, strlen(fixed));
+    cr_assert_not(srv_tree_has_error(tree));
+    srv_tree_free(tree);
+}
