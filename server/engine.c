@@ -357,10 +357,17 @@ bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *
 {
     if (fell_back)
         *fell_back = false;
-    if (srv_lex_clean_after(at_cursor, middle, middle_len, whole + offset, cut_right - offset))
+    srv_lex_state end;
+    srv_lex_after(at_cursor, middle, middle_len, whole + offset, cut_right - offset, &end);
+    if (end.depth == 0 && !end.quote && !end.continued)
         return ep_can_end(rec);
-    /* The middle leaves a bracket or string open at the cut: the text
-     * beyond it is not separate, so the whole text decides. */
+    /* Brackets open at the cut: the text beyond it lexes on its own (the
+     * cut is only placed where it does), so it closes none of them and the
+     * whole text cannot be complete. */
+    if (!end.quote && !end.continued)
+        return false;
+    /* A string or a backslash join open at the cut: the text beyond it is
+     * not separate, so the whole text decides. */
     if (fell_back)
         *fell_back = true;
     ep_recognizer *full;

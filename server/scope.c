@@ -216,6 +216,14 @@ static bool srv__lexes_alone(const char *text, size_t len)
 
 bool srv_lex_clean_after(const srv_lex_state *start, const char *a, size_t a_len, const char *b, size_t b_len)
 {
+    srv_lex_state end;
+    srv_lex_after(start, a, a_len, b, b_len, &end);
+    return end.depth == 0 && !end.quote && !end.continued;
+}
+
+void srv_lex_after(const srv_lex_state *start, const char *a, size_t a_len, const char *b, size_t b_len,
+                   srv_lex_state *end)
+{
     srv__lex s = *start;
     for (size_t i = 0; i < a_len;) {
         if (s.continued && a[i] != '\n' && a[i] != '\r' && a[i] != '\\')
@@ -227,7 +235,7 @@ bool srv_lex_clean_after(const srv_lex_state *start, const char *a, size_t a_len
             s.continued = false;
         i += srv__lex_step(&s, b, b_len, i);
     }
-    return s.depth == 0 && !s.quote && !s.continued;
+    *end = s;
 }
 
 /* Whether a line starting at text[i] begins a new top-level statement that

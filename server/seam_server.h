@@ -44,6 +44,9 @@ typedef struct srv_lex_state {
 
 /* Whether lexing a then b from `start` ends with nothing open. */
 bool srv_lex_clean_after(const srv_lex_state *start, const char *a, size_t a_len, const char *b, size_t b_len);
+/* The state after lexing a then b from `start`. */
+void srv_lex_after(const srv_lex_state *start, const char *a, size_t a_len, const char *b, size_t b_len,
+                   srv_lex_state *end);
 
 /* ---- The completion engine (engine.c) ----------------------------------------------
  *
