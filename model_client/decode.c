@@ -539,8 +539,10 @@ int mc_decode_start(uv_loop_t *loop, mc_backend *backend, ep_recognizer *rec, co
         return SM_OK;
     }
     d->pending_complete = mc__can_end(d);
-    if (d->options.timeout_ms)
+    if (d->options.timeout_ms) {
+        uv_update_time(loop);   /* the loop's clock may be stale */
         uv_timer_start(&d->budget_timer, mc__on_budget, d->options.timeout_ms, 0);
+    }
     mc__request(d);
     return SM_OK;
 }

@@ -407,14 +407,15 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
     }
     if (!p->replied) {
         p->replied = true;
+        /* What the user must know comes before the (empty) answer. */
+        if (c && c->reason == MC_STOP_ERROR && c->error)
+            srv__tell(lsp, true, 2, "seam: the model backend failed: %s", c->error);
         if (!c && info->error && strcmp(info->error, "canceled") != 0) {
             srv__reply_error(lsp, p->id, SRV__INTERNAL_ERROR, info->error);
         } else {
             srv__reply(lsp, p->id, srv__result(lsp, p, c));
             lsp->completions_served++;
         }
-        if (c && c->reason == MC_STOP_ERROR && c->error)
-            srv__tell(lsp, true, 2, "seam: the model backend failed: %s", c->error);
     }
     sm_log(lsp->logger, SM_LOG_DEBUG,
            "completion %s: %s, %zu bytes, stop %s, setup %.2f ms%s, total %.2f ms, %u round trips, %u rejected, "

@@ -336,3 +336,157 @@ Test(model_decode, context_budget_keeps_lines_near_the_cursor)
     cr_assert_eq(ls % 2, 0);
     cr_assert_leq(strlen(wide) - ls, 5);
 }
+
+static const script_entry choices[] = {
+    {"", {"a", "b", "c", "d", NULL}},
+    {"a", {" +", " *", " -", NULL}},
+    {"b", {" +", " *", " -", NULL}},
+    {"c", {" +", " *", " -", NULL}},
+    {"d", {" +", " *", " -", NULL}},
+    {NULL, {NULL}},
+};
+
+static mc_completion *decode_sampled(double temperature, uint64_t seed)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    scripted b = {.base = {.vtable = &scripted_vtable}, .loop = &loop, .script = choices};
+    ep_grammar *g;
+    char err[256];
+    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    const char *left = "x = ", *right = " 1\n";
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), right, strlen(right), &rec), SM_OK);
+    mc_decode_options o;
+    mc_decode_options_init(&o);
+    o.timeout_ms = 0;
+    o.temperature = temperature;
+    o.seed = seed;
+    o.run_ahead = 4;
+    run_result r = {0};
+    cr_assert_eq(mc_decode_start(&loop, &b.base, rec, left, strlen(left), right, strlen(right), &o, NULL, NULL,
+                                 on_done, &r, NULL), SM_OK);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    cr_assert(r.done);
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
+    uv_loop_close(&loop);
+    return r.c;
+}
+
+Test(model_decode, sampling_is_reproducible_by_seed_and_stays_valid)
+{
+    mc_completion *first = decode_sampled(1.5, 42);
+    mc_completion *again = decode_sampled(1.5, 42);
+    cr_assert_str_eq(first->text, again->text);
+    /* Valid whatever is drawn: "x = a +" joins " 1". */
+    bool seen_other = false;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        mc_completion *c = decode_sampled(1.5, seed);
+        cr_assert(c->found, "seed %lu", (unsigned long)seed);
+        cr_assert_eq(strlen(c->text), 3, "seed %lu: '%s'", (unsigned long)seed, c->text);
+        cr_assert(strchr("abcd", c->text[0]) && strchr("+*-", c->text[2]), "seed %lu: '%s'", (unsigned long)seed,
+                  c->text);
+        if (strcmp(c->text, "a +") != 0)
+            seen_other = true;
+        mc_completion_free(c);
+    }
+    cr_assert(seen_other, "sampling never left the greedy path");
+    mc_completion *greedy = decode_sampled(0, 42);
+    cr_assert_str_eq(greedy->text, "a +");
+    mc_completion_free(first);
+    mc_completion_free(again);
+    mc_completion_free(greedy);
+}
+
+/* A backend that never answers: the loop ends by its budget or a cancel. */
+static int silent_start(mc_backend *base, const mc_request *r, mc_step_cb on_step, mc_done_cb on_done_cb,
+                        void *data, mc_call **out)
+{
+    scall *c = sm_calloc(1, sizeof *c);
+    c->vtable = base->vtable;
+    c->on_done = on_done_cb;
+    c->data = data;
+    base->round_trips++;
+    *out = (mc_call *)c;
+    (void)r;
+    (void)on_step;
+    return SM_OK;
+}
+
+static void silent_closed(uv_handle_t *h)
+{
+    sm_free(h->data);
+}
+
+static void silent_finish(uv_timer_t *t)
+{
+    scall *c = t->data;
+    c->on_done(c->data, SM_ECANCELED, "canceled");
+    uv_close((uv_handle_t *)&c->timer, silent_closed);
+}
+
+static void silent_cancel(mc_call *call)
+{
+    scall *c = (scall *)call;
+    uv_loop_t *loop = c->b ? c->b->loop : NULL;
+    (void)loop;
+    uv_timer_init(uv_default_loop(), &c->timer);
+    c->timer.data = c;
+    uv_timer_start(&c->timer, silent_finish, 0, 0);
+}
+
+static const mc_backend_vtable silent_vtable = {"silent", silent_start, silent_cancel, scripted_free};
+
+typedef struct cancel_ctx {
+    mc_decode *decode;
+    uv_timer_t timer;
+} cancel_ctx;
+
+static void cancel_now(uv_timer_t *t)
+{
+    cancel_ctx *ctx = t->data;
+    mc_decode_cancel(ctx->decode);
+    uv_close((uv_handle_t *)t, NULL);
+}
+
+static mc_completion *decode_silent(uint32_t timeout_ms, bool cancel)
+{
+    uv_loop_t *loop = uv_default_loop();
+    scripted b = {.base = {.vtable = &silent_vtable}, .loop = loop};
+    ep_grammar *g;
+    char err[256];
+    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new_fim(g, "x = ", 4, "\n", 1, &rec), SM_OK);
+    mc_decode_options o;
+    mc_decode_options_init(&o);
+    o.timeout_ms = timeout_ms;
+    run_result r = {0};
+    cancel_ctx ctx = {0};
+    cr_assert_eq(mc_decode_start(loop, &b.base, rec, "x = ", 4, "\n", 1, &o, NULL, NULL, on_done, &r, &ctx.decode),
+                 SM_OK);
+    if (cancel) {
+        uv_timer_init(loop, &ctx.timer);
+        ctx.timer.data = &ctx;
+        uv_timer_start(&ctx.timer, cancel_now, 20, 0);
+    }
+    uv_run(loop, UV_RUN_DEFAULT);
+    cr_assert(r.done);
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
+    return r.c;
+}
+
+Test(model_decode, a_silent_backend_ends_by_the_time_budget_or_a_cancel)
+{
+    mc_completion *timed = decode_silent(50, false);
+    cr_assert_eq(timed->reason, MC_STOP_TIME);
+    cr_assert_not(timed->found);
+    cr_assert_geq(timed->total_ns, 45000000u);
+    mc_completion_free(timed);
+    mc_completion *canceled = decode_silent(0, true);
+    cr_assert_eq(canceled->reason, MC_STOP_CANCELED);
+    cr_assert_not(canceled->found);
+    mc_completion_free(canceled);
+}

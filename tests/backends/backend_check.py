@@ -174,6 +174,30 @@ def check_faults(ch):
                     ch.check(out["completion"] == "values)", "%s %s: completion %r" % (name, fault, out["completion"]))
 
 
+def check_budgets_and_refusals(ch):
+    where = ch.write_case(LEFT, RIGHT)
+    # Ollama's own template (suffix) with a model that cannot fill in the middle.
+    with LoopbackServer(Script(STEPS, LEFT), fault="no_insert") as server:
+        run, out, _ = ch.complete(where, ["--backend", "ollama", "--endpoint", server.url, "--model", "llama3"])
+        body = server.requests[0][1] if server.requests else {}
+        ch.check(body.get("suffix") == RIGHT and body.get("prompt") == LEFT and not body.get("raw"),
+                 "Ollama without a template sends prompt and suffix: %r" % body)
+        ch.check(run.returncode != 0 and "does not support insert" in run.stderr,
+                 "a model without fill-in-the-middle: %r" % run.stderr)
+    # The latency budget ends a completion whose server stalls mid-stream.
+    with LoopbackServer(Script(STEPS, LEFT), fault="slow_body") as server:
+        run, out, elapsed = ch.complete(where, ["--backend", "llamacpp", "--endpoint", server.url, "--timeout-ms",
+                                                "700", "--request-timeout-ms", "10000"])
+        ch.check(out is not None and out["stop"] == "time" and elapsed < 3 and run.returncode == 0,
+                 "the time budget: %r in %.1fs" % (out, elapsed))
+        ch.check(out is not None and (not out["found"] or valid(LEFT + out["completion"] + RIGHT)),
+                 "the time budget returns nothing invalid")
+    # The server is asked again (retry) after 503 "loading model", then answers.
+    with LoopbackServer(Script(STEPS, LEFT), fault="http503") as server:
+        run, out, _ = ch.complete(where, ["--backend", "llamacpp", "--endpoint", server.url, "--retries", "2"])
+        ch.check(len(server.requests) == 3, "503 is retried: %d requests" % len(server.requests))
+
+
 def check_api_key(ch):
     where = ch.write_case(LEFT, RIGHT)
     env = dict(os.environ, SEAM_TEST_KEY="sk-secret-1234")
@@ -264,6 +288,7 @@ def main():
     check_faults(ch)
     check_api_key(ch)
     check_escape(ch)
+    check_budgets_and_refusals(ch)
     found = check_embedded(ch, args.embedded)
     print("embedded: %d of %d cursors completed" % (found, args.embedded))
     print("backends: %d passed, %d failed" % (ch.passed, ch.failed))

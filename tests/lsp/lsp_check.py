@@ -310,6 +310,23 @@ def session(seam, ch, workdir):
     ch.check(bool(shown) and shown[-1]["params"]["type"] == 1, "a bad setting is shown as an error")
     ch.check(r and "result" in r, "served after a bad setting: %r" % r)
 
+    # A backend that cannot be reached: the request is answered, the user told.
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    c.notify("workspace/didChangeConfiguration", {"settings": {
+        "backend": "llamacpp", "endpoint": "http://127.0.0.1:%d" % port, "connect_timeout_ms": 300, "retries": 0}})
+    rid = inline(9, end)
+    r = c.response(rid)
+    ch.check(r is not None and ("result" in r or "error" in r), "answered with an unreachable backend: %r" % r)
+    ch.check(any(n.get("method") == "window/showMessage" and "could not be reached" in n["params"]["message"]
+                 for n in c.notifications), "an unreachable backend is shown to the user")
+    c.notify("workspace/didChangeConfiguration", {"settings": {"backend": "embedded"}})
+    rid = inline(9, end)
+    r = c.response(rid)
+    ch.check(r and "result" in r, "served after switching back to the embedded model: %r" % r)
+
     # Positions outside the document, unknown methods, unknown notifications.
     rid = inline(500, 0)
     r = c.response(rid)
