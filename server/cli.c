@@ -32,13 +32,12 @@ static const char srv__usage[] =
     "                   embedded|llamacpp|openai|ollama, --endpoint URL, --model NAME,\n"
     "                   --template NAME, --max-tokens N, --multiline true, ...\n";
 
-/* Reads a whole file into `out` (capped at SRV_MAX_FILE_BYTES). */
-static int srv__read_file(const char *path, sm_buf *out)
+int srv_read_file(const char *path, sm_buf *out)
 {
+    sm_buf_init(out, SRV_MAX_FILE_BYTES);
     FILE *file = fopen(path, "rb");
     if (!file)
         return SM_EIO;
-    sm_buf_init(out, SRV_MAX_FILE_BYTES);
     char chunk[65536];
     size_t got;
     int rc = SM_OK;
@@ -58,7 +57,7 @@ static int srv__read_file(const char *path, sm_buf *out)
 static int srv__cmd_parse(const char *path)
 {
     sm_buf text;
-    int rc = srv__read_file(path, &text);
+    int rc = srv_read_file(path, &text);
     if (rc) {
         fprintf(stderr, "seam: cannot read %s: %s\n", path,
                 rc == SM_EIO ? strerror(errno) : sm_strerror(rc));

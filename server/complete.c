@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SRV_MAX_FILE (64u << 20)
-
 typedef struct srv__cli_result {
     mc_completion *completion;
     srv_completion_info info;
@@ -52,21 +50,6 @@ static size_t srv__offset_of(const char *text, size_t len, unsigned long line, u
         i += (size_t)n;
     }
     return i;
-}
-
-static int srv__read(const char *path, sm_buf *out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return SM_EIO;
-    sm_buf_init(out, SRV_MAX_FILE);
-    char chunk[65536];
-    size_t got;
-    int rc = SM_OK;
-    while (!rc && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc = sm_buf_append(out, chunk, got);
-    fclose(f);
-    return rc;
 }
 
 static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset, const srv_scope *scope)
@@ -184,7 +167,7 @@ int srv_cmd_complete(int argc, char **argv)
     }
     *c1 = '\0';
     sm_buf text;
-    int rc = srv__read(spec, &text);
+    int rc = srv_read_file(spec, &text);
     if (rc) {
         fprintf(stderr, "seam: cannot read %s: %s\n", spec, rc == SM_EIO ? strerror(errno) : sm_strerror(rc));
         sm_buf_free(&text);

@@ -26,6 +26,10 @@ typedef struct srv_syntax_summary {
  * Returns SM_OK, SM_EINVAL if the parser cannot be set up, or SM_ENOMEM. */
 int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summary);
 
+/* Reads a whole file into `out` (initialised here; capped at 64 MiB).
+ * SM_EIO (errno tells why) or SM_ETOOBIG; `out` is freed on error. */
+int srv_read_file(const char *path, sm_buf *out);
+
 /* `seam check`: reads JSON Lines cases from `in` and writes one result line
  * per case to `out` (see check.c).  Returns the exit status. */
 int srv_cmd_check(FILE *in, FILE *out);
