@@ -114,7 +114,7 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
     bool fell_back = false;
     bool complete = viable == 1 && accepted == middle_len &&
                     (cut ? srv_cut_can_end(rec, grammar, whole, whole_len, offset, cut_right, &lex, middle, middle_len,
-                                           &fell_back)
+                                           NULL, &fell_back)
                          : ep_can_end(rec));
     uint64_t feed_done = sm_now_ns();
     ep_recognizer_free(rec);

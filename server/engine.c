@@ -32,6 +32,7 @@ struct srv_job {
     ep_recognizer *rec;
     srv_rec_cache *cache;
     bool reused;
+    srv_lex_memo memo;           /* lexical states at the right cut */
     int setup_rc;
     uint64_t setup_ns;
     uint64_t start_ns;
@@ -351,14 +352,42 @@ static void srv__setup_work(uv_work_t *work)
     job->setup_ns = srv__now_ns() - t0;
 }
 
+static bool srv__same_lex(const srv_lex_state *a, const srv_lex_state *b)
+{
+    return a->depth == b->depth && a->quote == b->quote && a->triple == b->triple && a->raw == b->raw &&
+           a->in_comment == b->in_comment && a->escaped == b->escaped && a->continued == b->continued;
+}
+
+/* The lexical state at the right cut after the middle.  Lexing the right
+ * part depends only on the state the middle leaves, so a few transitions
+ * are remembered: most middles leave one of a handful of states. */
+static void srv__state_at_cut(srv_lex_memo *memo, const srv_lex_state *at_cursor, const char *middle,
+                              size_t middle_len, const char *right, size_t right_len, srv_lex_state *end)
+{
+    srv_lex_state after;
+    srv_lex_after(at_cursor, middle, middle_len, "", 0, &after);
+    for (uint32_t i = 0; memo && i < memo->count; i++) {
+        if (srv__same_lex(&memo->from[i], &after)) {
+            *end = memo->to[i];
+            return;
+        }
+    }
+    srv_lex_after(&after, right, right_len, "", 0, end);
+    if (memo) {
+        uint32_t slot = memo->count < SRV_LEX_MEMO ? memo->count++ : memo->next++ % SRV_LEX_MEMO;
+        memo->from[slot] = after;
+        memo->to[slot] = *end;
+    }
+}
+
 bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *whole, size_t len, size_t offset,
                      size_t cut_right, const srv_lex_state *at_cursor, const char *middle, size_t middle_len,
-                     bool *fell_back)
+                     srv_lex_memo *memo, bool *fell_back)
 {
     if (fell_back)
         *fell_back = false;
     srv_lex_state end;
-    srv_lex_after(at_cursor, middle, middle_len, whole + offset, cut_right - offset, &end);
+    srv__state_at_cut(memo, at_cursor, middle, middle_len, whole + offset, cut_right - offset, &end);
     if (end.depth == 0 && !end.quote && !end.continued)
         return ep_can_end(rec);
     /* Brackets open at the cut: the text beyond it lexes on its own (the
@@ -383,7 +412,7 @@ static bool srv__job_can_end(void *data, ep_recognizer *rec, const char *middle,
 {
     srv_job *job = data;
     return srv_cut_can_end(rec, job->engine->grammar, job->text, job->len, job->offset, job->options.cut_right,
-                           &job->options.cut_lex, middle, len, NULL);
+                           &job->options.cut_lex, middle, len, &job->memo, NULL);
 }
 
 static void srv__setup_after(uv_work_t *work, int status)

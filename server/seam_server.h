@@ -93,9 +93,15 @@ typedef struct srv_job_options {
  * nothing open at the right cut (then the text outside is separate), else
  * a check of the whole text.  `whole` is the full text with the cursor at
  * `offset`; returns the same answer as a recognizer on the whole text. */
+#define SRV_LEX_MEMO 8
+typedef struct srv_lex_memo {
+    srv_lex_state from[SRV_LEX_MEMO], to[SRV_LEX_MEMO];
+    uint32_t count, next;
+} srv_lex_memo;
+
 bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *whole, size_t len, size_t offset,
                      size_t cut_right, const srv_lex_state *at_cursor, const char *middle, size_t middle_len,
-                     bool *fell_back);
+                     srv_lex_memo *memo, bool *fell_back);
 
 typedef struct srv_completion_info {
     uint64_t setup_ns;         /* building the recognizer for both contexts */
