@@ -72,6 +72,9 @@ struct srv_lsp {
     SM_ARRAY(srv__doc *) docs;
     SM_ARRAY(srv__pending *) pending;
     uint32_t completions_served;
+    bool pull_configuration;       /* the client answers workspace/configuration */
+    uint32_t config_request;       /* id of our last workspace/configuration, 0: none */
+    uint32_t next_request;
 };
 
 /* ---- Output -------------------------------------------------------------------- */
@@ -648,6 +651,9 @@ static void srv__initialize(srv_lsp *lsp, const cJSON *id, const cJSON *params)
         if (cJSON_IsString(enc) && strcmp(enc->valuestring, "utf-8") == 0)
             lsp->encoding = LSP_ENCODING_UTF8;
 
+    const cJSON *ws_caps = cJSON_GetObjectItemCaseSensitive(caps, "workspace");
+    lsp->pull_configuration = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ws_caps, "configuration"));
+
     const cJSON *folders = cJSON_GetObjectItemCaseSensitive(params, "workspaceFolders");
     const char *root = NULL;
     if (cJSON_IsArray(folders) && cJSON_GetArraySize(folders) > 0)
@@ -699,11 +705,55 @@ static void srv__initialize(srv_lsp *lsp, const cJSON *id, const cJSON *params)
     srv__reply(lsp, id, result);
 }
 
+/* Asks the client for the "seam" section of its settings (LSP's pull
+ * model); the answer arrives as a response to this request. */
+static void srv__pull_configuration(srv_lsp *lsp)
+{
+    if (!lsp->pull_configuration)
+        return;
+    lsp->config_request = ++lsp->next_request;
+    cJSON *m = srv__message();
+    cJSON_AddNumberToObject(m, "id", lsp->config_request);
+    cJSON_AddStringToObject(m, "method", "workspace/configuration");
+    cJSON *params = cJSON_AddObjectToObject(m, "params");
+    cJSON *items = cJSON_AddArrayToObject(params, "items");
+    cJSON *item = cJSON_CreateObject();
+    cJSON_AddStringToObject(item, "section", "seam");
+    cJSON_AddItemToArray(items, item);
+    srv__send(lsp, m);
+}
+
+static void srv__apply_settings(srv_lsp *lsp, const cJSON *settings);
+
+/* A response from the client: only our configuration request matters. */
+static void srv__on_response(srv_lsp *lsp, const cJSON *msg)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    if (!cJSON_IsNumber(id) || lsp->config_request == 0 || (uint32_t)id->valuedouble != lsp->config_request)
+        return;
+    lsp->config_request = 0;
+    const cJSON *result = cJSON_GetObjectItemCaseSensitive(msg, "result");
+    const cJSON *first = cJSON_IsArray(result) ? cJSON_GetArrayItem(result, 0) : NULL;
+    if (cJSON_IsObject(first))
+        srv__apply_settings(lsp, first);
+}
+
 static void srv__did_change_configuration(srv_lsp *lsp, const cJSON *params)
 {
     const cJSON *settings = cJSON_GetObjectItemCaseSensitive(params, "settings");
-    if (!cJSON_IsObject(settings))
+    const cJSON *section = cJSON_IsObject(settings) ? cJSON_GetObjectItemCaseSensitive(settings, "seam") : NULL;
+    /* Clients of the pull model send no settings (or others' sections)
+     * and expect the server to ask. */
+    if (lsp->pull_configuration && !cJSON_IsObject(section)) {
+        srv__pull_configuration(lsp);
         return;
+    }
+    if (cJSON_IsObject(settings))
+        srv__apply_settings(lsp, settings);
+}
+
+static void srv__apply_settings(srv_lsp *lsp, const cJSON *settings)
+{
     cfg_config config;
     cfg_copy(&config, &lsp->config);
     char error[512];
@@ -753,8 +803,9 @@ static void srv__dispatch(srv_lsp *lsp, const cJSON *msg)
     }
     if (!cJSON_IsString(method_item)) {
         /* A response to something we sent, or garbage. */
-        if (is_request && !cJSON_GetObjectItemCaseSensitive(msg, "result") &&
-            !cJSON_GetObjectItemCaseSensitive(msg, "error"))
+        if (cJSON_GetObjectItemCaseSensitive(msg, "result") || cJSON_GetObjectItemCaseSensitive(msg, "error"))
+            srv__on_response(lsp, msg);
+        else if (is_request)
             srv__reply_error(lsp, id, SRV__INVALID_REQUEST, "a request needs a method");
         return;
     }
@@ -787,9 +838,11 @@ static void srv__dispatch(srv_lsp *lsp, const cJSON *msg)
             srv__reply_error(lsp, id, SRV__METHOD_NOT_FOUND, "unknown method");
         return;
     }
-    if (strcmp(method, "initialized") == 0)
+    if (strcmp(method, "initialized") == 0) {
         srv__tell(lsp, false, 3, "seam %s ready (backend %s, positions in %s)", SEAM_VERSION,
                   cfg_backend_name(lsp->config.backend), lsp->encoding == LSP_ENCODING_UTF8 ? "utf-8" : "utf-16");
+        srv__pull_configuration(lsp);
+    }
     else if (strcmp(method, "textDocument/didOpen") == 0)
         srv__did_open(lsp, params);
     else if (strcmp(method, "textDocument/didChange") == 0)

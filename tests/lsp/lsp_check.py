@@ -446,6 +446,49 @@ def utf16_positions(seam, ch, workdir):
     c.wait()
 
 
+def pull_configuration(seam, ch):
+    """A client of the pull model: seam asks workspace/configuration."""
+    c = Client(seam)
+    rid = c.request("initialize", {"processId": None, "rootUri": None,
+                                   "capabilities": {"workspace": {"configuration": True}},
+                                   "initializationOptions": {"train_stdlib": False, "debounce_ms": 0}})
+    c.response(rid)
+    c.notify("initialized", {})
+
+    def server_request(timeout=5):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            msg = c._read_message(deadline - time.monotonic())
+            if msg is None:
+                return None
+            if msg.get("method") == "workspace/configuration" and "id" in msg:
+                return msg
+            c.notifications.append(msg)
+        return None
+
+    req = server_request()
+    ch.check(req is not None and req["params"]["items"][0].get("section") == "seam",
+             "seam asks for its settings after initialized: %r" % req)
+    if req:
+        c.send({"jsonrpc": "2.0", "id": req["id"], "result": [{"max_tokens": 3}]})
+    # A change notification without settings: seam asks again.
+    c.notify("workspace/didChangeConfiguration", {"settings": None})
+    req2 = server_request()
+    ch.check(req2 is not None and req2["id"] != (req or {}).get("id"), "seam asks again on a change: %r" % req2)
+    if req2:
+        c.send({"jsonrpc": "2.0", "id": req2["id"], "result": [{"max_tokens": "lots"}]})
+    rid = c.request("shutdown", None)
+    c.response(rid)
+    updated = [n for n in c.notifications if n.get("method") == "window/logMessage"
+               and "settings updated" in n["params"]["message"]]
+    refused = [n for n in c.notifications if n.get("method") == "window/showMessage"
+               and "max_tokens" in n["params"]["message"]]
+    ch.check(len(updated) == 1 and len(refused) == 1, "pulled settings applied once, the bad ones refused: %r / %r"
+             % (updated, refused))
+    c.notify("exit", None)
+    ch.check(c.wait()[0] == 0, "exit after pulled settings")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -456,6 +499,7 @@ def main():
     oversized(args.seam, ch)
     vanishing_client(args.seam, ch)
     utf16_positions(args.seam, ch, workdir)
+    pull_configuration(args.seam, ch)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
