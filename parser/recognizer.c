@@ -26,7 +26,7 @@
 /* A right context whose head (the text before its first usable top-level
  * line) is at most this long gets no block path: feeding the head at
  * can_end is then about as cheap as the path would make it. */
-#define EP_BLOCK_PATH_MIN 256
+#define EP_BLOCK_PATH_MIN 16
 
 typedef struct ep_indent {
     uint32_t col, altcol;
@@ -281,28 +281,66 @@ static void ep__stack_of(const ep_recognizer *rec, const ep_run *run, ep_indent 
 
 /* Where the right context has its first line at column `col` (with
  * `altcol`): a line start (not the first) whose first byte after its
- * indentation begins a token, not joined to the line before, before `limit`.
+ * indentation begins a token, not joined to the line before and outside
+ * brackets, before `limit`.  `depth` is the bracket depth at the cursor;
+ * brackets are counted outside strings and comments by a rough scan (a
+ * wrong guess only costs speed: can_end checks that the program reaches
+ * the line at a line start outside brackets before it uses the path).
  * Returns `limit` if there is none. */
-static size_t ep__next_block_line(const char *right, size_t limit, uint32_t col, uint32_t altcol)
+static size_t ep__next_block_line(const char *right, size_t limit, uint32_t col, uint32_t altcol, uint32_t depth)
 {
-    for (size_t i = 1; i < limit; i++) {
-        char prev = right[i - 1];
-        if (prev != '\n' && !(prev == '\r' && right[i] != '\n'))
-            continue;
-        size_t brk = prev == '\n' && i >= 2 && right[i - 2] == '\r' ? i - 2 : i - 1;
-        if (brk > 0 && right[brk - 1] == '\\')
-            continue;
-        uint32_t c = 0, a = 0;
-        size_t j = i;
-        for (; j < limit && (right[j] == ' ' || right[j] == '\t'); j++) {
-            c = right[j] == ' ' ? c + 1 : (c / 8 + 1) * 8;
-            a++;
+    char quote = 0;
+    bool triple = false, comment = false;
+    for (size_t i = 0; i < limit; i++) {
+        char ch = right[i];
+        if (i > 0 && depth == 0 && !quote) {
+            char prev = right[i - 1];
+            if (prev == '\n' || (prev == '\r' && ch != '\n')) {
+                size_t brk = prev == '\n' && i >= 2 && right[i - 2] == '\r' ? i - 2 : i - 1;
+                if (!(brk > 0 && right[brk - 1] == '\\')) {
+                    uint32_t c = 0, a = 0;
+                    size_t j = i;
+                    for (; j < limit && (right[j] == ' ' || right[j] == '\t'); j++) {
+                        c = right[j] == ' ' ? c + 1 : (c / 8 + 1) * 8;
+                        a++;
+                    }
+                    if (j < limit && right[j] != '\r' && right[j] != '\n' && right[j] != '#' && right[j] != '\\' &&
+                        right[j] != '\f' && c == col && a == altcol)
+                        return i;
+                }
+            }
         }
-        if (j >= limit || right[j] == '\r' || right[j] == '\n' || right[j] == '#' || right[j] == '\\' ||
-            right[j] == '\f')
+        if (comment) {
+            comment = ch != '\n' && ch != '\r';
             continue;
-        if (c == col && a == altcol)
-            return i;
+        }
+        if (quote) {
+            if (ch == '\\') {
+                i++;
+            } else if (ch == quote) {
+                if (!triple)
+                    quote = 0;
+                else if (i + 2 < limit && right[i + 1] == quote && right[i + 2] == quote) {
+                    quote = 0;
+                    i += 2;
+                }
+            } else if ((ch == '\n' || ch == '\r') && !triple) {
+                quote = 0;
+            }
+            continue;
+        }
+        if (ch == '#') {
+            comment = true;
+        } else if (ch == '\'' || ch == '"') {
+            quote = ch;
+            triple = i + 2 < limit && right[i + 1] == ch && right[i + 2] == ch;
+            if (triple)
+                i += 2;
+        } else if (ch == '(' || ch == '[' || ch == '{') {
+            depth++;
+        } else if ((ch == ')' || ch == ']' || ch == '}') && depth > 0) {
+            depth--;
+        }
     }
     return limit;
 }
@@ -311,7 +349,7 @@ static size_t ep__next_block_line(const char *right, size_t limit, uint32_t col,
  * been fed its left context (see the fields in ep_recognizer). */
 static void ep__add_block_path(ep_recognizer *rec, const char *right, size_t right_len)
 {
-    if (rec->run.dead || rec->run.depth > 0)
+    if (rec->run.dead)
         return;
     ep_indent stack[EP_MAX_INDENT + 1];
     uint32_t levels;
@@ -321,7 +359,7 @@ static void ep__add_block_path(ep_recognizer *rec, const char *right, size_t rig
     size_t limit = rec->tail_split ? rec->right_head_len : right_len;
     if (limit <= EP_BLOCK_PATH_MIN)
         return; /* feeding so short a head at can_end costs less than the path */
-    size_t split = ep__next_block_line(right, limit, stack[levels - 1].col, stack[levels - 1].altcol);
+    size_t split = ep__next_block_line(right, limit, stack[levels - 1].col, stack[levels - 1].altcol, rec->run.depth);
     if (split >= limit)
         return;
     ep_tokens tokens;
