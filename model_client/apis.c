@@ -41,6 +41,7 @@ typedef struct mc__hcall {
     bool stopped;               /* on_step returned false */
     bool ended;                 /* the model said it stopped */
     bool last_eos;              /* the last step ended in an end token */
+    uint32_t positions;         /* steps delivered by this request */
     int error;
     sm_buf message;
     mc_step_cb on_step;
@@ -142,6 +143,7 @@ static void mc__choose(mc__hb *b, mc_step *step, const sm_buf *chosen_bytes, dou
 static bool mc__deliver(mc__hcall *c, mc_step *step)
 {
     mc_step_normalize(step);
+    c->positions++;
     c->last_eos = step->chosen >= 0 && step->cands[step->chosen].eos;
     bool go_on = c->on_step(c->data, step);
     mc_step_free(step);
@@ -212,10 +214,13 @@ static bool mc__llamacpp_positions(mc__hcall *c, const cJSON *event, bool *had)
 
 static bool mc__llamacpp_event(mc__hcall *c, const cJSON *event)
 {
-    bool had;
-    if (!mc__llamacpp_positions(c, event, &had))
+    bool had = false;
+    /* A closing event that repeats the positions already streamed is a
+     * summary: only a response that streamed nothing is read from it. */
+    bool summary = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(event, "stop")) && c->positions > 0;
+    if (!summary && !mc__llamacpp_positions(c, event, &had))
         return false;
-    if (!had) {
+    if (!had && !summary) {
         const cJSON *content = cJSON_GetObjectItemCaseSensitive(event, "content");
         if (cJSON_IsString(content) && !mc__deliver_text(c, content->valuestring, strlen(content->valuestring)))
             return false;

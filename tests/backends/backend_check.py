@@ -164,13 +164,13 @@ def check_faults(ch):
                 ch.check(run.returncode != 0 and expect in run.stderr and elapsed < 6,
                          "%s %s: exit %d in %.1fs, stderr %r" % (name, fault, run.returncode, elapsed, run.stderr))
         # A truncated stream: the positions that came are used, nothing invalid is returned.
-        for fault in ("truncated", "no_probs", "fewer_probs", "more_probs", "no_done"):
+        for fault in ("truncated", "no_probs", "fewer_probs", "more_probs", "no_done", "probs_recap"):
             with LoopbackServer(Script(STEPS, LEFT), fault=fault) as server:
                 s = [x.replace("URL", server.url) for x in settings]
                 run, out, elapsed = ch.complete(where, s + quick)
                 ok = out is not None and elapsed < 6 and (not out["found"] or valid(LEFT + out["completion"] + RIGHT))
                 ch.check(ok, "%s %s: exit %d, out %r, stderr %r" % (name, fault, run.returncode, out, run.stderr))
-                if fault in ("more_probs", "no_done") and out is not None:
+                if fault in ("more_probs", "no_done", "probs_recap") and out is not None:
                     ch.check(out["completion"] == "values)", "%s %s: completion %r" % (name, fault, out["completion"]))
 
 

@@ -197,8 +197,11 @@ class LoopbackServer:
                                 for t, lp in cands],
                         }]
                     events.append(ev)
-                events.append({"content": "", "stop": True, "stop_type": stop_type,
-                               "tokens_predicted": len(events)})
+                final = {"content": "", "stop": True, "stop_type": stop_type, "tokens_predicted": len(events)}
+                if server.fault == "probs_recap":
+                    # some servers repeat every position's probabilities at the end
+                    final["completion_probabilities"] = [p for e in events for p in e.get("completion_probabilities", [])]
+                events.append(final)
                 if not body.get("stream"):
                     content = "".join(e["content"] for e in events)
                     probs = [p for e in events for p in e.get("completion_probabilities", [])]
