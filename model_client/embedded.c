@@ -183,17 +183,52 @@ int mc_corpus_train_async(uv_loop_t *loop, mc_corpus *corpus, uint32_t max_nodes
 
 /* ---- The backend ------------------------------------------------------------------- */
 
+enum {
+    MC__LOCAL_LEFT = 32 << 10,     /* bytes before the cursor the local model learns */
+    MC__LOCAL_RIGHT = 16 << 10,    /* and after it */
+    MC__LOCAL_NODES = 1 << 17,
+};
+
+static const double MC__LOCAL_WEIGHT = 0.4;
+
 typedef struct mc__embedded {
     mc_backend base;
     uv_loop_t *loop;
     const mc_ngram *model;
+    mc_ngram *local;               /* the document at hand, or NULL */
+    uint64_t local_key;            /* hash of the text it learnt */
 } mc__embedded;
+
+static uint64_t mc__hash(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The local model for a request's contexts: re-used while they are the
+ * same (the requests of one completion), retrained otherwise. */
+static const mc_ngram *mc__local_model(mc__embedded *b, const char *left, size_t l, const char *right, size_t rr)
+{
+    uint64_t key = mc__hash(mc__hash(1469598103934665603ull, left, l), right, rr) ^ ((uint64_t)l << 32 | rr);
+    if (b->local && b->local_key == key)
+        return b->local;
+    mc_ngram_free(b->local);
+    b->local = mc_ngram_new(MC__LOCAL_NODES);
+    mc_ngram_train(b->local, left, l);
+    mc_ngram_train(b->local, right, rr);
+    mc_ngram_finish(b->local);
+    b->local_key = key;
+    return b->local;
+}
 
 typedef struct mc__ecall {
     mc_call base;
     mc__embedded *backend;
     uv_timer_t timer;
     sm_buf text;                       /* tail of left + generated */
+    char *win_left, *win_right;        /* what the document's own model learns */
+    size_t win_left_len, win_right_len;
     char *right;
     size_t right_len;
     uint32_t n_ahead, n_candidates;
@@ -207,6 +242,8 @@ static void mc__call_closed(uv_handle_t *handle)
 {
     mc__ecall *call = handle->data;
     sm_buf_free(&call->text);
+    sm_free(call->win_left);
+    sm_free(call->win_right);
     sm_free(call->right);
     sm_free(call);
 }
@@ -215,10 +252,16 @@ static void mc__embedded_run(uv_timer_t *timer)
 {
     mc__ecall *call = timer->data;
     int status = SM_OK;
+    /* Runs one at a time on the loop: the shared local model cannot change
+     * under a run. */
+    const mc_ngram *local = call->canceled ? NULL
+                            : mc__local_model(call->backend, call->win_left, call->win_left_len, call->win_right,
+                                              call->win_right_len);
     for (uint32_t i = 0; i < call->n_ahead && !call->canceled; i++) {
         mc_step step = {0};
-        mc_ngram_predict(call->backend->model, call->text.data ? call->text.data : "", call->text.len, call->right,
-                         call->right_len, call->n_candidates, &step);
+        mc_ngram_predict_mixed(call->backend->model, local, MC__LOCAL_WEIGHT,
+                               call->text.data ? call->text.data : "", call->text.len, call->right, call->right_len,
+                               call->n_candidates, &step);
         bool go_on = call->on_step(call->data, &step);
         bool ended = step.chosen < 0 || step.cands[step.chosen].eos;
         if (go_on && !ended)
@@ -258,6 +301,10 @@ static int mc__embedded_start(mc_backend *base, const mc_request *req, mc_step_c
         sm_buf_append(&call->text, req->left, req->left_len);
         sm_buf_append(&call->text, req->generated, req->generated_len);
     }
+    call->win_left_len = req->left_len < MC__LOCAL_LEFT ? req->left_len : MC__LOCAL_LEFT;
+    call->win_left = sm_strndup(req->left + (req->left_len - call->win_left_len), call->win_left_len);
+    call->win_right_len = req->right_len < MC__LOCAL_RIGHT ? req->right_len : MC__LOCAL_RIGHT;
+    call->win_right = sm_strndup(req->right, call->win_right_len);
     call->right_len = req->right_len < MC__RIGHT_HEAD ? req->right_len : MC__RIGHT_HEAD;
     call->right = sm_strndup(req->right, call->right_len);
     call->n_ahead = req->n_ahead;
@@ -280,6 +327,7 @@ static void mc__embedded_cancel(mc_call *call)
 
 static void mc__embedded_free(mc_backend *base)
 {
+    mc_ngram_free(((mc__embedded *)base)->local);
     sm_free(base);
 }
 

@@ -663,3 +663,53 @@ void mc_ngram_predict(const mc_ngram *m, const char *text, size_t len, const cha
     sm_array_free(&ids);
     sm_array_free(&spans);
 }
+
+/* ---- Two models together ------------------------------------------------------------ */
+
+/* The probability a step gives `bytes`, or, when the step does not list it,
+ * half its lowest listed probability (the model ranks it below them all). */
+static double mc__step_prob(const mc_step *s, const mc_token *t)
+{
+    double lowest = 1.0;
+    for (uint32_t i = 0; i < s->count; i++) {
+        const mc_token *c = &s->cands[i];
+        if (c->eos == t->eos && (t->eos || (c->len == t->len && memcmp(c->bytes, t->bytes, t->len) == 0)))
+            return exp(c->logprob);
+        if (!c->eos && exp(c->logprob) < lowest)
+            lowest = exp(c->logprob);
+    }
+    return lowest * 0.5;
+}
+
+void mc_ngram_predict_mixed(const mc_ngram *global, const mc_ngram *local, double local_weight, const char *text,
+                            size_t len, const char *right, size_t right_len, uint32_t count, mc_step *out)
+{
+    if (!local || local_weight <= 0) {
+        mc_ngram_predict(global, text, len, right, right_len, count, out);
+        return;
+    }
+    mc_step g = {0}, l = {0};
+    mc_ngram_predict(global, text, len, right, right_len, count * 2, &g);
+    mc_ngram_predict(local, text, len, right, right_len, count * 2, &l);
+    mc_step all = {.chosen = -1};
+    const mc_step *lists[2] = {&g, &l};
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t i = 0; i < lists[k]->count; i++) {
+            const mc_token *t = &lists[k]->cands[i];
+            double p = local_weight * mc__step_prob(&l, t) + (1 - local_weight) * mc__step_prob(&g, t);
+            mc_step_add(&all, t->bytes, t->len, log(p), t->eos);
+        }
+    }
+    mc_step_normalize(&all);   /* sorted; duplicates merged (they carry the same mixture) */
+    out->chosen = -1;
+    for (uint32_t i = 0, added = 0; i < all.count; i++) {
+        if (all.cands[i].eos || added < count) {
+            mc_step_add(out, all.cands[i].bytes, all.cands[i].len, all.cands[i].logprob, all.cands[i].eos);
+            added += !all.cands[i].eos;
+        }
+    }
+    out->chosen = out->count ? 0 : -1;
+    mc_step_free(&g);
+    mc_step_free(&l);
+    mc_step_free(&all);
+}

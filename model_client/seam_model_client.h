@@ -203,6 +203,12 @@ void mc_ngram_get_stats(const mc_ngram *model, mc_ngram_stats *stats);
 void mc_ngram_predict(const mc_ngram *model, const char *text, size_t len, const char *right,
                       size_t right_len, uint32_t count, mc_step *out);
 
+/* The same from two models mixed: local_weight of a model of the document
+ * at hand and the rest of the trained one (candidates one of them does not
+ * list count at half that model's lowest listed probability). */
+void mc_ngram_predict_mixed(const mc_ngram *global, const mc_ngram *local, double local_weight, const char *text,
+                            size_t len, const char *right, size_t right_len, uint32_t count, mc_step *out);
+
 /* Trains a model in libuv's thread pool on the files and texts given and
  * calls on_ready on the loop.  The corpus is read in the order given, capped
  * at max_bytes in all. */
@@ -228,7 +234,10 @@ int mc_corpus_train_async(uv_loop_t *loop, mc_corpus *corpus, uint32_t max_nodes
                           mc_ngram_ready_cb on_ready, void *data);
 
 /* A backend over a trained model, which it borrows (it must outlive the
- * backend).  Answers on the next turn of the loop. */
+ * backend).  Each request's own contexts (32 KiB before the cursor, 16 KiB
+ * after it) train a small model of the document at hand, kept while the
+ * contexts stay the same, mixed in with weight 0.4: names and idioms of
+ * the file being edited come first.  Answers on the next turn of the loop. */
 int mc_backend_embedded_new(uv_loop_t *loop, const mc_ngram *model, mc_backend **out);
 
 /* ---- The decoding loop ------------------------------------------------------

@@ -196,3 +196,31 @@ Test(model_embedded, completions_through_the_loop_are_valid)
     mc_completion_free(c);
     mc_ngram_free(m);
 }
+
+Test(model_embedded, the_document_at_hand_is_mixed_in)
+{
+    mc_ngram *global = trained();
+    const char *doc = "def compute_checksum(blob):\n    return sum(blob) % 251\n\n\nvalue = compute_checksum(data)\n";
+    mc_ngram *local = mc_ngram_new(1 << 14);
+    mc_ngram_train(local, doc, strlen(doc));
+    mc_ngram_finish(local);
+    const char *left = "total = comp";
+    mc_step plain = {0}, mixed = {0};
+    mc_ngram_predict(global, left, strlen(left), "\n", 1, 5, &plain);
+    mc_ngram_predict_mixed(global, local, 0.4, left, strlen(left), "\n", 1, 5, &mixed);
+    cr_assert_not(has_candidate(&plain, "ute_checksum", 5));
+    cr_assert(has_candidate(&mixed, "ute_checksum", 2), "first %s", mixed.count ? mixed.cands[0].bytes : "-");
+    /* Still a distribution, best first, with one end candidate. */
+    uint32_t ends = 0;
+    for (uint32_t i = 0; i < mixed.count; i++) {
+        cr_assert(mixed.cands[i].logprob <= 0);
+        if (i > 0)
+            cr_assert_geq(mixed.cands[i - 1].logprob, mixed.cands[i].logprob);
+        ends += mixed.cands[i].eos;
+    }
+    cr_assert_eq(ends, 1);
+    mc_step_free(&plain);
+    mc_step_free(&mixed);
+    mc_ngram_free(local);
+    mc_ngram_free(global);
+}
