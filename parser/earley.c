@@ -259,17 +259,22 @@ uint32_t ep_earley_scan(ep_earley *e, uint32_t from, const uint32_t *terminals, 
     return ep_earley_scan_edges(e, &edge, 1);
 }
 
-bool ep_earley_accepts(const ep_earley *e, uint32_t chart_id)
+bool ep_earley_accepts_symbol(const ep_earley *e, uint32_t chart_id, uint32_t symbol)
 {
     const ep_grammar *g = e->grammar;
-    /* at the root, S' -> start . is implied when start is nullable */
-    if (chart_id == 0 && g->nullable[g->start_symbol])
+    /* at the root, a nullable symbol's completion is implied */
+    if (chart_id == 0 && g->nullable[symbol])
         return true;
     const ep_chart *chart = &e->charts.items[chart_id];
     for (uint32_t i = chart->items_start; i < chart->items_start + chart->items_count; i++) {
         ep_item item = e->items.items[i];
-        if (item.origin == 0 && g->body[item.position] == EP_END && ep__lhs(g, item.position) == g->start_symbol)
+        if (item.origin == 0 && g->body[item.position] == EP_END && ep__lhs(g, item.position) == symbol)
             return true;
     }
     return false;
+}
+
+bool ep_earley_accepts(const ep_earley *e, uint32_t chart_id)
+{
+    return ep_earley_accepts_symbol(e, chart_id, e->grammar->start_symbol);
 }

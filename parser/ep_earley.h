@@ -76,6 +76,11 @@ uint32_t ep_earley_scan_edges(ep_earley *e, const ep_edge *edges, uint32_t count
 /* Whether chart `chart` holds S' -> start . with origin at the root. */
 bool ep_earley_accepts(const ep_earley *e, uint32_t chart);
 
+/* Whether chart `chart` holds a completed rule of `symbol` with origin at
+ * the root: the text so far is a `symbol`.  Only meaningful for a symbol
+ * that the start symbol derives first thing (a unit rule of the start). */
+bool ep_earley_accepts_symbol(const ep_earley *e, uint32_t chart, uint32_t symbol);
+
 static inline const uint64_t *ep_earley_allowed(const ep_earley *e, uint32_t chart)
 {
     return e->sets.items + e->charts.items[chart].allowed;

@@ -86,9 +86,12 @@ struct ep_grammar {
 };
 
 /* Compute the nullable set and the initial-position tables of a grammar
- * whose symbols and rules are filled in. */
-void ep_grammar_compute_nullable(ep_grammar *g);
-void ep_grammar_compute_initial(ep_grammar *g);
+ * whose symbols and rules are filled in.  `known`, when given, is a grammar
+ * whose symbols and rules are the first ones of g, unchanged, and to whose
+ * symbols g adds no rules (a quotient of it): its results are copied, not
+ * recomputed. */
+void ep_grammar_compute_nullable(ep_grammar *g, const ep_grammar *known);
+void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known);
 
 /* Builds the reversed grammar of `g` (see ep_grammar.reversed); it borrows
  * g's lexer tables and names.  Implemented in quotient.c. */

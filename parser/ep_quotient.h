@@ -46,4 +46,16 @@ typedef struct ep_token_edge {
 int ep_quotient_build_dag(const ep_grammar *base, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count,
                           ep_grammar **out);
 
+/* The same for several cursors at once: cursors[c] is a node of the
+ * automaton, and the quotient for it is by the paths from that node to the
+ * last one.  The reverse parse is shared; each cursor gets nonterminals of
+ * its own and a start symbol, stored in starts[c].  With one cursor and no
+ * `union_extra` (EP_NONE) the result's start symbol is starts[0];
+ * otherwise it is a new symbol U with the rules U -> starts[c] for every
+ * cursor and U -> union_extra (a symbol of base), so that one recognizer
+ * runs all of them and ep_earley_accepts_symbol tells them apart. */
+int ep_quotient_build_multi(const ep_grammar *base, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count,
+                            const uint32_t *cursors, uint32_t cursor_count, uint32_t union_extra, ep_grammar **out,
+                            uint32_t *starts);
+
 #endif

@@ -850,13 +850,18 @@ static void ep__build_rules(ep_builder *b, ep_grammar *g, uint32_t start_nt)
 }
 
 /* The nullable set, by fixpoint over the rules. */
-void ep_grammar_compute_nullable(ep_grammar *g)
+void ep_grammar_compute_nullable(ep_grammar *g, const ep_grammar *known)
 {
     g->nullable = sm_calloc(g->symbol_count, sizeof(bool));
+    uint32_t first_rule = 0;
+    if (known) {
+        memcpy(g->nullable, known->nullable, known->symbol_count * sizeof(bool));
+        first_rule = known->rule_count;
+    }
     bool changed = true;
     while (changed) {
         changed = false;
-        for (uint32_t r = 0; r < g->rule_count; r++) {
+        for (uint32_t r = first_rule; r < g->rule_count; r++) {
             uint32_t lhs = g->rule_lhs[r];
             if (g->nullable[lhs])
                 continue;
@@ -874,7 +879,7 @@ void ep_grammar_compute_nullable(ep_grammar *g)
 /* Initial positions grouped by the symbol after them, and for each
  * nonterminal the terminals and nonterminals that its initial positions
  * expect (the latter closed transitively: the prediction closure). */
-void ep_grammar_compute_initial(ep_grammar *g)
+void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known)
 {
     uint32_t nts = g->symbol_count - g->terminal_count;
     g->nt_words = (nts + 63) / 64;
@@ -909,19 +914,25 @@ void ep_grammar_compute_initial(ep_grammar *g)
         }
     }
     sm_free(counts);
-    /* transitive closure, with each nonterminal predicting itself */
-    for (uint32_t n = 0; n < nts; n++)
+    /* transitive closure, with each nonterminal predicting itself; the
+     * known grammar's rows are final already */
+    uint32_t fixed = known ? known->symbol_count - known->terminal_count : 0;
+    for (uint32_t n = 0; n < fixed; n++)
+        memcpy(g->predict_closure + (size_t)n * g->nt_words, known->predict_closure + (size_t)n * known->nt_words,
+               known->nt_words * sizeof(uint64_t));
+    for (uint32_t n = fixed; n < nts; n++)
         ep_set_add(g->predict_closure + (size_t)n * g->nt_words, n);
     bool changed = true;
     while (changed) {
         changed = false;
-        for (uint32_t n = 0; n < nts; n++) {
+        for (uint32_t n = fixed; n < nts; n++) {
             uint64_t *set = g->predict_closure + (size_t)n * g->nt_words;
             for (uint32_t m = 0; m < nts; m++) {
                 if (m == n || !ep_set_has(set, m))
                     continue;
                 const uint64_t *other = g->predict_closure + (size_t)m * g->nt_words;
-                for (uint32_t w = 0; w < g->nt_words; w++) {
+                uint32_t words = m < fixed ? known->nt_words : g->nt_words;
+                for (uint32_t w = 0; w < words; w++) {
                     uint64_t merged = set[w] | other[w];
                     if (merged != set[w]) {
                         set[w] = merged;
@@ -1087,8 +1098,8 @@ int ep_grammar_compile(const char *source, size_t len, ep_grammar **out, char *e
         g = sm_calloc(1, sizeof *g);
         ep__build_rules(&b, g, start_nt);
         if (ep__check(&b, g) == SM_OK && ep__build_lexemes(&b, g) == SM_OK) {
-            ep_grammar_compute_nullable(g);
-            ep_grammar_compute_initial(g);
+            ep_grammar_compute_nullable(g, NULL);
+            ep_grammar_compute_initial(g, NULL);
             g->reversed = ep_grammar_build_reversed(g);
         }
     }

@@ -87,8 +87,13 @@ static ep_grammar *ep__derive(const ep_grammar *base, bool reverse, uint32_t ext
         g->body[at++] = EP_END;
     }
     g->position_count = at;
-    ep_grammar_compute_nullable(g);
-    ep_grammar_compute_initial(g);
+    /* a quotient keeps base's rules as they are and adds rules only for new
+     * nonterminals: base's tables hold for base's symbols */
+    bool extends = !reverse;
+    for (uint32_t i = 0; extends && i < extra_rules; i++)
+        extends = extra->lhs.items[i] >= base->symbol_count;
+    ep_grammar_compute_nullable(g, extends ? base : NULL);
+    ep_grammar_compute_initial(g, extends ? base : NULL);
     return g;
 }
 
@@ -102,7 +107,9 @@ ep_grammar *ep_grammar_build_reversed(const ep_grammar *g)
 typedef struct ep_extract {
     const ep_grammar *reversed;
     const ep_earley *earley;
-    uint32_t cursor;                 /* the last reverse chart */
+    uint32_t cursor;                 /* the cursor's reverse chart */
+    uint32_t first_nt;               /* id of this cursor's first new nonterminal */
+    uint32_t total_nts;              /* new nonterminals of the cursors done */
     SM_ARRAY(uint64_t) keys;         /* (symbol << 32 | chart) of each new nonterminal */
     SM_ARRAY(uint32_t) pending;      /* indices into keys still to link */
     ep_rule_list rules;
@@ -117,10 +124,10 @@ static uint32_t ep__quotient_symbol(ep_extract *x, uint32_t symbol, uint32_t cha
     uint64_t key = ((uint64_t)symbol << 32) | chart;
     for (uint32_t i = 0; i < x->keys.size; i++)
         if (x->keys.items[i] == key)
-            return x->reversed->symbol_count + i;
+            return x->first_nt + i;
     sm_array_push(&x->keys, key);
     sm_array_push(&x->pending, x->keys.size - 1);
-    return x->reversed->symbol_count + x->keys.size - 1;
+    return x->first_nt + x->keys.size - 1;
 }
 
 /* Adds  lhs -> fwd(reversed body from `position` to its end) [last]. */
@@ -161,10 +168,11 @@ static void ep__quotient_link(ep_extract *x, uint32_t symbol, uint32_t chart_id)
 }
 
 /* Runs the reversed grammar over the token automaton backwards, from its
- * last node to node 0 (the cursor).  Returns the cursor's chart, 0 when the
- * automaton is empty (a single node), or EP_NONE when no path can be a
- * suffix of a program. */
-static uint32_t ep__reverse_parse(ep_earley *earley, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count)
+ * last node to node 0.  Stores in chart_of[node] the reverse chart of each
+ * node: the root (0) for the last node, EP_NONE for a node from which no
+ * path can be a suffix of a program. */
+static void ep__reverse_parse(ep_earley *earley, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count,
+                              uint32_t *chart_of)
 {
     /* edges grouped by the node they leave (a counting sort) */
     uint32_t *first = sm_calloc(nodes + 1, sizeof(uint32_t));
@@ -179,7 +187,6 @@ static uint32_t ep__reverse_parse(ep_earley *earley, uint32_t nodes, const ep_to
         order[fill[edges[k].from_node]++] = k;
     sm_free(fill);
 
-    uint32_t *chart_of = sm_malloc(nodes * sizeof(uint32_t));
     for (uint32_t n = 0; n < nodes; n++)
         chart_of[n] = EP_NONE;
     chart_of[nodes - 1] = ep_earley_root(earley);
@@ -197,64 +204,105 @@ static uint32_t ep__reverse_parse(ep_earley *earley, uint32_t nodes, const ep_to
         if (incoming.size)
             chart_of[node] = ep_earley_scan_edges(earley, incoming.items, incoming.size);
     }
-    uint32_t cursor = chart_of[0];
     sm_array_free(&incoming);
-    sm_free(chart_of);
     sm_free(first);
     sm_free(order);
-    return cursor;
 }
 
-int ep_quotient_build_dag(const ep_grammar *base, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count,
-                          ep_grammar **out)
+/* Extracts the quotient rules for the cursor whose reverse chart is `chart`
+ * into `x` (whose keys must be empty) and returns its start symbol; its new
+ * nonterminals are numbered from x->first_nt. */
+static uint32_t ep__extract_cursor(ep_extract *x, uint32_t chart, const ep_grammar *base)
+{
+    const ep_earley *earley = x->earley;
+    const ep_grammar *reversed = x->reversed;
+    x->cursor = chart;
+    if (chart == EP_NONE) {
+        sm_array_push(&x->keys, UINT64_MAX); /* a start without rules: nothing joins R */
+        return x->first_nt + x->keys.size - 1;
+    }
+    if (chart == 0)
+        return base->start_symbol; /* an empty right context */
+    const ep_chart *last = &earley->charts.items[chart];
+    for (uint32_t i = last->items_start; i < last->items_start + last->items_count; i++) {
+        ep_item item = earley->items.items[i];
+        uint32_t lhs = reversed->rule_lhs[reversed->position_rule[item.position]];
+        ep__quotient_rule(x, ep__quotient_symbol(x, lhs, item.origin), item.position, EP_NONE);
+    }
+    for (uint32_t next = 0; next < x->pending.size; next++) {
+        uint64_t key = x->keys.items[x->pending.items[next]];
+        ep__quotient_link(x, (uint32_t)(key >> 32), (uint32_t)key);
+    }
+    return ep__quotient_symbol(x, base->start_symbol, 0);
+}
+
+int ep_quotient_build_multi(const ep_grammar *base, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count,
+                            const uint32_t *cursors, uint32_t cursor_count, uint32_t union_extra, ep_grammar **out,
+                            uint32_t *starts)
 {
     *out = NULL;
     for (uint32_t k = 0; k < edge_count; k++)
         if (edges[k].from_node >= edges[k].to_node || edges[k].to_node >= nodes || edges[k].count == 0 ||
             edges[k].count > 2)
             return SM_EINVAL;
-    if (nodes == 0)
+    if (nodes == 0 || cursor_count == 0)
         return SM_EINVAL;
+    for (uint32_t c = 0; c < cursor_count; c++)
+        if (cursors[c] >= nodes)
+            return SM_EINVAL;
     /* a compiled grammar carries its reversed form; build one otherwise */
     ep_grammar *built = base->reversed ? NULL : ep_grammar_build_reversed(base);
     const ep_grammar *reversed = base->reversed ? base->reversed : built;
     ep_earley earley;
     ep_earley_init(&earley, reversed);
-    uint32_t chart = ep__reverse_parse(&earley, nodes, edges, edge_count);
+    uint32_t *chart_of = sm_malloc(nodes * sizeof(uint32_t));
+    ep__reverse_parse(&earley, nodes, edges, edge_count, chart_of);
 
+    /* each cursor has nonterminals of its own: <A,o> stands for what must
+     * come left of that cursor */
     ep_extract x;
     memset(&x, 0, sizeof x);
     x.reversed = reversed;
     x.earley = &earley;
-    x.cursor = chart;
-    uint32_t start;
-    if (chart == EP_NONE) {
-        start = base->symbol_count; /* no rules: nothing joins R */
-        sm_array_push(&x.keys, 0);
-    } else if (chart == 0) {
-        start = base->start_symbol; /* an empty right context */
-    } else {
-        const ep_chart *last = &earley.charts.items[chart];
-        for (uint32_t i = last->items_start; i < last->items_start + last->items_count; i++) {
-            ep_item item = earley.items.items[i];
-            uint32_t lhs = reversed->rule_lhs[reversed->position_rule[item.position]];
-            ep__quotient_rule(&x, ep__quotient_symbol(&x, lhs, item.origin), item.position, EP_NONE);
-        }
-        for (uint32_t next = 0; next < x.pending.size; next++) {
-            uint64_t key = x.keys.items[x.pending.items[next]];
-            ep__quotient_link(&x, (uint32_t)(key >> 32), (uint32_t)key);
-        }
-        start = ep__quotient_symbol(&x, base->start_symbol, 0);
+    x.first_nt = reversed->symbol_count;
+    for (uint32_t c = 0; c < cursor_count; c++) {
+        starts[c] = ep__extract_cursor(&x, chart_of[cursors[c]], base);
+        x.first_nt += x.keys.size;
+        x.total_nts += x.keys.size;
+        x.keys.size = 0;
+        x.pending.size = 0;
     }
-    *out = ep__derive(base, false, x.keys.size, &x.rules, start);
+    uint32_t start = starts[0];
+    if (cursor_count > 1 || union_extra != EP_NONE) {
+        /* U -> start_c for every cursor (and union_extra) */
+        start = x.first_nt;
+        x.total_nts++;
+        for (uint32_t c = 0; c <= cursor_count; c++) {
+            uint32_t symbol = c < cursor_count ? starts[c] : union_extra;
+            if (symbol == EP_NONE)
+                continue;
+            sm_array_push(&x.rules.lhs, start);
+            sm_array_push(&x.rules.start, x.rules.symbols.size);
+            sm_array_push(&x.rules.symbols, symbol);
+        }
+    }
+    *out = ep__derive(base, false, x.total_nts, &x.rules, start);
     ep_earley_free(&earley);
     ep_grammar_free(built);
+    sm_free(chart_of);
     sm_array_free(&x.keys);
     sm_array_free(&x.pending);
     sm_array_free(&x.rules.lhs);
     sm_array_free(&x.rules.start);
     sm_array_free(&x.rules.symbols);
     return SM_OK;
+}
+
+int ep_quotient_build_dag(const ep_grammar *base, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count,
+                          ep_grammar **out)
+{
+    uint32_t cursor = 0, start;
+    return ep_quotient_build_multi(base, nodes, edges, edge_count, &cursor, 1, EP_NONE, out, &start);
 }
 
 int ep_quotient_build_tokens(const ep_grammar *base, const ep_tokens *tokens, ep_grammar **out)

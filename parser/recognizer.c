@@ -71,11 +71,16 @@ struct ep_recognizer {
     const char *right_whole;     /* owned with right_head (one allocation) */
     size_t right_len;
     bool tail_split;             /* the quotient stands for a tail after right_head */
-    /* A faster way to can_end (Python): a recognizer on the quotient by the
-     * right context from its first line at the cursor's block level, fed in
-     * step with this one, valid when the program reaches that line with the
-     * indentation stack the left context ended with (block_stack). */
-    ep_recognizer *block_path;   /* owned, or NULL */
+    /* The symbol whose completion means "valid with the right context"
+     * (the start symbol, unless the grammar is a union of quotients). */
+    uint32_t accept_symbol;
+    /* A faster way to can_end (Python): the quotient by the right context
+     * from its first line at the cursor's block level, valid when the
+     * program reaches that line with the indentation stack the left context
+     * ended with (block_stack).  The grammar is then the union of both
+     * quotients, and block_symbol is the block path's start. */
+    bool block_path;
+    uint32_t block_symbol;
     size_t block_split;          /* offset in the right context of that line */
     SM_ARRAY(ep_indent) block_stack;   /* bottom first */
     /* Tokenizing mode (ep_tokenize): tokens are recorded, not parsed. */
@@ -94,12 +99,12 @@ struct ep_recognizer {
 
 static bool ep__feed_byte(ep_recognizer *rec, ep_run *run, uint32_t at);
 static bool ep__run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end);
-static void ep__add_block_path(ep_recognizer *rec, const char *right, size_t right_len);
 
 int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
 {
     ep_recognizer *rec = sm_calloc(1, sizeof *rec);
     rec->grammar = grammar;
+    rec->accept_symbol = grammar->start_symbol;
     ep_earley_init(&rec->earley, grammar);
     ep_indent bottom = {0, 0, EP_NONE, 0};
     sm_array_push(&rec->indents, bottom);
@@ -152,48 +157,159 @@ static size_t ep__next_top_level_line(const char *right, size_t len, size_t from
     return len;
 }
 
+/* The layout of a left context: its indentation stack (bottom first,
+ * without the column-0 bottom) and bracket depth after it, found by lexing
+ * it alone.  False when it does not lex. */
+static bool ep__layout_after(const ep_grammar *grammar, const char *left, size_t len, ep_indent *stack,
+                             uint32_t *levels, uint32_t *depth);
+static int ep__tokenize_from(const ep_grammar *grammar, const char *text, size_t len, const ep_indent *stack,
+                             uint32_t levels, ep_tokens *out);
+static size_t ep__next_block_line(const char *right, size_t limit, uint32_t col, uint32_t altcol, uint32_t depth);
+
+/* The right context's token sequences a layout recognizer needs: the tail
+ * from the top-level split and, for the block path, the tokens from the
+ * block line on.  The two usually end alike (once the block line's program
+ * reaches the split it is the tail's), so they share the end of one token
+ * automaton and one reverse parse. */
+typedef struct ep_fim_plan {
+    ep_tokens tail;          /* empty when there is no top-level split */
+    bool has_tail;
+    ep_tokens block;
+    bool has_block;
+} ep_fim_plan;
+
+/* Builds the quotients of a plan in one automaton: the tail's chain, and
+ * the block tokens' chain joining it where their ends agree.  Stores the
+ * start symbols (tail first) in starts; EP_NONE for a part not in the
+ * plan. */
+static int ep__build_plan(const ep_grammar *grammar, const ep_fim_plan *plan, ep_grammar **out, uint32_t starts[2])
+{
+    const ep_tokens *tail = &plan->tail, *block = &plan->block;
+    uint32_t n2 = plan->has_tail ? tail->size : 0, nb = plan->has_block ? block->size : 0;
+    uint32_t shared = 0;
+    if (plan->has_tail && plan->has_block)
+        while (shared < n2 && shared < nb) {
+            const ep_token *x = &tail->items[n2 - 1 - shared], *y = &block->items[nb - 1 - shared];
+            if (x->count != y->count || x->terminals[0] != y->terminals[0] ||
+                (x->count > 1 && x->terminals[1] != y->terminals[1]))
+                break;
+            shared++;
+        }
+    /* nodes: the block's own part first (0 .. own-1), then the tail's chain;
+     * without a tail the block's chain is all there is */
+    uint32_t own = nb - shared;
+    uint32_t tail_first = own;
+    uint32_t nodes = own + (plan->has_tail ? n2 : shared) + 1;
+    SM_ARRAY(ep_token_edge) edges;
+    sm_array_init(&edges);
+    for (uint32_t i = 0; plan->has_tail && i < n2; i++) {
+        ep_token t = tail->items[i];
+        sm_array_push(&edges, ((ep_token_edge){tail_first + i, tail_first + i + 1, {t.terminals[0], t.terminals[1]},
+                                               t.count}));
+    }
+    uint32_t join = plan->has_tail ? tail_first + n2 - shared : own;
+    for (uint32_t i = 0; i < nb; i++) {
+        ep_token t = block->items[i];
+        uint32_t from = i < own ? i : join + (i - own);
+        uint32_t to = i + 1 < own ? i + 1 : join + (i + 1 - own);
+        if (i >= own && plan->has_tail)
+            continue; /* shared with the tail's chain */
+        sm_array_push(&edges, ((ep_token_edge){from, to, {t.terminals[0], t.terminals[1]}, t.count}));
+    }
+    uint32_t cursors[2], count = 0;
+    if (plan->has_tail)
+        cursors[count++] = tail_first;
+    if (plan->has_block)
+        cursors[count++] = own ? 0 : join;
+    uint32_t found[2] = {EP_NONE, EP_NONE};
+    /* without a tail, the block path's quotient joins the grammar itself */
+    uint32_t extra = plan->has_tail ? EP_NONE : grammar->start_symbol;
+    int rc = ep_quotient_build_multi(grammar, nodes, edges.items, edges.size, cursors, count, extra, out, found);
+    sm_array_free(&edges);
+    starts[0] = plan->has_tail ? found[0] : EP_NONE;
+    starts[1] = plan->has_block ? found[count - 1] : EP_NONE;
+    return rc;
+}
+
 /* Opens a fill-in-the-middle recognizer for a grammar with a layout: the
  * quotient stands for the right context from its first usable top-level
  * line on, and the text before that line (right_head) is fed after the
  * middle when asking can_end, so that tokens crossing the cursor, the
- * bracket depth and the indentation are those of the real file. */
-static int ep__new_fim_layout(const ep_grammar *grammar, const char *right, size_t right_len, ep_recognizer **out)
+ * bracket depth and the indentation are those of the real file.  The block
+ * path (see ep_recognizer) is planned here too, from the left context's
+ * layout, and built in the same automaton. */
+static int ep__new_fim_layout(const ep_grammar *grammar, const char *left, size_t left_len, const char *right,
+                              size_t right_len, ep_recognizer **out)
 {
+    ep_indent stack[EP_MAX_INDENT + 1];
+    uint32_t levels = 0, depth = 0;
+    bool left_lexes = ep__layout_after(grammar, left, left_len, stack, &levels, &depth);
+    ep_fim_plan plan;
+    memset(&plan, 0, sizeof plan);
     ep_grammar *quotient = NULL;
-    size_t split = right_len;
+    uint32_t starts[2] = {EP_NONE, EP_NONE};
+    size_t split = right_len, block_split = 0;
     size_t at = 0;
-    for (int tries = 0; tries < 8; tries++) {
-        at = ep__next_top_level_line(right, right_len, at);
-        if (at >= right_len)
-            break;
-        ep_grammar *candidate;
-        int rc = ep_quotient_build(grammar, right + at, right_len - at, &candidate);
-        if (rc)
-            return rc;
-        if (ep__has_rules(candidate, candidate->start_symbol)) {
-            quotient = candidate;
-            split = at;
-            break;
+    int rc = SM_OK;
+    for (int tries = 0; tries <= 8 && !quotient && rc == SM_OK; tries++) {
+        at = tries < 8 ? ep__next_top_level_line(right, right_len, at) : right_len;
+        plan.tail.size = plan.block.size = 0;
+        plan.has_tail = at < right_len;
+        if (plan.has_tail && ep__tokenize_from(grammar, right + at, right_len - at, NULL, 0, &plan.tail) != SM_OK) {
+            at++;
+            continue;
         }
-        ep_grammar_free(candidate);
-        at++;
+        /* the block path: when the left context ends inside a block and
+         * the head is long enough to be worth it */
+        size_t limit = plan.has_tail ? at : right_len;
+        plan.has_block = false;
+        if (left_lexes && levels > 0 && limit > EP_BLOCK_PATH_MIN) {
+            block_split = ep__next_block_line(right, limit, stack[levels - 1].col, stack[levels - 1].altcol, depth);
+            plan.has_block = block_split < limit &&
+                             ep__tokenize_from(grammar, right + block_split, right_len - block_split, stack, levels,
+                                               &plan.block) == SM_OK;
+        }
+        if (!plan.has_tail && !plan.has_block)
+            break;
+        rc = ep__build_plan(grammar, &plan, &quotient, starts);
+        if (rc == SM_OK && plan.has_tail && !ep__has_rules(quotient, starts[0])) {
+            ep_grammar_free(quotient);
+            quotient = NULL;
+            at++;
+        }
     }
-    int rc = ep_recognizer_new(quotient ? quotient : grammar, out);
-    if (rc) {
-        ep_grammar_free(quotient);
+    sm_array_free(&plan.tail);
+    sm_array_free(&plan.block);
+    if (rc)
         return rc;
+    if (quotient && plan.has_tail)
+        split = at;
+    bool tail = quotient && plan.has_tail;
+    bool block = quotient && plan.has_block && ep__has_rules(quotient, starts[1]);
+    if (quotient && !tail && !block) {
+        ep_grammar_free(quotient);
+        quotient = NULL;
     }
+    rc = ep_recognizer_new(quotient ? quotient : grammar, out);
     ep_recognizer *rec = *out;
     rec->owned_grammar = quotient;
     rec->base = grammar;
-    rec->tail_split = quotient != NULL;
+    rec->tail_split = tail;
+    rec->accept_symbol = tail ? starts[0] : grammar->start_symbol;
     rec->right_head = sm_malloc(right_len + 1);
     memcpy(rec->right_head, right, right_len);
     rec->right_head[right_len] = '\0';
     rec->right_head_len = split;
     rec->right_whole = rec->right_head;
     rec->right_len = right_len;
-    return SM_OK;
+    if (block) {
+        rec->block_path = true;
+        rec->block_symbol = starts[1];
+        rec->block_split = block_split;
+        for (uint32_t i = 0; i < levels; i++)
+            sm_array_push(&rec->block_stack, stack[i]);
+    }
+    return rc;
 }
 
 int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t left_len, const char *right,
@@ -204,7 +320,7 @@ int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t le
         return SM_EUTF8;
     int rc;
     if (grammar->layout != EP_LAYOUT_NONE) {
-        rc = ep__new_fim_layout(grammar, right, right_len, out);
+        rc = ep__new_fim_layout(grammar, left, left_len, right, right_len, out);
     } else {
         ep_grammar *quotient;
         rc = ep_quotient_build(grammar, right, right_len, &quotient);
@@ -225,9 +341,40 @@ int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t le
         *out = NULL;
         return rc;
     }
-    if (grammar->layout != EP_LAYOUT_NONE)
-        ep__add_block_path(*out, right, right_len);
     return SM_OK;
+}
+
+/* A recognizer that records tokens instead of parsing them, positioned at
+ * a line start of a file whose indentation stack (bottom first, without
+ * the column-0 bottom) is `stack`. */
+static ep_recognizer *ep__capture_new(const ep_grammar *grammar, const ep_indent *stack, uint32_t levels)
+{
+    ep_recognizer *rec;
+    ep_recognizer_new(grammar, &rec);
+    rec->capture = true;
+    rec->run.dead = false;
+    for (uint32_t i = 0; i < levels; i++) {
+        ep_indent level = {stack[i].col, stack[i].altcol, rec->run.indent, i + 1};
+        sm_array_push(&rec->indents, level);
+        rec->run.indent = rec->indents.size - 1;
+    }
+    return rec;
+}
+
+/* Feeds text to a capturing recognizer; false when it does not lex. */
+static bool ep__capture_feed(ep_recognizer *rec, const char *text, size_t len)
+{
+    if (len > EP_MAX_TEXT || !sm_utf8_valid((const uint8_t *)text, len, false, NULL))
+        return false;
+    uint32_t at = rec->text.size;
+    if (len) {
+        sm_array_grow_by(&rec->text, (uint32_t)len);
+        memcpy(rec->text.items + at, text, len);
+    }
+    bool ok = true;
+    for (uint32_t i = at; i < rec->text.size && ok; i++)
+        ok = ep__feed_byte(rec, &rec->run, i);
+    return ok;
 }
 
 /* Tokenizes `text` as the rest of a file whose indentation stack (bottom
@@ -236,27 +383,8 @@ int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t le
 static int ep__tokenize_from(const ep_grammar *grammar, const char *text, size_t len, const ep_indent *stack,
                              uint32_t levels, ep_tokens *out)
 {
-    if (len > EP_MAX_TEXT || !sm_utf8_valid((const uint8_t *)text, len, false, NULL))
-        return SM_EINVAL;
-    ep_recognizer *rec;
-    int rc = ep_recognizer_new(grammar, &rec);
-    if (rc)
-        return rc;
-    rec->capture = true;
-    rec->run.dead = false;
-    for (uint32_t i = 0; i < levels; i++) {
-        ep_indent level = {stack[i].col, stack[i].altcol, rec->run.indent, i + 1};
-        sm_array_push(&rec->indents, level);
-        rec->run.indent = rec->indents.size - 1;
-    }
-    if (len) {
-        sm_array_grow_by(&rec->text, (uint32_t)len);
-        memcpy(rec->text.items, text, len);
-    }
-    bool ok = true;
-    for (uint32_t i = 0; i < len && ok; i++)
-        ok = ep__feed_byte(rec, &rec->run, i);
-    ok = ok && ep__run_can_end(rec, &rec->run, (uint32_t)len);
+    ep_recognizer *rec = ep__capture_new(grammar, stack, levels);
+    bool ok = ep__capture_feed(rec, text, len) && ep__run_can_end(rec, &rec->run, (uint32_t)len);
     if (ok)
         for (uint32_t i = 0; i < rec->captured.size; i++)
             sm_array_push(out, rec->captured.items[i]);
@@ -277,6 +405,19 @@ static void ep__stack_of(const ep_recognizer *rec, const ep_run *run, ep_indent 
     *levels = n;
     for (uint32_t at = run->indent; n > 0; at = rec->indents.items[at].parent)
         out[--n] = rec->indents.items[at];
+}
+
+static bool ep__layout_after(const ep_grammar *grammar, const char *left, size_t len, ep_indent *stack,
+                             uint32_t *levels, uint32_t *depth)
+{
+    ep_recognizer *rec = ep__capture_new(grammar, NULL, 0);
+    bool ok = ep__capture_feed(rec, left, len);
+    if (ok) {
+        ep__stack_of(rec, &rec->run, stack, levels);
+        *depth = rec->run.depth;
+    }
+    ep_recognizer_free(rec);
+    return ok;
 }
 
 /* Where the right context has its first line at column `col` (with
@@ -345,48 +486,6 @@ static size_t ep__next_block_line(const char *right, size_t limit, uint32_t col,
     return limit;
 }
 
-/* Adds the block path to a fill-in-the-middle recognizer that has just
- * been fed its left context (see the fields in ep_recognizer). */
-static void ep__add_block_path(ep_recognizer *rec, const char *right, size_t right_len)
-{
-    if (rec->run.dead)
-        return;
-    ep_indent stack[EP_MAX_INDENT + 1];
-    uint32_t levels;
-    ep__stack_of(rec, &rec->run, stack, &levels);
-    if (levels == 0)
-        return; /* at the top level the top-level split is as near */
-    size_t limit = rec->tail_split ? rec->right_head_len : right_len;
-    if (limit <= EP_BLOCK_PATH_MIN)
-        return; /* feeding so short a head at can_end costs less than the path */
-    size_t split = ep__next_block_line(right, limit, stack[levels - 1].col, stack[levels - 1].altcol, rec->run.depth);
-    if (split >= limit)
-        return;
-    ep_tokens tokens;
-    sm_array_init(&tokens);
-    ep_grammar *quotient = NULL;
-    if (ep__tokenize_from(rec->base, right + split, right_len - split, stack, levels, &tokens) == SM_OK &&
-        ep_quotient_build_tokens(rec->base, &tokens, &quotient) == SM_OK &&
-        !ep__has_rules(quotient, quotient->start_symbol)) {
-        ep_grammar_free(quotient);
-        quotient = NULL;
-    }
-    sm_array_free(&tokens);
-    if (!quotient)
-        return;
-    ep_recognizer *path;
-    if (ep_recognizer_new(quotient, &path)) {
-        ep_grammar_free(quotient);
-        return;
-    }
-    path->owned_grammar = quotient;
-    ep_feed(path, rec->text.items, rec->text.size);
-    rec->block_path = path;
-    rec->block_split = split;
-    for (uint32_t i = 0; i < levels; i++)
-        sm_array_push(&rec->block_stack, stack[i]);
-}
-
 void ep_recognizer_free(ep_recognizer *rec)
 {
     if (!rec)
@@ -394,7 +493,6 @@ void ep_recognizer_free(ep_recognizer *rec)
     ep_earley_free(&rec->earley);
     ep_grammar_free(rec->owned_grammar);
     sm_free(rec->right_head);
-    ep_recognizer_free(rec->block_path);
     sm_array_free(&rec->block_stack);
     sm_array_free(&rec->captured);
     sm_array_free(&rec->text);
@@ -683,7 +781,7 @@ static bool ep__run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end)
         if (!ep__scan(rec, run, g->t_endmarker))
             return false;
     }
-    return rec->capture || ep_earley_accepts(&rec->earley, run->chart);
+    return rec->capture || ep_earley_accepts_symbol(&rec->earley, run->chart, rec->accept_symbol);
 }
 
 /* ---- API ---------------------------------------------------------------- */
@@ -741,16 +839,12 @@ int ep_feed(ep_recognizer *rec, const char *bytes, size_t len)
     for (uint32_t i = at; i < rec->text.size && !rec->run.dead; i++)
         if (!ep__feed_byte(rec, &rec->run, i))
             rec->run.dead = true;
-    if (rec->block_path)
-        ep_feed(rec->block_path, bytes, len);
     return ep_viable(rec) ? 1 : 0;
 }
 
 bool ep_viable(ep_recognizer *rec)
 {
-    if (ep__run_viable(rec, &rec->run, rec->text.size))
-        return true;
-    return rec->block_path && ep_viable(rec->block_path);
+    return ep__run_viable(rec, &rec->run, rec->text.size);
 }
 
 /* Whether CPython would see one more line break at the end of the text:
@@ -800,15 +894,15 @@ static bool ep__fim_can_end(ep_recognizer *rec, ep_run *run, uint32_t text_len)
     if (run->depth != 0 || run->continued || !run->at_line_start)
         return ep__fim_can_end_slowly(rec, text_len);
     run->line_start = end;
-    return ep__apply_indentation(rec, run, end) && ep_earley_accepts(&rec->earley, run->chart);
+    return ep__apply_indentation(rec, run, end) && ep_earley_accepts_symbol(&rec->earley, run->chart, rec->accept_symbol);
 }
 
 /* can_end by the block path: 1 or 0 when the program reaches the block
  * path's line with the left context's indentation stack (then the answer is
  * exact), -1 when it does not and the other way must decide. */
-static int ep__block_can_end(ep_recognizer *owner)
+static int ep__block_can_end(ep_recognizer *rec)
 {
-    ep_recognizer *rec = owner->block_path;
+    const ep_recognizer *owner = rec;
     ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
     uint32_t indents = rec->indents.size;
     uint32_t text_len = rec->text.size;
@@ -839,7 +933,7 @@ static int ep__block_can_end(ep_recognizer *owner)
             same = stack[i].col == owner->block_stack.items[i].col &&
                    stack[i].altcol == owner->block_stack.items[i].altcol;
         if (same)
-            answer = ep_earley_accepts(&rec->earley, run.chart) ? 1 : 0;
+            answer = ep_earley_accepts_symbol(&rec->earley, run.chart, rec->block_symbol) ? 1 : 0;
     }
     ep_earley_reset_to(&rec->earley, mark);
     rec->indents.size = indents;
@@ -881,8 +975,6 @@ size_t ep_fed_bytes(const ep_recognizer *rec)
 
 ep_savepoint ep_save(ep_recognizer *rec)
 {
-    if (rec->block_path)
-        ep_save(rec->block_path);
     ep_snapshot snap = {rec->run, ep_earley_get_mark(&rec->earley), rec->text.size,
                         rec->indents.size, rec->utf8_need, rec->utf8_lo, rec->utf8_hi};
     sm_array_push(&rec->saves, snap);
@@ -893,8 +985,6 @@ void ep_restore(ep_recognizer *rec, ep_savepoint point)
 {
     if (point >= rec->saves.size)
         return;
-    if (rec->block_path)
-        ep_restore(rec->block_path, point);
     const ep_snapshot *snap = &rec->saves.items[point];
     rec->run = snap->run;
     ep_earley_reset_to(&rec->earley, snap->earley);
