@@ -22,6 +22,8 @@ void ep_earley_free(ep_earley *e)
     sm_array_free(&e->sets);
     sm_free(e->seen);
     e->seen = NULL;
+    sm_free(e->sort_scratch);
+    e->sort_scratch = NULL;
 }
 
 ep_earley_mark ep_earley_get_mark(const ep_earley *e)
@@ -197,22 +199,47 @@ static void ep__finish_chart(ep_earley *e, uint32_t id)
     }
 }
 
-/* Sorts items[start..end) by the symbol after the dot (insertion sort:
- * charts are small and mostly built in order). */
+/* Sorts items[start..end) by the symbol after the dot, stably: an
+ * insertion sort on (symbol, item) pairs, the symbols looked up once
+ * (charts are small and mostly built in order). */
 static void ep__sort_by_next_symbol(ep_earley *e, uint32_t start, uint32_t end)
 {
     const ep_grammar *g = e->grammar;
-    ep_item *items = e->items.items;
-    for (uint32_t i = start + 1; i < end; i++) {
-        ep_item item = items[i];
-        uint32_t key = ep__next_symbol(g, item);
+    uint32_t n = end - start;
+    if (n < 2)
+        return;
+    if (n > e->sort_capacity) {
+        sm_free(e->sort_scratch);
+        e->sort_capacity = n * 2;
+        e->sort_scratch = sm_malloc(e->sort_capacity * sizeof(uint64_t));
+    }
+    /* key: next symbol (EP_END sorts last) above the item's index */
+    uint64_t *keys = e->sort_scratch;
+    ep_item *items = e->items.items + start;
+    bool sorted = true;
+    for (uint32_t i = 0; i < n; i++) {
+        keys[i] = ((uint64_t)g->body[items[i].position] << 32) | i;
+        sorted = sorted && (i == 0 || keys[i] > keys[i - 1]);
+    }
+    if (sorted)
+        return;
+    for (uint32_t i = 1; i < n; i++) {
+        uint64_t key = keys[i];
         uint32_t j = i;
-        while (j > start && ep__next_symbol(g, items[j - 1]) > key) {
-            items[j] = items[j - 1];
+        while (j > 0 && keys[j - 1] > key) {
+            keys[j] = keys[j - 1];
             j--;
         }
-        items[j] = item;
+        keys[j] = key;
     }
+    /* permute through a copy kept past the chart's end */
+    sm_array_grow_by(&e->items, n);
+    items = e->items.items + start;
+    ep_item *copy = items + n;
+    memcpy(copy, items, n * sizeof *items);
+    for (uint32_t i = 0; i < n; i++)
+        items[i] = copy[(uint32_t)keys[i]];
+    e->items.size -= n;
 }
 
 uint32_t ep_earley_root(ep_earley *e)

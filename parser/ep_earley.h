@@ -42,6 +42,9 @@ typedef struct ep_earley {
     uint64_t *seen;
     uint32_t seen_capacity;      /* a power of two */
     uint32_t seen_count;
+    /* scratch for sorting a chart's items */
+    uint64_t *sort_scratch;
+    uint32_t sort_capacity;
 } ep_earley;
 
 /* Sizes of the arrays, for save and restore. */

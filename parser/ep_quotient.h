@@ -58,4 +58,11 @@ int ep_quotient_build_multi(const ep_grammar *base, uint32_t nodes, const ep_tok
                             const uint32_t *cursors, uint32_t cursor_count, uint32_t union_extra, ep_grammar **out,
                             uint32_t *starts);
 
+/* How a fill-in-the-middle recognizer with a layout answered can_end so
+ * far, by way: a cursor path, the block path, feeding the right context's
+ * head (all of it without a top-level split), or the whole text afresh.
+ * Implemented in recognizer.c; for tests and diagnostics. */
+enum { EP_CAN_END_CURSOR = 0, EP_CAN_END_BLOCK, EP_CAN_END_HEAD, EP_CAN_END_WHOLE, EP_CAN_END_WAYS };
+void ep_recognizer_can_end_ways(const ep_recognizer *rec, uint32_t out[EP_CAN_END_WAYS]);
+
 #endif

@@ -915,11 +915,18 @@ void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known)
     }
     sm_free(counts);
     /* transitive closure, with each nonterminal predicting itself; the
-     * known grammar's rows are final already */
+     * known grammar's rows are final already.  Each row is widened by the
+     * closures of the nonterminals it predicts directly until nothing
+     * changes (a quotient's new nonterminals are numbered so that one pass
+     * nearly always does). */
     uint32_t fixed = known ? known->symbol_count - known->terminal_count : 0;
     for (uint32_t n = 0; n < fixed; n++)
         memcpy(g->predict_closure + (size_t)n * g->nt_words, known->predict_closure + (size_t)n * known->nt_words,
                known->nt_words * sizeof(uint64_t));
+    uint32_t open_nts = nts - fixed;
+    uint64_t *direct = sm_malloc(((size_t)open_nts * g->nt_words + 1) * sizeof(uint64_t));
+    if (open_nts)
+        memcpy(direct, g->predict_closure + (size_t)fixed * g->nt_words, (size_t)open_nts * g->nt_words * sizeof(uint64_t));
     for (uint32_t n = fixed; n < nts; n++)
         ep_set_add(g->predict_closure + (size_t)n * g->nt_words, n);
     bool changed = true;
@@ -927,21 +934,26 @@ void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known)
         changed = false;
         for (uint32_t n = fixed; n < nts; n++) {
             uint64_t *set = g->predict_closure + (size_t)n * g->nt_words;
-            for (uint32_t m = 0; m < nts; m++) {
-                if (m == n || !ep_set_has(set, m))
-                    continue;
-                const uint64_t *other = g->predict_closure + (size_t)m * g->nt_words;
-                uint32_t words = m < fixed ? known->nt_words : g->nt_words;
-                for (uint32_t w = 0; w < words; w++) {
-                    uint64_t merged = set[w] | other[w];
-                    if (merged != set[w]) {
-                        set[w] = merged;
-                        changed = true;
+            const uint64_t *succ = direct + (size_t)(n - fixed) * g->nt_words;
+            for (uint32_t sw = 0; sw < g->nt_words; sw++) {
+                for (uint64_t bits = succ[sw]; bits; bits &= bits - 1) {
+                    uint32_t m = sw * 64 + (uint32_t)__builtin_ctzll(bits);
+                    if (m == n)
+                        continue;
+                    const uint64_t *other = g->predict_closure + (size_t)m * g->nt_words;
+                    uint32_t words = m < fixed ? known->nt_words : g->nt_words;
+                    for (uint32_t w = 0; w < words; w++) {
+                        uint64_t merged = set[w] | other[w];
+                        if (merged != set[w]) {
+                            set[w] = merged;
+                            changed = true;
+                        }
                     }
                 }
             }
         }
     }
+    sm_free(direct);
 }
 
 /* Builds the lexeme tables and the automaton from the lexeme definitions

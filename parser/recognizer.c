@@ -14,6 +14,7 @@
  *    rolled back (it is the guarded branch of Melcer et al. §V-A, Fig. 5,
  *    evaluated only when the growing branch has no future).
  */
+#include "ep_crossing.h"
 #include "ep_earley.h"
 #include "ep_fstring.h"
 #include "ep_quotient.h"
@@ -27,6 +28,10 @@
  * line) is at most this long gets no block path: feeding the head at
  * can_end is then about as cheap as the path would make it. */
 #define EP_BLOCK_PATH_MIN 16
+/* At most this many cursor paths, for places on the right context's first
+ * line at most EP_CURSOR_REACH bytes from the cursor. */
+#define EP_CURSOR_PATHS 8
+#define EP_CURSOR_REACH 256
 
 typedef struct ep_indent {
     uint32_t col, altcol;
@@ -48,6 +53,12 @@ typedef struct ep_run {
     bool continued;          /* the last token was a backslash join */
     bool dead;
 } ep_run;
+
+typedef struct ep_cursor_path {
+    uint32_t offset;         /* where, in the right context, the lexeme starts */
+    uint32_t depth;          /* the bracket depth there */
+    uint32_t symbol;         /* the quotient's start for the rest from there */
+} ep_cursor_path;
 
 typedef struct ep_snapshot {
     ep_run run;
@@ -74,18 +85,29 @@ struct ep_recognizer {
     /* The symbol whose completion means "valid with the right context"
      * (the start symbol, unless the grammar is a union of quotients). */
     uint32_t accept_symbol;
-    /* A faster way to can_end (Python): the quotient by the right context
-     * from its first line at the cursor's block level, valid when the
-     * program reaches that line with the indentation stack the left context
-     * ended with (block_stack).  The grammar is then the union of both
-     * quotients, and block_symbol is the block path's start. */
+    /* Faster ways to can_end (Python), quotients in the same grammar (then
+     * a union, each told apart by its start symbol), each exact when the
+     * program meets its assumption:
+     *  - the block path: the quotient by the right context from its first
+     *    line at the cursor's block level, when the program reaches that
+     *    line with the indentation stack the left context ended with;
+     *  - the cursor paths: the quotient by the right context from where the
+     *    first lexeme after the cursor starts (one path per place it may
+     *    start), when the program is there mid-line with the left context's
+     *    indentation stack and the bracket depth that the right context
+     *    closes. */
     bool block_path;
     uint32_t block_symbol;
     size_t block_split;          /* offset in the right context of that line */
-    SM_ARRAY(ep_indent) block_stack;   /* bottom first */
+    SM_ARRAY(ep_indent) left_stack;    /* bottom first, without column 0 */
+    ep_cursor_path cursor_paths[EP_CURSOR_PATHS];
+    uint32_t cursor_path_count;
+    uint32_t cursor_reach;       /* bytes of the right context the paths look at */
+    uint32_t can_end_ways[EP_CAN_END_WAYS];   /* how can_end was answered, for tests */
     /* Tokenizing mode (ep_tokenize): tokens are recorded, not parsed. */
     bool capture;
     ep_tokens captured;
+    uint32_t min_depth;          /* the least bracket depth met while tokenizing */
     ep_earley earley;
     SM_ARRAY(char) text;
     SM_ARRAY(ep_indent) indents;
@@ -99,6 +121,9 @@ struct ep_recognizer {
 
 static bool ep__feed_byte(ep_recognizer *rec, ep_run *run, uint32_t at);
 static bool ep__run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end);
+static bool ep__commit_and_relex(ep_recognizer *rec, ep_run *run, uint32_t end);
+static bool ep__scan(ep_recognizer *rec, ep_run *run, uint32_t terminal);
+static bool ep__stack_is_left(const ep_recognizer *rec, const ep_run *run);
 
 int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
 {
@@ -157,136 +182,259 @@ static size_t ep__next_top_level_line(const char *right, size_t len, size_t from
     return len;
 }
 
-/* The layout of a left context: its indentation stack (bottom first,
- * without the column-0 bottom) and bracket depth after it, found by lexing
- * it alone.  False when it does not lex. */
-static bool ep__layout_after(const ep_grammar *grammar, const char *left, size_t len, ep_indent *stack,
-                             uint32_t *levels, uint32_t *depth);
+/* The layout state a token sequence of the right context is read in: the
+ * indentation stack (bottom first, without the column-0 bottom), the
+ * bracket depth, and whether the text is at a line start. */
+typedef struct ep_layout_state {
+    ep_indent stack[EP_MAX_INDENT + 1];
+    uint32_t levels;
+    uint32_t depth;
+    bool at_line_start;
+} ep_layout_state;
+
+static bool ep__layout_after(const ep_grammar *grammar, const char *left, size_t len, ep_layout_state *out);
 static int ep__tokenize_from(const ep_grammar *grammar, const char *text, size_t len, const ep_indent *stack,
                              uint32_t levels, ep_tokens *out);
+static bool ep__tokenize_path(const ep_grammar *grammar, const char *right, size_t from, size_t stop, size_t len,
+                              const ep_layout_state *state, const ep_tokens *tail, ep_tokens *out);
 static size_t ep__next_block_line(const char *right, size_t limit, uint32_t col, uint32_t altcol, uint32_t depth);
+static ep_recognizer *ep__capture_new(const ep_grammar *grammar, const ep_layout_state *state);
+static bool ep__capture_feed(ep_recognizer *rec, const char *text, size_t len);
 
-/* The right context's token sequences a layout recognizer needs: the tail
- * from the top-level split and, for the block path, the tokens from the
- * block line on.  The two usually end alike (once the block line's program
- * reaches the split it is the tail's), so they share the end of one token
- * automaton and one reverse parse. */
-typedef struct ep_fim_plan {
-    ep_tokens tail;          /* empty when there is no top-level split */
-    bool has_tail;
-    ep_tokens block;
-    bool has_block;
-} ep_fim_plan;
+/* ---- Planning the right context's quotients ------------------------------ */
 
-/* Builds the quotients of a plan in one automaton: the tail's chain, and
- * the block tokens' chain joining it where their ends agree.  Stores the
- * start symbols (tail first) in starts; EP_NONE for a part not in the
- * plan. */
-static int ep__build_plan(const ep_grammar *grammar, const ep_fim_plan *plan, ep_grammar **out, uint32_t starts[2])
+/* The token sequences a layout recognizer builds quotients for: the tail
+ * from the top-level split, the block path from the block line, and the
+ * cursor paths from each place where the first lexeme after the cursor may
+ * start.  They end alike (the others reach the tail's line and go on with
+ * its tokens), so they are laid out as a trie of their reversed tokens:
+ * one automaton whose last node is the end of the text, every shared end
+ * parsed once. */
+typedef struct ep_sequence {
+    ep_tokens tokens;
+    uint32_t start;          /* out: the quotient's start for this sequence */
+} ep_sequence;
+
+typedef struct ep_trie_node {
+    uint32_t parent;         /* towards the end of the text; EP_NONE at the root */
+    uint32_t first_child, next_sibling;
+    ep_token token;          /* read from this node to its parent */
+} ep_trie_node;
+
+static bool ep__same_token(const ep_token *x, const ep_token *y)
 {
-    const ep_tokens *tail = &plan->tail, *block = &plan->block;
-    uint32_t n2 = plan->has_tail ? tail->size : 0, nb = plan->has_block ? block->size : 0;
-    uint32_t shared = 0;
-    if (plan->has_tail && plan->has_block)
-        while (shared < n2 && shared < nb) {
-            const ep_token *x = &tail->items[n2 - 1 - shared], *y = &block->items[nb - 1 - shared];
-            if (x->count != y->count || x->terminals[0] != y->terminals[0] ||
-                (x->count > 1 && x->terminals[1] != y->terminals[1]))
-                break;
-            shared++;
+    return x->count == y->count && x->terminals[0] == y->terminals[0] &&
+           (x->count < 2 || x->terminals[1] == y->terminals[1]);
+}
+
+/* Builds one quotient for all sequences (a union, see
+ * ep_quotient_build_multi; `union_extra` joins it too) and stores each
+ * sequence's start symbol. */
+static int ep__build_sequences(const ep_grammar *grammar, ep_sequence *seqs, uint32_t count, uint32_t union_extra,
+                               ep_grammar **out)
+{
+    SM_ARRAY(ep_trie_node) trie;
+    sm_array_init(&trie);
+    sm_array_push(&trie, ((ep_trie_node){EP_NONE, EP_NONE, EP_NONE, {{0, 0}, 0}}));
+    uint32_t *cursor_of = sm_malloc(count * sizeof(uint32_t));
+    for (uint32_t q = 0; q < count; q++) {
+        uint32_t node = 0;
+        for (uint32_t k = seqs[q].tokens.size; k-- > 0;) {
+            const ep_token *t = &seqs[q].tokens.items[k];
+            uint32_t child = trie.items[node].first_child;
+            while (child != EP_NONE && !ep__same_token(&trie.items[child].token, t))
+                child = trie.items[child].next_sibling;
+            if (child == EP_NONE) {
+                child = trie.size;
+                sm_array_push(&trie, ((ep_trie_node){node, EP_NONE, trie.items[node].first_child, *t}));
+                trie.items[node].first_child = child;
+            }
+            node = child;
         }
-    /* nodes: the block's own part first (0 .. own-1), then the tail's chain;
-     * without a tail the block's chain is all there is */
-    uint32_t own = nb - shared;
-    uint32_t tail_first = own;
-    uint32_t nodes = own + (plan->has_tail ? n2 : shared) + 1;
-    SM_ARRAY(ep_token_edge) edges;
-    sm_array_init(&edges);
-    for (uint32_t i = 0; plan->has_tail && i < n2; i++) {
-        ep_token t = tail->items[i];
-        sm_array_push(&edges, ((ep_token_edge){tail_first + i, tail_first + i + 1, {t.terminals[0], t.terminals[1]},
-                                               t.count}));
+        cursor_of[q] = node;
     }
-    uint32_t join = plan->has_tail ? tail_first + n2 - shared : own;
-    for (uint32_t i = 0; i < nb; i++) {
-        ep_token t = block->items[i];
-        uint32_t from = i < own ? i : join + (i - own);
-        uint32_t to = i + 1 < own ? i + 1 : join + (i + 1 - own);
-        if (i >= own && plan->has_tail)
-            continue; /* shared with the tail's chain */
-        sm_array_push(&edges, ((ep_token_edge){from, to, {t.terminals[0], t.terminals[1]}, t.count}));
+    /* ids by breadth-first order from the root, decreasing, so that every
+     * edge goes from a lower id to a higher one */
+    uint32_t nodes = trie.size;
+    uint32_t *order = sm_malloc(nodes * sizeof(uint32_t));
+    uint32_t *id = sm_malloc(nodes * sizeof(uint32_t));
+    uint32_t head = 0, tail = 0;
+    order[tail++] = 0;
+    while (head < tail) {
+        uint32_t n = order[head++];
+        id[n] = nodes - head;
+        for (uint32_t c = trie.items[n].first_child; c != EP_NONE; c = trie.items[c].next_sibling)
+            order[tail++] = c;
     }
-    uint32_t cursors[2], count = 0;
-    if (plan->has_tail)
-        cursors[count++] = tail_first;
-    if (plan->has_block)
-        cursors[count++] = own ? 0 : join;
-    uint32_t found[2] = {EP_NONE, EP_NONE};
-    /* without a tail, the block path's quotient joins the grammar itself */
-    uint32_t extra = plan->has_tail ? EP_NONE : grammar->start_symbol;
-    int rc = ep_quotient_build_multi(grammar, nodes, edges.items, edges.size, cursors, count, extra, out, found);
-    sm_array_free(&edges);
-    starts[0] = plan->has_tail ? found[0] : EP_NONE;
-    starts[1] = plan->has_block ? found[count - 1] : EP_NONE;
+    ep_token_edge *edges = sm_malloc((nodes > 1 ? nodes - 1 : 1) * sizeof *edges);
+    for (uint32_t n = 1; n < nodes; n++) {
+        const ep_token *t = &trie.items[n].token;
+        edges[n - 1] = (ep_token_edge){id[n], id[trie.items[n].parent], {t->terminals[0], t->terminals[1]}, t->count};
+    }
+    uint32_t *cursors = sm_malloc(count * sizeof(uint32_t));
+    uint32_t *starts = sm_malloc(count * sizeof(uint32_t));
+    for (uint32_t q = 0; q < count; q++)
+        cursors[q] = id[cursor_of[q]];
+    int rc = ep_quotient_build_multi(grammar, nodes, edges, nodes - 1, cursors, count, union_extra, out, starts);
+    for (uint32_t q = 0; q < count; q++)
+        seqs[q].start = rc == SM_OK ? starts[q] : EP_NONE;
+    sm_free(starts);
+    sm_free(cursors);
+    sm_free(edges);
+    sm_free(id);
+    sm_free(order);
+    sm_free(cursor_of);
+    sm_array_free(&trie);
     return rc;
 }
 
-/* Opens a fill-in-the-middle recognizer for a grammar with a layout: the
+/* The offsets in the right context where the first lexeme after the
+ * cursor may start: 0, and every place where a lexeme that the middle
+ * starts can end on the right context's first line (ep_crossing_indices),
+ * nearest first, at most EP_CURSOR_PATHS. */
+static uint32_t ep__cursor_offsets(const ep_grammar *g, const char *right, size_t len, uint32_t *out)
+{
+    size_t line = 0;
+    while (line < len && line < EP_CURSOR_REACH && right[line] != '\n' && right[line] != '\r')
+        line++;
+    uint32_t count = 0;
+    out[count++] = 0;
+    ep_crossings found;
+    sm_array_init(&found);
+    ep_crossing_indices(g, right, line, &found);
+    for (uint32_t k = 0; k < found.size; k++) {
+        uint32_t index = found.items[k].index;
+        bool known = false;
+        for (uint32_t i = 0; i < count && !known; i++)
+            known = out[i] == index;
+        if (known || index >= len)
+            continue;
+        /* keep the nearest */
+        if (count == EP_CURSOR_PATHS) {
+            uint32_t far = 1;
+            for (uint32_t i = 2; i < count; i++)
+                if (out[i] > out[far])
+                    far = i;
+            if (out[far] <= index)
+                continue;
+            out[far] = index;
+        } else {
+            out[count++] = index;
+        }
+    }
+    sm_array_free(&found);
+    return count;
+}
+
+/* The bracket depth that right[from..stop) needs at its start: the most
+ * closing brackets it has beyond its opening ones, lexed from `from`.
+ * EP_NONE when it does not lex. */
+static uint32_t ep__depth_needed(const ep_grammar *grammar, const char *right, size_t from, size_t stop)
+{
+    ep_layout_state *state = sm_calloc(1, sizeof *state);
+    state->depth = EP_MAX_DEPTH / 2;
+    ep_recognizer *rec = ep__capture_new(grammar, state);
+    sm_free(state);
+    rec->min_depth = EP_MAX_DEPTH / 2;
+    bool ok = ep__capture_feed(rec, right + from, stop - from);
+    ep_run run = rec->run;
+    while (ok && run.dfa != EP_DFA_START)
+        ok = ep__commit_and_relex(rec, &run, rec->text.size);
+    uint32_t needed = EP_MAX_DEPTH / 2 - rec->min_depth;
+    ep_recognizer_free(rec);
+    return ok ? needed : EP_NONE;
+}
+
+/* Opens a fill-in-the-middle recognizer for a grammar with a layout.  The
  * quotient stands for the right context from its first usable top-level
- * line on, and the text before that line (right_head) is fed after the
- * middle when asking can_end, so that tokens crossing the cursor, the
- * bracket depth and the indentation are those of the real file.  The block
- * path (see ep_recognizer) is planned here too, from the left context's
- * layout, and built in the same automaton. */
+ * line on (the tail), and the text before that line (right_head) is fed
+ * after the middle when asking can_end, so that tokens crossing the cursor,
+ * the bracket depth and the indentation are those of the real file.  Two
+ * kinds of faster ways to can_end are built in the same automaton, from the
+ * left context's layout: the block path and the cursor paths (see
+ * ep_recognizer). */
 static int ep__new_fim_layout(const ep_grammar *grammar, const char *left, size_t left_len, const char *right,
                               size_t right_len, ep_recognizer **out)
 {
-    ep_indent stack[EP_MAX_INDENT + 1];
-    uint32_t levels = 0, depth = 0;
-    bool left_lexes = ep__layout_after(grammar, left, left_len, stack, &levels, &depth);
-    ep_fim_plan plan;
-    memset(&plan, 0, sizeof plan);
+    ep_layout_state *left_state = sm_malloc(sizeof *left_state);
+    bool left_lexes = ep__layout_after(grammar, left, left_len, left_state);
+    uint32_t offsets[EP_CURSOR_PATHS], depths[EP_CURSOR_PATHS];
+    uint32_t offset_count = left_lexes ? ep__cursor_offsets(grammar, right, right_len, offsets) : 0;
+    /* sequences: [0] the tail, [1] the block path, [2..] the cursor paths */
+    ep_sequence seqs[2 + EP_CURSOR_PATHS];
+    bool used[2 + EP_CURSOR_PATHS];
+    memset(seqs, 0, sizeof seqs);
     ep_grammar *quotient = NULL;
-    uint32_t starts[2] = {EP_NONE, EP_NONE};
-    size_t split = right_len, block_split = 0;
-    size_t at = 0;
+    size_t split = right_len, block_split = 0, at = 0;
     int rc = SM_OK;
     for (int tries = 0; tries <= 8 && !quotient && rc == SM_OK; tries++) {
         at = tries < 8 ? ep__next_top_level_line(right, right_len, at) : right_len;
-        plan.tail.size = plan.block.size = 0;
-        plan.has_tail = at < right_len;
-        if (plan.has_tail && ep__tokenize_from(grammar, right + at, right_len - at, NULL, 0, &plan.tail) != SM_OK) {
+        for (uint32_t q = 0; q < 2 + EP_CURSOR_PATHS; q++)
+            seqs[q].tokens.size = 0;
+        memset(used, 0, sizeof used);
+        used[0] = at < right_len;
+        if (used[0] && ep__tokenize_from(grammar, right + at, right_len - at, NULL, 0, &seqs[0].tokens) != SM_OK) {
             at++;
             continue;
         }
+        const ep_tokens *tail = used[0] ? &seqs[0].tokens : NULL;
+        size_t stop = used[0] ? at : right_len;
         /* the block path: when the left context ends inside a block and
          * the head is long enough to be worth it */
-        size_t limit = plan.has_tail ? at : right_len;
-        plan.has_block = false;
-        if (left_lexes && levels > 0 && limit > EP_BLOCK_PATH_MIN) {
-            block_split = ep__next_block_line(right, limit, stack[levels - 1].col, stack[levels - 1].altcol, depth);
-            plan.has_block = block_split < limit &&
-                             ep__tokenize_from(grammar, right + block_split, right_len - block_split, stack, levels,
-                                               &plan.block) == SM_OK;
+        if (left_lexes && left_state->levels > 0 && stop > EP_BLOCK_PATH_MIN) {
+            const ep_indent *top = &left_state->stack[left_state->levels - 1];
+            block_split = ep__next_block_line(right, stop, top->col, top->altcol, left_state->depth);
+            ep_layout_state *line = sm_malloc(sizeof *line);
+            *line = *left_state;
+            line->depth = 0;
+            line->at_line_start = true;
+            used[1] = block_split < stop && ep__tokenize_path(grammar, right, block_split, stop, right_len, line,
+                                                               tail, &seqs[1].tokens);
+            sm_free(line);
         }
-        if (!plan.has_tail && !plan.has_block)
+        /* the cursor paths: the left context's indentation, mid-line, at the
+         * bracket depth the right context closes down to zero */
+        ep_layout_state *mid = sm_malloc(sizeof *mid);
+        *mid = *left_state;
+        mid->at_line_start = false;
+        for (uint32_t k = 0; k < offset_count; k++) {
+            depths[k] = offsets[k] < stop ? ep__depth_needed(grammar, right, offsets[k], stop) : EP_NONE;
+            mid->depth = depths[k];
+            used[2 + k] = depths[k] != EP_NONE && ep__tokenize_path(grammar, right, offsets[k], stop, right_len,
+                                                                     mid, tail, &seqs[2 + k].tokens);
+        }
+        sm_free(mid);
+        ep_sequence chosen[2 + EP_CURSOR_PATHS];
+        uint32_t count = 0;
+        for (uint32_t q = 0; q < 2 + EP_CURSOR_PATHS; q++)
+            if (used[q])
+                chosen[count++] = seqs[q];
+        if (count == 0)
             break;
-        rc = ep__build_plan(grammar, &plan, &quotient, starts);
-        if (rc == SM_OK && plan.has_tail && !ep__has_rules(quotient, starts[0])) {
+        /* without a tail, the quotients join the grammar itself */
+        rc = ep__build_sequences(grammar, chosen, count, used[0] ? EP_NONE : grammar->start_symbol, &quotient);
+        for (uint32_t q = 0, c = 0; q < 2 + EP_CURSOR_PATHS; q++)
+            seqs[q].start = used[q] ? chosen[c++].start : EP_NONE;
+        if (rc == SM_OK && used[0] && !ep__has_rules(quotient, seqs[0].start)) {
             ep_grammar_free(quotient);
             quotient = NULL;
             at++;
         }
     }
-    sm_array_free(&plan.tail);
-    sm_array_free(&plan.block);
-    if (rc)
+    for (uint32_t q = 0; q < 2 + EP_CURSOR_PATHS; q++)
+        sm_array_free(&seqs[q].tokens);
+    if (rc) {
+        sm_free(left_state);
         return rc;
-    if (quotient && plan.has_tail)
+    }
+    bool tail = quotient && used[0];
+    if (tail)
         split = at;
-    bool tail = quotient && plan.has_tail;
-    bool block = quotient && plan.has_block && ep__has_rules(quotient, starts[1]);
-    if (quotient && !tail && !block) {
+    bool block = quotient && used[1] && ep__has_rules(quotient, seqs[1].start);
+    uint32_t paths = 0;
+    for (uint32_t k = 0; quotient && k < offset_count; k++)
+        paths += used[2 + k] && ep__has_rules(quotient, seqs[2 + k].start);
+    if (quotient && !tail && !block && !paths) {
         ep_grammar_free(quotient);
         quotient = NULL;
     }
@@ -295,20 +443,33 @@ static int ep__new_fim_layout(const ep_grammar *grammar, const char *left, size_
     rec->owned_grammar = quotient;
     rec->base = grammar;
     rec->tail_split = tail;
-    rec->accept_symbol = tail ? starts[0] : grammar->start_symbol;
+    rec->accept_symbol = tail ? seqs[0].start : grammar->start_symbol;
     rec->right_head = sm_malloc(right_len + 1);
     memcpy(rec->right_head, right, right_len);
     rec->right_head[right_len] = '\0';
     rec->right_head_len = split;
     rec->right_whole = rec->right_head;
     rec->right_len = right_len;
+    if (block || paths) {
+        for (uint32_t i = 0; i < left_state->levels; i++)
+            sm_array_push(&rec->left_stack, left_state->stack[i]);
+    }
     if (block) {
         rec->block_path = true;
-        rec->block_symbol = starts[1];
+        rec->block_symbol = seqs[1].start;
         rec->block_split = block_split;
-        for (uint32_t i = 0; i < levels; i++)
-            sm_array_push(&rec->block_stack, stack[i]);
     }
+    for (uint32_t k = 0; quotient && k < offset_count; k++) {
+        if (!used[2 + k] || !ep__has_rules(quotient, seqs[2 + k].start))
+            continue;
+        ep_cursor_path *path = &rec->cursor_paths[rec->cursor_path_count++];
+        path->offset = offsets[k];
+        path->depth = depths[k];
+        path->symbol = seqs[2 + k].start;
+        if (offsets[k] + 1 > rec->cursor_reach)
+            rec->cursor_reach = offsets[k] + 1;
+    }
+    sm_free(left_state);
     return rc;
 }
 
@@ -344,20 +505,25 @@ int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t le
     return SM_OK;
 }
 
-/* A recognizer that records tokens instead of parsing them, positioned at
- * a line start of a file whose indentation stack (bottom first, without
- * the column-0 bottom) is `stack`. */
-static ep_recognizer *ep__capture_new(const ep_grammar *grammar, const ep_indent *stack, uint32_t levels)
+/* A recognizer that records tokens instead of parsing them, in the layout
+ * state `state` (NULL: the start of a file). */
+static ep_recognizer *ep__capture_new(const ep_grammar *grammar, const ep_layout_state *state)
 {
     ep_recognizer *rec;
     ep_recognizer_new(grammar, &rec);
     rec->capture = true;
     rec->run.dead = false;
-    for (uint32_t i = 0; i < levels; i++) {
-        ep_indent level = {stack[i].col, stack[i].altcol, rec->run.indent, i + 1};
+    if (!state)
+        return rec;
+    for (uint32_t i = 0; i < state->levels; i++) {
+        ep_indent level = {state->stack[i].col, state->stack[i].altcol, rec->run.indent, i + 1};
         sm_array_push(&rec->indents, level);
         rec->run.indent = rec->indents.size - 1;
     }
+    rec->run.depth = state->depth;
+    rec->run.at_line_start = state->at_line_start;
+    /* mid-line, the line holds a token already (see ep__cursor_can_end) */
+    rec->run.line_has_tokens = !state->at_line_start;
     return rec;
 }
 
@@ -383,7 +549,15 @@ static bool ep__capture_feed(ep_recognizer *rec, const char *text, size_t len)
 static int ep__tokenize_from(const ep_grammar *grammar, const char *text, size_t len, const ep_indent *stack,
                              uint32_t levels, ep_tokens *out)
 {
-    ep_recognizer *rec = ep__capture_new(grammar, stack, levels);
+    ep_layout_state *state = NULL;
+    if (levels) {
+        state = sm_calloc(1, sizeof *state);
+        memcpy(state->stack, stack, levels * sizeof *stack);
+        state->levels = levels;
+        state->at_line_start = true;
+    }
+    ep_recognizer *rec = ep__capture_new(grammar, state);
+    sm_free(state);
     bool ok = ep__capture_feed(rec, text, len) && ep__run_can_end(rec, &rec->run, (uint32_t)len);
     if (ok)
         for (uint32_t i = 0; i < rec->captured.size; i++)
@@ -397,6 +571,45 @@ int ep_tokenize(const ep_grammar *grammar, const char *text, size_t len, ep_toke
     return ep__tokenize_from(grammar, text, len, NULL, 0, out);
 }
 
+/* Tokenizes right[from..len) read in layout state `state`.  When `tail`
+ * is given (the tokens of right[stop..len) read as a file of its own, stop
+ * being a top-level line), the text is lexed only up to stop: if the
+ * program reaches stop at a line start outside brackets, the rest is the
+ * DEDENTs down to column 0 and the tail's tokens; otherwise all of it is
+ * lexed.  False when the text does not lex in that state. */
+static bool ep__tokenize_path(const ep_grammar *grammar, const char *right, size_t from, size_t stop, size_t len,
+                              const ep_layout_state *state, const ep_tokens *tail, ep_tokens *out)
+{
+    ep_recognizer *rec = ep__capture_new(grammar, state);
+    bool ok = ep__capture_feed(rec, right + from, (tail ? stop : len) - from);
+    bool joined = false;
+    if (ok && tail) {
+        ep_run run = rec->run;
+        uint32_t end = rec->text.size;
+        uint32_t captured = rec->captured.size;
+        bool flushed = true;
+        while (flushed && run.dfa != EP_DFA_START)
+            flushed = ep__commit_and_relex(rec, &run, end);
+        if (flushed && run.depth == 0 && !run.continued && run.at_line_start) {
+            for (uint32_t at = run.indent; rec->indents.items[at].parent != EP_NONE; at = rec->indents.items[at].parent)
+                ep__scan(rec, &run, grammar->t_dedent);
+            for (uint32_t i = 0; i < tail->size; i++)
+                sm_array_push(&rec->captured, tail->items[i]);
+            joined = true;
+        } else {
+            rec->captured.size = captured;
+            ok = ep__capture_feed(rec, right + stop, len - stop);
+        }
+    }
+    if (ok && !joined)
+        ok = ep__run_can_end(rec, &rec->run, rec->text.size);
+    if (ok)
+        for (uint32_t i = 0; i < rec->captured.size; i++)
+            sm_array_push(out, rec->captured.items[i]);
+    ep_recognizer_free(rec);
+    return ok;
+}
+
 /* The indentation stack of a run, bottom first, without the column-0
  * bottom. */
 static void ep__stack_of(const ep_recognizer *rec, const ep_run *run, ep_indent *out, uint32_t *levels)
@@ -407,14 +620,16 @@ static void ep__stack_of(const ep_recognizer *rec, const ep_run *run, ep_indent 
         out[--n] = rec->indents.items[at];
 }
 
-static bool ep__layout_after(const ep_grammar *grammar, const char *left, size_t len, ep_indent *stack,
-                             uint32_t *levels, uint32_t *depth)
+/* The layout of a left context, found by lexing it alone.  False when it
+ * does not lex. */
+static bool ep__layout_after(const ep_grammar *grammar, const char *left, size_t len, ep_layout_state *out)
 {
-    ep_recognizer *rec = ep__capture_new(grammar, NULL, 0);
+    ep_recognizer *rec = ep__capture_new(grammar, NULL);
     bool ok = ep__capture_feed(rec, left, len);
     if (ok) {
-        ep__stack_of(rec, &rec->run, stack, levels);
-        *depth = rec->run.depth;
+        ep__stack_of(rec, &rec->run, out->stack, &out->levels);
+        out->depth = rec->run.depth;
+        out->at_line_start = rec->run.at_line_start;
     }
     ep_recognizer_free(rec);
     return ok;
@@ -493,7 +708,7 @@ void ep_recognizer_free(ep_recognizer *rec)
     ep_earley_free(&rec->earley);
     ep_grammar_free(rec->owned_grammar);
     sm_free(rec->right_head);
-    sm_array_free(&rec->block_stack);
+    sm_array_free(&rec->left_stack);
     sm_array_free(&rec->captured);
     sm_array_free(&rec->text);
     sm_array_free(&rec->indents);
@@ -657,6 +872,8 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         if (run->depth == 0)
             return false;
         run->depth--;
+        if (rec->capture && run->depth < rec->min_depth)
+            rec->min_depth = run->depth;
     }
     return true;
 }
@@ -860,8 +1077,10 @@ static bool ep__cpython_adds_newline(const ep_recognizer *rec)
 
 /* The exact answer the slow way: a fresh recognizer on the base grammar
  * fed the left context, the middle and the whole right context. */
-static bool ep__fim_can_end_slowly(const ep_recognizer *rec, uint32_t text_len)
+static bool ep__fim_can_end_slowly(ep_recognizer *rec, uint32_t text_len)
 {
+    rec->can_end_ways[EP_CAN_END_HEAD]--;
+    rec->can_end_ways[EP_CAN_END_WHOLE]++;
     ep_recognizer *fresh;
     if (ep_recognizer_new(rec->base, &fresh))
         return false;
@@ -919,7 +1138,7 @@ static int ep__block_can_end(ep_recognizer *rec)
     if (fed && run.depth == 0 && !run.continued && run.at_line_start) {
         /* the line at the split is indented like the block the left context
          * ended in: levels above it close first, with their DEDENTs */
-        const ep_indent *target = sm_array_back(&owner->block_stack);
+        const ep_indent *target = sm_array_back(&owner->left_stack);
         while (fed && rec->indents.items[run.indent].col > target->col) {
             run.indent = rec->indents.items[run.indent].parent;
             fed = ep__scan(rec, &run, rec->grammar->t_dedent);
@@ -928,10 +1147,7 @@ static int ep__block_can_end(ep_recognizer *rec)
         uint32_t levels = 0;
         if (fed)
             ep__stack_of(rec, &run, stack, &levels);
-        bool same = fed && levels == owner->block_stack.size;
-        for (uint32_t i = 0; same && i < levels; i++)
-            same = stack[i].col == owner->block_stack.items[i].col &&
-                   stack[i].altcol == owner->block_stack.items[i].altcol;
+        bool same = fed && ep__stack_is_left(owner, &run);
         if (same)
             answer = ep_earley_accepts_symbol(&rec->earley, run.chart, rec->block_symbol) ? 1 : 0;
     }
@@ -941,13 +1157,79 @@ static int ep__block_can_end(ep_recognizer *rec)
     return answer;
 }
 
+/* Whether a run's indentation stack is the one the left context ended
+ * with. */
+static bool ep__stack_is_left(const ep_recognizer *rec, const ep_run *run)
+{
+    ep_indent stack[EP_MAX_INDENT + 1];
+    uint32_t levels;
+    ep__stack_of(rec, run, stack, &levels);
+    if (levels != rec->left_stack.size)
+        return false;
+    for (uint32_t i = 0; i < levels; i++)
+        if (stack[i].col != rec->left_stack.items[i].col || stack[i].altcol != rec->left_stack.items[i].altcol)
+            return false;
+    return true;
+}
+
+/* can_end by a cursor path: feeds the right context until the first
+ * lexeme that starts after the cursor is under way (the lexeme crossing
+ * the cursor, if any, is then finished and handed over); 1 or 0 when it
+ * starts where a path does and the layout is that path's (then the answer
+ * is exact), -1 otherwise. */
+static int ep__cursor_can_end(ep_recognizer *rec)
+{
+    if (rec->run.dead || rec->utf8_need)
+        return -1;
+    ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
+    uint32_t indents = rec->indents.size;
+    uint32_t text_len = rec->text.size;
+    ep_run run = rec->run;
+    int answer = -1;
+    for (uint32_t j = 0; j < rec->cursor_reach && j < rec->right_len; j++) {
+        sm_array_push(&rec->text, rec->right_whole[j]);
+        if (!ep__feed_byte(rec, &run, text_len + j))
+            break;
+        /* at a line start, the first token's indentation is measured from
+         * text left of the path: wait for it */
+        if (run.tok_start < text_len || run.at_line_start)
+            continue;
+        uint32_t offset = run.tok_start - text_len;
+        for (uint32_t k = 0; k < rec->cursor_path_count; k++) {
+            const ep_cursor_path *path = &rec->cursor_paths[k];
+            if (path->offset != offset)
+                continue;
+            if (run.continued || run.depth != path->depth || !ep__stack_is_left(rec, &run))
+                break;
+            answer = ep_earley_accepts_symbol(&rec->earley, run.chart, path->symbol) ? 1 : 0;
+            break;
+        }
+        break;
+    }
+    ep_earley_reset_to(&rec->earley, mark);
+    rec->indents.size = indents;
+    rec->text.size = text_len;
+    return answer;
+}
+
 bool ep_can_end(ep_recognizer *rec)
 {
+    if (rec->cursor_path_count) {
+        int answer = ep__cursor_can_end(rec);
+        if (answer >= 0) {
+            rec->can_end_ways[EP_CAN_END_CURSOR]++;
+            return answer == 1;
+        }
+    }
     if (rec->block_path) {
         int answer = ep__block_can_end(rec);
-        if (answer >= 0)
+        if (answer >= 0) {
+            rec->can_end_ways[EP_CAN_END_BLOCK]++;
             return answer == 1;
+        }
     }
+    if (rec->right_head)
+        rec->can_end_ways[EP_CAN_END_HEAD]++;
     ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
     uint32_t indents = rec->indents.size;
     uint32_t text_len = rec->text.size;
@@ -966,6 +1248,11 @@ bool ep_can_end(ep_recognizer *rec)
     rec->indents.size = indents;
     rec->text.size = text_len;
     return ok;
+}
+
+void ep_recognizer_can_end_ways(const ep_recognizer *rec, uint32_t out[EP_CAN_END_WAYS])
+{
+    memcpy(out, rec->can_end_ways, sizeof rec->can_end_ways);
 }
 
 size_t ep_fed_bytes(const ep_recognizer *rec)

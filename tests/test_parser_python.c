@@ -4,6 +4,7 @@
  * CPython on the reference machine.  The recognizer must agree on every
  * one, and must keep every prefix of an accepted text viable.
  */
+#include "ep_quotient.h"
 #include "seam_parser.h"
 #include "test_support.h"
 
@@ -436,5 +437,70 @@ Test(parser, python_fill_in_the_middle_matches_the_plain_recognizer)
         if (valid)
             cr_assert(viable, "round %d: a true middle was refused: [%s|%s|%s]", round, left, middle, right);
     }
+    ep_grammar_free(grammar);
+}
+
+/* can_end after every byte of the middle, against the plain recognizer on
+ * left + middle-so-far + right: every way can_end has (a cursor path, the
+ * block path, feeding the right context's head, the whole text afresh)
+ * must give the exact answer, also when the middle leaves the layout those
+ * ways assume (other bracket depths, indentation, lines). */
+Test(parser, python_can_end_is_exact_after_every_byte)
+{
+    ep_grammar *grammar = python_grammar();
+    static const char *const sources[] = {
+        "class K:\n    def f(self, a):\n        x = self.g(a, [1, 2],\n                   b=3)\n"
+        "        if x:\n            return x + 1\n        return {'k': (a,\n                      b)}\n\n"
+        "    def g(self, *args, **kw):\n        s = '''one\n        two'''  # note\n        return s\n\n"
+        "z = K().f(1)\n",
+        "values = {\n    'a': [1, 2, 3],\n    'b': (4,\n          5),\n}\nprint(values['a'][0] +\n"
+        "      values['b'][1])\nif values:\n\tfor k in values:\n\t\tprint(k, end=' ')\n",
+        "def h(x):\n    try:\n        y = x \\\n            + 1\n    except (ValueError, TypeError) as e:\n"
+        "        raise RuntimeError(f\"{e!r}\") from e\n    else:\n        return y\n\nh(2)\n",
+    };
+    static const char noise[] = "()[]{}:,=.'\"\n\t\\#x1 ";
+    unsigned seed = 2026;
+    uint32_t ways[EP_CAN_END_WAYS] = {0};
+    for (int round = 0; round < 120; round++) {
+        const char *source = sources[round % 3];
+        size_t n = strlen(source);
+        char text[1024];
+        memcpy(text, source, n + 1);
+        if (round % 3 == 2) {
+            size_t at = rand_r(&seed) % n;
+            text[at] = noise[rand_r(&seed) % (sizeof noise - 1)];
+        }
+        size_t cut1 = rand_r(&seed) % n;
+        size_t cut2 = cut1 + rand_r(&seed) % 48;
+        if (cut2 > n)
+            cut2 = n;
+        const char *right = text + cut2;
+        size_t right_len = n - cut2;
+        ep_recognizer *fim;
+        cr_assert_eq(ep_recognizer_new_fim(grammar, text, cut1, right, right_len, &fim), SM_OK);
+        for (size_t k = cut1; k <= cut2; k++) {
+            if (k > cut1 && ep_feed(fim, text + k - 1, 1) != 1)
+                break;
+            char whole[1024];
+            memcpy(whole, text, k);
+            memcpy(whole + k, right, right_len);
+            ep_recognizer *plain;
+            cr_assert_eq(ep_recognizer_new(grammar, &plain), SM_OK);
+            bool valid = ep_feed(plain, whole, k + right_len) == 1 && ep_can_end(plain);
+            ep_recognizer_free(plain);
+            cr_assert_eq(ep_can_end(fim), valid, "round %d, middle of %zu bytes: can_end says %s: [%.*s|%.*s|%s]",
+                         round, k - cut1, valid ? "invalid" : "valid", (int)cut1, text, (int)(k - cut1), text + cut1,
+                         right);
+        }
+        uint32_t used[EP_CAN_END_WAYS];
+        ep_recognizer_can_end_ways(fim, used);
+        for (int w = 0; w < EP_CAN_END_WAYS; w++)
+            ways[w] += used[w];
+        ep_recognizer_free(fim);
+    }
+    cr_expect_gt(ways[EP_CAN_END_CURSOR], 0, "no can_end was answered by a cursor path");
+    cr_expect_gt(ways[EP_CAN_END_BLOCK], 0, "no can_end was answered by the block path");
+    cr_expect_gt(ways[EP_CAN_END_HEAD], 0, "no can_end was answered by feeding the head");
+    cr_log_info("can_end ways: cursor %u, block %u, head %u, whole %u", ways[0], ways[1], ways[2], ways[3]);
     ep_grammar_free(grammar);
 }
