@@ -211,10 +211,12 @@ static void ep__sort_by_next_symbol(ep_earley *e, uint32_t start, uint32_t end)
     if (n > e->sort_capacity) {
         sm_free(e->sort_scratch);
         e->sort_capacity = n * 2;
-        e->sort_scratch = sm_malloc(e->sort_capacity * sizeof(uint64_t));
+        /* keys, then as many items */
+        e->sort_scratch = sm_malloc(e->sort_capacity * (sizeof(uint64_t) + sizeof(ep_item)));
     }
     /* key: next symbol (EP_END sorts last) above the item's index */
     uint64_t *keys = e->sort_scratch;
+    ep_item *sorted_items = (ep_item *)(keys + e->sort_capacity);
     ep_item *items = e->items.items + start;
     bool sorted = true;
     for (uint32_t i = 0; i < n; i++) {
@@ -232,14 +234,9 @@ static void ep__sort_by_next_symbol(ep_earley *e, uint32_t start, uint32_t end)
         }
         keys[j] = key;
     }
-    /* permute through a copy kept past the chart's end */
-    sm_array_grow_by(&e->items, n);
-    items = e->items.items + start;
-    ep_item *copy = items + n;
-    memcpy(copy, items, n * sizeof *items);
     for (uint32_t i = 0; i < n; i++)
-        items[i] = copy[(uint32_t)keys[i]];
-    e->items.size -= n;
+        sorted_items[i] = items[(uint32_t)keys[i]];
+    memcpy(items, sorted_items, n * sizeof *items);
 }
 
 uint32_t ep_earley_root(ep_earley *e)

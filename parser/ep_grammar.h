@@ -94,8 +94,14 @@ void ep_grammar_compute_nullable(ep_grammar *g, const ep_grammar *known);
 void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known);
 
 /* Builds the reversed grammar of `g` (see ep_grammar.reversed); it borrows
- * g's lexer tables and names.  Implemented in quotient.c. */
-ep_grammar *ep_grammar_build_reversed(const ep_grammar *g);
+ * g's lexer tables and names.  `rev_kind` (or NULL: every body reversed)
+ * says, for each symbol, how its rules are reversed: EP_NONE, body
+ * reversed; EP_REV_HELPER, a helper M -> M a | empty read as M -> M rev(a);
+ * a helper's symbol M, a left-recursive N read as N -> M rev(b) for its
+ * rules N -> b, its rules N -> N a left out (see grammar.c).  Implemented
+ * in quotient.c. */
+#define EP_REV_HELPER (UINT32_MAX - 1)
+ep_grammar *ep_grammar_build_reversed(const ep_grammar *g, const uint32_t *rev_kind);
 
 static inline bool ep_is_terminal(const ep_grammar *g, uint32_t symbol)
 {

@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- Syntax tree of a rule's right-hand side --------------------------- */
@@ -849,6 +850,82 @@ static void ep__build_rules(ep_builder *b, ep_grammar *g, uint32_t start_nt)
     g->position_count = at;
 }
 
+/* Appends a rule lhs -> body[0..len) to a grammar whose tables are not
+ * computed yet. */
+static void ep__append_rule(ep_grammar *g, uint32_t lhs, const uint32_t *body, uint32_t len)
+{
+    uint32_t r = g->rule_count++;
+    g->rule_lhs = sm_realloc(g->rule_lhs, g->rule_count * sizeof(uint32_t));
+    g->rule_start = sm_realloc(g->rule_start, g->rule_count * sizeof(uint32_t));
+    g->body = sm_realloc(g->body, (g->position_count + len + 1) * sizeof(uint32_t));
+    g->position_rule = sm_realloc(g->position_rule, (g->position_count + len + 1) * sizeof(uint32_t));
+    g->rule_lhs[r] = lhs;
+    g->rule_start[r] = g->position_count;
+    for (uint32_t k = 0; k <= len; k++) {
+        g->position_rule[g->position_count] = r;
+        g->body[g->position_count++] = k < len ? body[k] : EP_END;
+    }
+}
+
+/* The reversed grammar (for right quotients) parses the right context
+ * backwards, where a left-recursive list (N: N a | b, as every x*, x+ and
+ * separated list is desugared) would become right-recursive and cost
+ * Earley time quadratic in the list's length.  So each nonterminal N whose
+ * rules are all N -> N a or N -> b (b without N) gets a helper M with the
+ * rules M -> M a | empty: L(M) = a*, unused by the grammar itself, and the
+ * reversed grammar reads N as M b reversed and M as left-recursive again
+ * (M -> M rev(a)), which generates the same reversed languages.  Returns
+ * rev_kind: [symbol] the helper of a rewritten N, EP_REV_HELPER for a
+ * helper, EP_NONE otherwise (owned by the caller). */
+static uint32_t *ep__add_reversal_helpers(ep_grammar *g)
+{
+    uint32_t symbols = g->symbol_count;
+    uint8_t *state = sm_calloc(symbols, 1); /* 0 unseen, 1 candidate, 2 no */
+    for (uint32_t r = 0; r < g->rule_count; r++) {
+        uint32_t lhs = g->rule_lhs[r], p = g->rule_start[r];
+        bool recursive = g->body[p] == lhs;
+        bool other_use = false;
+        for (uint32_t q = p + (recursive ? 1 : 0); g->body[q] != EP_END; q++)
+            other_use = other_use || g->body[q] == lhs;
+        if (other_use || (recursive && g->body[p + 1] == EP_END) || lhs == g->start_symbol)
+            state[lhs] = 2;
+        else if (recursive && state[lhs] != 2)
+            state[lhs] = 1;
+    }
+    uint32_t *rev_kind = sm_malloc(symbols * sizeof(uint32_t));
+    for (uint32_t n = 0; n < symbols; n++)
+        rev_kind[n] = EP_NONE;
+    uint32_t rules = g->rule_count;
+    for (uint32_t n = g->terminal_count; n < symbols; n++) {
+        if (state[n] != 1)
+            continue;
+        uint32_t helper = g->symbol_count++;
+        g->symbol_names = sm_realloc(g->symbol_names, g->symbol_count * sizeof(char *));
+        size_t len = strlen(g->symbol_names[n]) + 8;
+        g->symbol_names[helper] = sm_malloc(len);
+        snprintf(g->symbol_names[helper], len, "%s@tail", g->symbol_names[n]);
+        rev_kind = sm_realloc(rev_kind, g->symbol_count * sizeof(uint32_t));
+        rev_kind[n] = helper;
+        rev_kind[helper] = EP_REV_HELPER;
+        for (uint32_t r = 0; r < rules; r++) {
+            uint32_t p = g->rule_start[r];
+            if (g->rule_lhs[r] != n || g->body[p] != n)
+                continue;
+            uint32_t len_a = 0;
+            while (g->body[p + 1 + len_a] != EP_END)
+                len_a++;
+            uint32_t *body = sm_malloc((len_a + 1) * sizeof(uint32_t));
+            body[0] = helper;
+            memcpy(body + 1, g->body + p + 1, len_a * sizeof(uint32_t));
+            ep__append_rule(g, helper, body, len_a + 1);
+            sm_free(body);
+        }
+        ep__append_rule(g, helper, NULL, 0);
+    }
+    sm_free(state);
+    return rev_kind;
+}
+
 /* The nullable set, by fixpoint over the rules. */
 void ep_grammar_compute_nullable(ep_grammar *g, const ep_grammar *known)
 {
@@ -1110,9 +1187,11 @@ int ep_grammar_compile(const char *source, size_t len, ep_grammar **out, char *e
         g = sm_calloc(1, sizeof *g);
         ep__build_rules(&b, g, start_nt);
         if (ep__check(&b, g) == SM_OK && ep__build_lexemes(&b, g) == SM_OK) {
+            uint32_t *rev_kind = ep__add_reversal_helpers(g);
             ep_grammar_compute_nullable(g, NULL);
             ep_grammar_compute_initial(g, NULL);
-            g->reversed = ep_grammar_build_reversed(g);
+            g->reversed = ep_grammar_build_reversed(g, rev_kind);
+            sm_free(rev_kind);
         }
     }
     bool failed = b.failed;

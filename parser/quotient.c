@@ -39,8 +39,8 @@ typedef struct ep_rule_list {
 /* Builds a derived grammar: `base`'s symbols plus `extra_nts` new
  * nonterminals, `base`'s rules (bodies reversed if `reverse`) plus `extra`,
  * and `start` as the start symbol.  Lexer tables and names are borrowed. */
-static ep_grammar *ep__derive(const ep_grammar *base, bool reverse, uint32_t extra_nts, const ep_rule_list *extra,
-                              uint32_t start)
+static ep_grammar *ep__derive(const ep_grammar *base, bool reverse, const uint32_t *rev_kind, uint32_t extra_nts,
+                              const ep_rule_list *extra, uint32_t start)
 {
     ep_grammar *g = sm_calloc(1, sizeof *g);
     *g = *base;
@@ -54,42 +54,62 @@ static ep_grammar *ep__derive(const ep_grammar *base, bool reverse, uint32_t ext
     uint32_t extra_rules = extra ? extra->lhs.size : 0;
     uint32_t extra_symbols = extra ? extra->symbols.size : 0;
     g->rule_count = base->rule_count + extra_rules;
-    g->position_count = base->position_count + extra_symbols + extra_rules;
+    /* a rewritten nonterminal's rules gain its helper in front */
+    g->position_count = base->position_count + base->rule_count + extra_symbols + extra_rules;
     g->rule_lhs = sm_malloc(g->rule_count * sizeof(uint32_t));
     g->rule_start = sm_malloc(g->rule_count * sizeof(uint32_t));
     g->body = sm_malloc(g->position_count * sizeof(uint32_t));
     g->position_rule = sm_malloc(g->position_count * sizeof(uint32_t));
-    uint32_t at = 0;
-    for (uint32_t r = 0; r < base->rule_count; r++) {
-        uint32_t from = base->rule_start[r], len = 0;
+    uint32_t at = 0, r = 0;
+    for (uint32_t b = 0; b < base->rule_count; b++) {
+        uint32_t from = base->rule_start[b], len = 0;
         while (base->body[from + len] != EP_END)
             len++;
-        g->rule_lhs[r] = base->rule_lhs[r];
+        uint32_t lhs = base->rule_lhs[b];
+        uint32_t kind = reverse && rev_kind ? rev_kind[lhs] : EP_NONE;
+        uint32_t keep = 0; /* leading symbols kept in place */
+        if (kind == EP_REV_HELPER && len > 0) {
+            keep = 1; /* M -> M a  reads  M -> M rev(a) */
+        } else if (kind != EP_NONE && kind != EP_REV_HELPER) {
+            if (len > 0 && base->body[from] == lhs)
+                continue; /* N -> N a: carried by the helper */
+        }
+        g->rule_lhs[r] = lhs;
         g->rule_start[r] = at;
-        for (uint32_t k = 0; k < len; k++) {
+        if (kind != EP_NONE && kind != EP_REV_HELPER) {
             g->position_rule[at] = r;
-            g->body[at++] = base->body[reverse ? from + len - 1 - k : from + k];
+            g->body[at++] = kind; /* N -> M rev(b) */
+        }
+        for (uint32_t k = 0; k < keep; k++) {
+            g->position_rule[at] = r;
+            g->body[at++] = base->body[from + k];
+        }
+        for (uint32_t k = keep; k < len; k++) {
+            g->position_rule[at] = r;
+            g->body[at++] = base->body[reverse ? from + len - 1 - (k - keep) : from + k];
         }
         g->position_rule[at] = r;
         g->body[at++] = EP_END;
+        r++;
     }
+    g->rule_count = r + extra_rules;
     for (uint32_t i = 0; i < extra_rules; i++) {
-        uint32_t r = base->rule_count + i;
+        uint32_t rule = g->rule_count - extra_rules + i;
         uint32_t from = extra->start.items[i];
         uint32_t to = i + 1 < extra_rules ? extra->start.items[i + 1] : extra->symbols.size;
-        g->rule_lhs[r] = extra->lhs.items[i];
-        g->rule_start[r] = at;
+        g->rule_lhs[rule] = extra->lhs.items[i];
+        g->rule_start[rule] = at;
         for (uint32_t k = from; k < to; k++) {
-            g->position_rule[at] = r;
+            g->position_rule[at] = rule;
             g->body[at++] = extra->symbols.items[k];
         }
-        g->position_rule[at] = r;
+        g->position_rule[at] = rule;
         g->body[at++] = EP_END;
     }
     g->position_count = at;
     /* a quotient keeps base's rules as they are and adds rules only for new
      * nonterminals: base's tables hold for base's symbols */
-    bool extends = !reverse;
+    bool extends = !reverse && g->rule_count == base->rule_count + extra_rules;
     for (uint32_t i = 0; extends && i < extra_rules; i++)
         extends = extra->lhs.items[i] >= base->symbol_count;
     ep_grammar_compute_nullable(g, extends ? base : NULL);
@@ -97,9 +117,9 @@ static ep_grammar *ep__derive(const ep_grammar *base, bool reverse, uint32_t ext
     return g;
 }
 
-ep_grammar *ep_grammar_build_reversed(const ep_grammar *g)
+ep_grammar *ep_grammar_build_reversed(const ep_grammar *g, const uint32_t *rev_kind)
 {
-    return ep__derive(g, true, 0, NULL, g->start_symbol);
+    return ep__derive(g, true, rev_kind, 0, NULL, g->start_symbol);
 }
 
 /* ---- Extraction ------------------------------------------------------------ */
@@ -251,7 +271,7 @@ int ep_quotient_build_multi(const ep_grammar *base, uint32_t nodes, const ep_tok
         if (cursors[c] >= nodes)
             return SM_EINVAL;
     /* a compiled grammar carries its reversed form; build one otherwise */
-    ep_grammar *built = base->reversed ? NULL : ep_grammar_build_reversed(base);
+    ep_grammar *built = base->reversed ? NULL : ep_grammar_build_reversed(base, NULL);
     const ep_grammar *reversed = base->reversed ? base->reversed : built;
     ep_earley earley;
     ep_earley_init(&earley, reversed);
@@ -286,7 +306,7 @@ int ep_quotient_build_multi(const ep_grammar *base, uint32_t nodes, const ep_tok
             sm_array_push(&x.rules.symbols, symbol);
         }
     }
-    *out = ep__derive(base, false, x.total_nts, &x.rules, start);
+    *out = ep__derive(base, false, NULL, x.total_nts, &x.rules, start);
     ep_earley_free(&earley);
     ep_grammar_free(built);
     sm_free(chart_of);
@@ -324,7 +344,7 @@ int ep_quotient_build(const ep_grammar *base, const char *right, size_t right_le
     sm_array_init(&tokens);
     int rc;
     if (ep_tokenize(base, right, right_len, &tokens) != SM_OK) {
-        *out = ep__derive(base, false, 1, NULL, base->symbol_count); /* no rules: empty */
+        *out = ep__derive(base, false, NULL, 1, NULL, base->symbol_count); /* no rules: empty */
         rc = SM_OK;
     } else {
         rc = ep_quotient_build_tokens(base, &tokens, out);
