@@ -169,10 +169,13 @@ static void ep__finish_chart(ep_earley *e, uint32_t id)
         const uint64_t *closure = g->predict_closure + (size_t)(g->start_symbol - g->terminal_count) * g->nt_words;
         memcpy(nts, closure, g->nt_words * sizeof(uint64_t));
     }
+    /* items are sorted by the symbol after the dot: each symbol once */
+    uint32_t last = EP_END;
     for (uint32_t i = chart->items_start; i < chart->items_start + chart->items_count; i++) {
         uint32_t next = g->body[e->items.items[i].position];
-        if (next == EP_END)
+        if (next == EP_END || next == last)
             continue;
+        last = next;
         if (ep_is_terminal(g, next)) {
             ep_set_add(terms, next);
             continue;
