@@ -12,4 +12,14 @@
  * expressions are parsed with `grammar` (the Python grammar). */
 bool ep_fstring_valid(const ep_grammar *grammar, const char *token, size_t len);
 
+/* Whether an unfinished string token (prefix and opening quotes, no closing
+ * quotes yet) can still become an acceptable one: true for anything but an
+ * f-string; for an f-string, whether the body so far is the beginning of a
+ * valid one (each finished field valid, the field in progress a prefix of
+ * one).  *resume (an offset in the token, 0 at first) says where an earlier
+ * call on a shorter prefix of the same token left off with everything before
+ * it checked; on success it is moved on, so that feeding a long f-string
+ * checks each field once. */
+bool ep_fstring_prefix_valid(const ep_grammar *grammar, const char *token, size_t len, size_t *resume);
+
 #endif

@@ -18,9 +18,22 @@ typedef struct ep_fscan {
     size_t n;
     size_t at;
     bool raw;
+    bool partial;      /* the body is a prefix: running out of text is fine */
+    bool ended;        /* a partial scan ran out of text: the prefix is fine */
+    size_t resume;     /* the last place in the top-level literal text reached */
 } ep_fscan;
 
 static bool ep__fstring_literal(ep_fscan *f, int depth, bool in_spec);
+
+/* In a partial scan, whether the text ran out at f->at + ahead (then the
+ * scan stops with the prefix accepted). */
+static bool ep__out_of_text(ep_fscan *f, size_t ahead)
+{
+    if (!f->partial || f->at + ahead < f->n)
+        return false;
+    f->ended = true;
+    return true;
+}
 
 /* Whether "(" expr ")" is a valid Python expression. */
 static bool ep__expression_valid(const ep_grammar *grammar, const char *expr, size_t len)
@@ -32,6 +45,38 @@ static bool ep__expression_valid(const ep_grammar *grammar, const char *expr, si
               ep_can_end(rec);
     ep_recognizer_free(rec);
     return ok;
+}
+
+/* Whether "(" expr is a prefix of a valid Python expression. */
+static bool ep__expression_viable(const ep_grammar *grammar, const char *expr, size_t len)
+{
+    ep_recognizer *rec;
+    if (ep_recognizer_new(grammar, &rec))
+        return false;
+    bool ok = ep_feed(rec, "(", 1) == 1 && ep_feed(rec, expr, len) == 1;
+    ep_recognizer_free(rec);
+    return ok;
+}
+
+static bool ep__blank(const char *s, size_t start, size_t end)
+{
+    for (size_t i = start; i < end; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' && s[i] != '\f')
+            return false;
+    return true;
+}
+
+/* A partial scan ran out of text inside the expression that starts at
+ * `start`: it is fine if the expression can go on, or, when the text ends
+ * in "!" or "=" (a conversion or "=" may follow a finished expression as
+ * well as "!=" or "==" an unfinished one), if it is finished before it. */
+static bool ep__expression_prefix_ok(const ep_fscan *f, size_t start)
+{
+    if (ep__expression_viable(f->grammar, f->s + start, f->n - start))
+        return true;
+    size_t last = f->n - 1;
+    return f->n > start && (f->s[last] == '!' || f->s[last] == '=') && !ep__blank(f->s, start, last) &&
+           ep__expression_valid(f->grammar, f->s + start, last - start);
 }
 
 /* Skips a string literal inside a field's expression, starting at its
@@ -51,7 +96,7 @@ static bool ep__skip_quoted(ep_fscan *f)
         }
         f->at++;
     }
-    return false;
+    return ep__out_of_text(f, 0);
 }
 
 /* Scans a field's expression up to the "}", "!", ":" or "=" that ends it. */
@@ -67,8 +112,12 @@ static bool ep__fstring_expression(ep_fscan *f)
         if (c == '\'' || c == '"') {
             if (!ep__skip_quoted(f))
                 return false;
+            if (f->ended)
+                return true;
             continue;
         }
+        if ((c == '!' || c == '=') && ep__out_of_text(f, 1))
+            return true; /* the next character decides */
         if (c == '(' || c == '[' || c == '{') {
             if (depth >= EP_FSTRING_MAX_NEST)
                 return false;
@@ -93,7 +142,7 @@ static bool ep__fstring_expression(ep_fscan *f)
         }
         f->at++;
     }
-    return false;
+    return ep__out_of_text(f, 0);
 }
 
 /* Checks one replacement field; f->at is just after its "{". */
@@ -104,12 +153,10 @@ static bool ep__fstring_field(ep_fscan *f, int depth)
     size_t start = f->at;
     if (!ep__fstring_expression(f))
         return false;
+    if (f->ended)
+        return ep__expression_prefix_ok(f, start);
     size_t end = f->at;
-    bool blank = true;
-    for (size_t i = start; i < end; i++)
-        if (f->s[i] != ' ' && f->s[i] != '\t' && f->s[i] != '\n' && f->s[i] != '\r' && f->s[i] != '\f')
-            blank = false;
-    if (blank || !ep__expression_valid(f->grammar, f->s + start, end - start))
+    if (ep__blank(f->s, start, end) || !ep__expression_valid(f->grammar, f->s + start, end - start))
         return false;
     if (f->at < f->n && f->s[f->at] == '=') {
         /* "{x = }" keeps the spaces around "=" in its text */
@@ -119,6 +166,8 @@ static bool ep__fstring_field(ep_fscan *f, int depth)
     }
     if (f->at < f->n && f->s[f->at] == '!') {
         f->at++;
+        if (ep__out_of_text(f, 0))
+            return true;
         if (f->at >= f->n || !strchr("sra", f->s[f->at]))
             return false;
         f->at++;
@@ -127,7 +176,11 @@ static bool ep__fstring_field(ep_fscan *f, int depth)
         f->at++;
         if (!ep__fstring_literal(f, depth + 1, true))
             return false;
+        if (f->ended)
+            return true;
     }
+    if (ep__out_of_text(f, 0))
+        return true;
     if (f->at >= f->n || f->s[f->at] != '}')
         return false;
     f->at++;
@@ -139,16 +192,20 @@ static bool ep__fstring_field(ep_fscan *f, int depth)
 static bool ep__fstring_literal(ep_fscan *f, int depth, bool in_spec)
 {
     while (f->at < f->n) {
+        if (depth == 0 && !in_spec)
+            f->resume = f->at; /* everything before is checked */
         char c = f->s[f->at];
         char next = f->at + 1 < f->n ? f->s[f->at + 1] : '\0';
         if (c == '\\' && !f->raw) {
             /* As CPython 3.11 scans a literal part: the escaped character is
              * consumed with its backslash, except a brace, which still opens
              * or closes a field; "\N{...}" is skipped whole. */
+            if (ep__out_of_text(f, 1))
+                return true;
             if (next == 'N' && f->at + 2 < f->n && f->s[f->at + 2] == '{') {
                 const char *close = memchr(f->s + f->at, '}', f->n - f->at);
                 if (!close)
-                    return false;
+                    return ep__out_of_text(f, f->n - f->at);
                 f->at = (size_t)(close - f->s) + 1;
             } else if (next == '{' || next == '}') {
                 f->at += 1;
@@ -162,14 +219,20 @@ static bool ep__fstring_literal(ep_fscan *f, int depth, bool in_spec)
                 f->at += 2;
                 continue;
             }
+            if (!in_spec && ep__out_of_text(f, 1))
+                return true; /* "{{" or a field */
             f->at++;
             if (!ep__fstring_field(f, depth))
                 return false;
+            if (f->ended)
+                return true;
             continue;
         }
         if (c == '}') {
             if (in_spec)
                 return true;
+            if (ep__out_of_text(f, 1))
+                return true; /* "}}" may follow */
             if (next != '}')
                 return false; /* a single '}' */
             f->at += 2;
@@ -177,7 +240,7 @@ static bool ep__fstring_literal(ep_fscan *f, int depth, bool in_spec)
         }
         f->at++;
     }
-    return !in_spec;
+    return !in_spec || ep__out_of_text(f, 0);
 }
 
 bool ep_fstring_valid(const ep_grammar *grammar, const char *token, size_t len)
@@ -195,6 +258,34 @@ bool ep_fstring_valid(const ep_grammar *grammar, const char *token, size_t len)
                    len - prefix >= 6 ? 3 : 1;
     if (len < prefix + 2 * quote)
         return false;
-    ep_fscan f = {grammar, token + prefix + quote, len - prefix - 2 * quote, 0, raw};
+    ep_fscan f = {grammar, token + prefix + quote, len - prefix - 2 * quote, 0, raw, false, false, 0};
     return ep__fstring_literal(&f, 0, false);
+}
+
+bool ep_fstring_prefix_valid(const ep_grammar *grammar, const char *token, size_t len, size_t *resume)
+{
+    size_t prefix = 0;
+    bool is_f = false, raw = false;
+    while (prefix < len && prefix < 2 && strchr("fFrR", token[prefix]) && token[prefix]) {
+        char c = token[prefix++];
+        is_f |= c == 'f' || c == 'F';
+        raw |= c == 'r' || c == 'R';
+    }
+    if (!is_f || prefix == len || (token[prefix] != '\'' && token[prefix] != '"'))
+        return true; /* not an f-string */
+    size_t quote = 1;
+    if (prefix + 1 < len && token[prefix + 1] == token[prefix]) {
+        if (prefix + 2 >= len)
+            return true; /* the empty string or a triple quote to come */
+        quote = token[prefix + 2] == token[prefix] ? 3 : 1;
+        if (quote == 1)
+            return true; /* past the empty string: not this token any more */
+    }
+    size_t body = prefix + quote;
+    size_t from = *resume > body && *resume <= len ? *resume - body : 0;
+    ep_fscan f = {grammar, token + body, len - body, from, raw, true, false, from};
+    if (!ep__fstring_literal(&f, 0, false))
+        return false;
+    *resume = body + f.resume;
+    return true;
 }

@@ -16,6 +16,7 @@
  */
 #include "ep_crossing.h"
 #include "ep_earley.h"
+#include "ep_escapes.h"
 #include "ep_fstring.h"
 #include "ep_quotient.h"
 
@@ -59,6 +60,17 @@ typedef struct ep_cursor_path {
     uint32_t depth;          /* the bracket depth there */
     uint32_t symbol;         /* the quotient's start for the rest from there */
 } ep_cursor_path;
+
+/* How far the str literal in progress has been checked (escapes and
+ * f-string fields), as offsets in the token, so that a long literal fed a
+ * few bytes at a time is read once.  Valid while the text up to `checked`
+ * is unchanged. */
+typedef struct ep_string_check {
+    uint32_t tok_start;
+    uint32_t escapes;
+    uint32_t fields;
+    uint32_t checked;   /* text offset: the greater of the two */
+} ep_string_check;
 
 typedef struct ep_snapshot {
     ep_run run;
@@ -104,6 +116,7 @@ struct ep_recognizer {
     uint32_t cursor_path_count;
     uint32_t cursor_reach;       /* bytes of the right context the paths look at */
     uint32_t can_end_ways[EP_CAN_END_WAYS];   /* how can_end was answered, for tests */
+    ep_string_check string_check;
     /* Tokenizing mode (ep_tokenize): tokens are recorded, not parsed. */
     bool capture;
     ep_tokens captured;
@@ -120,6 +133,16 @@ struct ep_recognizer {
 };
 
 static bool ep__feed_byte(ep_recognizer *rec, ep_run *run, uint32_t at);
+
+/* Drops the text after `len` (a rollback); what was checked of a string
+ * literal in the dropped part is forgotten. */
+static void ep__truncate_text(ep_recognizer *rec, uint32_t len)
+{
+    rec->text.size = len;
+    if (rec->string_check.checked > len)
+        rec->string_check.tok_start = UINT32_MAX;
+}
+
 static bool ep__run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end);
 static bool ep__commit_and_relex(ep_recognizer *rec, ep_run *run, uint32_t end);
 static bool ep__scan(ep_recognizer *rec, ep_run *run, uint32_t terminal);
@@ -140,6 +163,7 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->run.at_line_start = true;
     rec->utf8_lo = 0x80;
     rec->utf8_hi = 0xBF;
+    rec->string_check.tok_start = UINT32_MAX;
     /* a start symbol without rules (a quotient by a right context that no
      * text completes) has an empty language */
     bool has_rules = false;
@@ -858,7 +882,10 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     /* f-string expressions are parsed with the compiled grammar, not with a
      * quotient derived from it */
     const ep_grammar *expressions = g->original ? g->original : g;
-    if (lex->fstring && !ep_fstring_valid(expressions, rec->text.items + run->tok_start, end - run->tok_start))
+    const char *token = rec->text.items + run->tok_start;
+    size_t from = 0;
+    if (lex->fstring && (!ep_escapes_valid(token, end - run->tok_start, true, &from) ||
+                         !ep_fstring_valid(expressions, token, end - run->tok_start)))
         return false;
     uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
     if (!ep__scan_token(rec, run, lex->terminals, count))
@@ -965,13 +992,45 @@ static bool ep__shorter_token_viable(ep_recognizer *rec, const ep_run *run, uint
     return viable;
 }
 
+/* Whether the token in progress, if it is a str literal, can still become a
+ * valid one: its "\N{...}" names are looked up and an f-string's fields are
+ * checked as far as they go, so a broken escape or field is refused where
+ * it breaks, not at the closing quote. */
+static bool ep__string_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
+{
+    const ep_grammar *g = rec->grammar;
+    const ep_grammar *expressions = g->original ? g->original : g;
+    const char *token = rec->text.items + run->tok_start;
+    uint32_t len = end - run->tok_start, prefix = 0;
+    if (rec->capture || g->layout != EP_LAYOUT_PYTHON)
+        return true;
+    while (prefix < len && prefix < 2 && token[prefix] && strchr("fFrRuU", token[prefix]))
+        prefix++;
+    if (prefix >= len || (token[prefix] != '\'' && token[prefix] != '"'))
+        return true; /* not a str literal */
+    bool finished = run->accept_end == end && run->accept_lexeme >= 0 && g->lexemes[run->accept_lexeme].fstring;
+    ep_string_check *seen = &rec->string_check;
+    if (seen->tok_start != run->tok_start || seen->checked > end) {
+        seen->tok_start = run->tok_start;
+        seen->escapes = seen->fields = 0;
+    }
+    size_t escapes = seen->escapes, fields = seen->fields;
+    bool ok = ep_escapes_valid(token, len, finished, &escapes) &&
+              (finished ? ep_fstring_valid(expressions, token, len)
+                        : ep_fstring_prefix_valid(expressions, token, len, &fields));
+    seen->escapes = (uint32_t)escapes;
+    seen->fields = (uint32_t)fields;
+    seen->checked = run->tok_start + (uint32_t)(escapes > fields ? escapes : fields);
+    return ok;
+}
+
 static bool ep__run_viable(ep_recognizer *rec, const ep_run *run, uint32_t end)
 {
     if (run->dead)
         return false;
     if (run->dfa == EP_DFA_START)
         return true;
-    return ep__can_grow(rec, run) || ep__shorter_token_viable(rec, run, end);
+    return (ep__can_grow(rec, run) && ep__string_so_far(rec, run, end)) || ep__shorter_token_viable(rec, run, end);
 }
 
 /* Ends the text on a copy of the run: flushes the token in progress, then
@@ -1153,7 +1212,7 @@ static int ep__block_can_end(ep_recognizer *rec)
     }
     ep_earley_reset_to(&rec->earley, mark);
     rec->indents.size = indents;
-    rec->text.size = text_len;
+    ep__truncate_text(rec, text_len);
     return answer;
 }
 
@@ -1208,7 +1267,7 @@ static int ep__cursor_can_end(ep_recognizer *rec)
     }
     ep_earley_reset_to(&rec->earley, mark);
     rec->indents.size = indents;
-    rec->text.size = text_len;
+    ep__truncate_text(rec, text_len);
     return answer;
 }
 
@@ -1246,7 +1305,7 @@ bool ep_can_end(ep_recognizer *rec)
     }
     ep_earley_reset_to(&rec->earley, mark);
     rec->indents.size = indents;
-    rec->text.size = text_len;
+    ep__truncate_text(rec, text_len);
     return ok;
 }
 
@@ -1275,7 +1334,7 @@ void ep_restore(ep_recognizer *rec, ep_savepoint point)
     const ep_snapshot *snap = &rec->saves.items[point];
     rec->run = snap->run;
     ep_earley_reset_to(&rec->earley, snap->earley);
-    rec->text.size = snap->text_len;
+    ep__truncate_text(rec, snap->text_len);
     rec->indents.size = snap->indents;
     rec->utf8_need = snap->utf8_need;
     rec->utf8_lo = snap->utf8_lo;

@@ -172,6 +172,20 @@ static const struct {
     {"s = f'\\\\{x}'\n", true},
     {"s = f'\\N{EM DASH}{x}'\n", true},
     {"s = f'\\Nx{x}'\n", false},
+    /* f-strings whose prefixes look unfinished in other ways: each byte of
+     * a valid one must stay viable */
+    {"s = f'{a if b != c else d}'\n", true},
+    {"s = f'{x==y}{x!=y}{x<=y}{x>=y}'\n", true},
+    {"s = f'{x=}{x = !r:>4}'\n", true},
+    {"s = f'{x!r}{x!s}{x!a}'\n", true},
+    {"s = f'{x:{w}.{p}}'\n", true},
+    {"s = f'{\"a\" \"b\"}{d[\"k\"]}'\n", true},
+    {"s = f'''{x\n  + y}\n{{}}'''\n", true},
+    {"s = rf'\\\\d{x}\\\\'\n", true},
+    {"s = f'{x[1:2]}{(lambda: 1)()}'\n", true},
+    {"s = f\"{'''a'''}\"\n", true},
+    {"s = f'{x[}'\n", false},
+    {"s = f'{x!r)}'\n", false},
 };
 
 static ep_grammar *python_grammar(void)
@@ -213,6 +227,15 @@ Test(parser, python_rejects_early)
         {"0or", 2},             /* CPython commits to an octal literal */
         {"x = 'abc\n", 8},      /* single-quoted strings end on their line */
         {"f(**k, *a)", 8},      /* "*" could still grow into "**" */
+        /* f-string fields are checked as far as they go */
+        {"s = f'{x[}'", 9},      /* the "}" while "[" is open */
+        {"s = f'{x!z}'", 9},     /* no conversion "z" */
+        {"s = f'{a + }'", 11},   /* an unfinished expression */
+        {"s = f'{x!r)}'", 10},   /* only ":" or "}" after a conversion */
+        {"s = f'{}'", 7},        /* an empty expression */
+        {"s = f'{x}}'", 10},     /* a single "}" (the quote after it decides) */
+        {"s = f'''{x\n  +}'''", 14},
+        {"s = f'{x:{y:{z}}}'", 12},  /* fields nested too deeply */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ep_recognizer *rec;
@@ -233,7 +256,7 @@ Test(parser, python_save_restore_matches_a_fresh_parse)
 {
     ep_grammar *grammar = python_grammar();
     static const char source[] =
-        "import os\n\n@dec(1)\ndef f(a, /, b=2, *c, d, **e) -> int:\n    \"\"\"Doc.\"\"\"\n"
+        "import os\nt = f'{a}-{b[1]}\\N{EM DASH}{c:{d}}{e=}' + '\\N{BULLET}'\n\n@dec(1)\ndef f(a, /, b=2, *c, d, **e) -> int:\n    \"\"\"Doc.\"\"\"\n"
         "    if a and (b or\n        c):\n\treturn [x for x in c if x]  # done\n"
         "    s = f'{a!r:>{b}}' 'tail' \\\n        + r'\\d'\n    return 0x1f + 1_000j\n\n"
         "class K(object):\n    x: int = 1\n";
@@ -284,6 +307,33 @@ Test(parser, python_save_restore_matches_a_fresh_parse)
             cr_assert_eq(ep_fed_bytes(rec), len);
             ep_recognizer_free(fresh);
         }
+        ep_recognizer_free(rec);
+    }
+    ep_grammar_free(grammar);
+}
+
+/* A str literal is checked as it grows, resuming where the last check left
+ * off; a restore into the literal must not leave that place behind. */
+Test(parser, python_string_checks_follow_restores)
+{
+    ep_grammar *grammar = python_grammar();
+    static const struct { const char *first, *then; bool viable; } cases[] = {
+        {"{x}{y}b", "{x[}bcdefghijklmnop", false},
+        {"{x}{y}b", "{x[1]}bcdefghijklmnop", true},
+        {"\\N{EM DASH}xyz", "\\N{EM DAXH}bcdefghijklmnop", false},
+        {"\\N{EM DASH}xyz", "\\N{BULLET}bcdefghijklmnop", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
+        cr_assert_eq(ep_feed(rec, "s = f'a", 7), 1);
+        ep_savepoint point = ep_save(rec);
+        for (const char *c = cases[i].first; *c; c++)
+            cr_assert_eq(ep_feed(rec, c, 1), 1, "case %zu: %s", i, cases[i].first);
+        ep_restore(rec, point);
+        /* in one piece: the check runs once, past where the last one ended */
+        bool viable = ep_feed(rec, cases[i].then, strlen(cases[i].then)) == 1;
+        cr_expect_eq(viable, cases[i].viable, "case %zu: s = f'a%s", i, cases[i].then);
         ep_recognizer_free(rec);
     }
     ep_grammar_free(grammar);

@@ -1,0 +1,34 @@
+/*
+ * ep_escapes.h - (internal to parser/) checking the "\N{name}" escapes of
+ * str literals against the names CPython knows.
+ */
+#ifndef EP_ESCAPES_H
+#define EP_ESCAPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whether CPython's "\N{...}" escape accepts `name` (the text between the
+ * braces).  The table is generated at build time from Python's Unicode
+ * database (scripts/unicode_names.py); names are compared by 64-bit hashes,
+ * so a misspelt name passes only if its hash collides with a real one's. */
+bool ep_unicode_name_known(const char *name, size_t len);
+
+/* Whether the "\N{...}" escapes of a string token are known names.  `token`
+ * is the token's text from its prefix on; when `finished` is false the token
+ * is still growing, and a "\N{" without its "}" yet is not judged.  Raw
+ * strings and bytes have no such escapes: true.  *resume (an offset in the
+ * token, 0 at first) is where an earlier call on a shorter prefix of the
+ * same token left off; it is moved on, so a growing token is read once. */
+bool ep_escapes_valid(const char *token, size_t len, bool finished, size_t *resume);
+
+/* The generated table (unicode_names.c). */
+extern const uint64_t ep_names_folded[];
+extern const uint32_t ep_names_folded_count;
+extern const uint64_t ep_names_exact[];
+extern const uint32_t ep_names_exact_count;
+extern const uint32_t ep_cjk_ranges[][2];
+extern const uint32_t ep_cjk_range_count;
+
+#endif
