@@ -353,6 +353,7 @@ static const struct {
     {"def f():\n    ", "return 1", "\n", true},
     {"def f():\n", "    return 1\n", "def g():\n    pass\n", true},
     {"def f():\n", "    return 1\n", "    pass\n", true},
+    /* the paper's Fig. 9: the same right context after different middles */
     {"if foo:\n  if bar:\n", "    pass\n", "  pass\n", true},
     {"if foo:\n  if bar:\n", "    pass\n  pass\n", "", true},
     {"if foo:\n", "  if bar:\n    pass\n", "pass\n", true},
@@ -378,6 +379,13 @@ static const struct {
     {"x = 1 ", "#", "\"#'##\"##\n", true},
     {"if foo:\n  if bar:\n", "    pass\n", "   pass\n", false},
     {"if foo:\n", "  try:\n    pass\n", " except e:\n    pass\n", false},
+    /* the paper's Fig. 10, where its right-context lexing accepts invalid
+     * programs: an INDENT that is not taken, and an "except" lined up with
+     * the "if" of the middle instead of the "try" */
+    {"if foo:\n  if foo:", "", "\n  pass\n", false},
+    {"if foo:\n  if foo:", " x", "\n  pass\n", true},
+    {"if foo:\n  try:\n", "    if baz:\n      pass\n", "    except e:\n      pass\n", false},
+    {"if foo:\n  try:\n", "    if baz:\n      pass\n", "  except e:\n    pass\n", true},
     {"if foo:\n", "  if bar:\n", "pass\n", false},
     {"x = (", "1", "\n", false},
     {"x = 1 \\\n", "", "", false},
