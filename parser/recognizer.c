@@ -16,7 +16,7 @@
  */
 #include "ep_crossing.h"
 #include "ep_earley.h"
-#include "ep_escapes.h"
+#include "ep_unicode.h"
 #include "ep_fstring.h"
 #include "ep_quotient.h"
 
@@ -884,6 +884,8 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     const ep_grammar *expressions = g->original ? g->original : g;
     const char *token = rec->text.items + run->tok_start;
     size_t from = 0;
+    if (python && !ep_name_valid(token, end - run->tok_start))
+        return false; /* a character CPython does not allow in a name */
     if (lex->fstring && (!ep_escapes_valid(token, end - run->tok_start, true, &from) ||
                          !ep_fstring_valid(expressions, token, end - run->tok_start)))
         return false;
@@ -992,11 +994,12 @@ static bool ep__shorter_token_viable(ep_recognizer *rec, const ep_run *run, uint
     return viable;
 }
 
-/* Whether the token in progress, if it is a str literal, can still become a
- * valid one: its "\N{...}" names are looked up and an f-string's fields are
- * checked as far as they go, so a broken escape or field is refused where
- * it breaks, not at the closing quote. */
-static bool ep__string_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
+/* Whether the token in progress can still become a valid one as far as
+ * CPython's checks beyond the lexer's patterns go: a name's characters, a
+ * str literal's "\N{...}" names and an f-string's fields, each checked as
+ * far as it has been typed, so that a broken one is refused where it breaks,
+ * not when the token ends. */
+static bool ep__token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
 {
     const ep_grammar *g = rec->grammar;
     const ep_grammar *expressions = g->original ? g->original : g;
@@ -1004,6 +1007,8 @@ static bool ep__string_so_far(ep_recognizer *rec, const ep_run *run, uint32_t en
     uint32_t len = end - run->tok_start, prefix = 0;
     if (rec->capture || g->layout != EP_LAYOUT_PYTHON)
         return true;
+    if (!ep_name_valid(token, len))
+        return false;
     while (prefix < len && prefix < 2 && token[prefix] && strchr("fFrRuU", token[prefix]))
         prefix++;
     if (prefix >= len || (token[prefix] != '\'' && token[prefix] != '"'))
@@ -1030,7 +1035,7 @@ static bool ep__run_viable(ep_recognizer *rec, const ep_run *run, uint32_t end)
         return false;
     if (run->dfa == EP_DFA_START)
         return true;
-    return (ep__can_grow(rec, run) && ep__string_so_far(rec, run, end)) || ep__shorter_token_viable(rec, run, end);
+    return (ep__can_grow(rec, run) && ep__token_so_far(rec, run, end)) || ep__shorter_token_viable(rec, run, end);
 }
 
 /* Ends the text on a copy of the run: flushes the token in progress, then

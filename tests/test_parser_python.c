@@ -181,6 +181,9 @@ static const struct {
     {"s = f'{x:{w}.{p}}'\n", true},
     {"s = f'{\"a\" \"b\"}{d[\"k\"]}'\n", true},
     {"s = f'''{x\n  + y}\n{{}}'''\n", true},
+    {"x\xc2\xb7y = \xc3\xa9 + \xf0\x9d\x94\x98\n", true},
+    {"x\xc3\x97 = 1\n", false},
+    {"s = '\xc3\x97' # \xc3\x97\n", true},
     {"s = rf'\\\\d{x}\\\\'\n", true},
     {"s = f'{x[1:2]}{(lambda: 1)()}'\n", true},
     {"s = f\"{'''a'''}\"\n", true},
@@ -236,6 +239,10 @@ Test(parser, python_rejects_early)
         {"s = f'{x}}'", 10},     /* a single "}" (the quote after it decides) */
         {"s = f'''{x\n  +}'''", 14},
         {"s = f'{x:{y:{z}}}'", 12},  /* fields nested too deeply */
+        /* names hold XID characters only, checked as each one is complete */
+        {"x\xc3\x97 = 1", 2},     /* U+00D7 MULTIPLICATION SIGN */
+        {"\xc2\xb7x = 1", 1},     /* U+00B7 MIDDLE DOT: XID_Continue, not XID_Start */
+        {"s = '\\N{EM DAXH}'", 15}, /* an unknown character name, at its brace */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ep_recognizer *rec;

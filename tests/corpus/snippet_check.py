@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stdlib_check import cpython_accepts  # noqa: E402
 
-# "\N{...}" names have a test of their own (escape_check.py).
+# "\N{...}" names and non-ASCII names have a test of their own (unicode_check.py).
 ATOMS = ["x", "y1", "_", "match", "case", "None", "True", "0", "1_000", "0x1f", "0o7", "0b1", "1.5e-3",
          "1j", ".5", "07", "0_0", "1e", "'a'", '"b"', "'''t\nq'''", 'r"\\d"', "b'\\x41'", "f'{x!r:>{y1}}'",
          "f'{x=}'", "rb'\\q'", "f'{}'", "...", "(x)", "[x, y1]", "{x: y1}", "{x}",

@@ -1,10 +1,12 @@
 /*
- * escapes.c - "\N{name}" escapes in str literals.  The lexer's pattern only
- * knows a name's shape; CPython looks the name up in its Unicode database
- * when it decodes the literal and refuses the program if it is unknown.
- * seam does the same lookup against a table generated from that database.
+ * unicode.c - the checks of Python's lexer that need the Unicode database.
+ * The lexer's patterns take any non-ASCII byte as part of a name and any
+ * "\N{...}" of the right shape as an escape; CPython then checks the name's
+ * characters (XID_Start, XID_Continue) and looks the escape's name up, and
+ * refuses the program if either fails.  seam does the same against tables
+ * generated at build time from Python's own database.
  */
-#include "ep_escapes.h"
+#include "ep_unicode.h"
 
 #include <string.h>
 
@@ -108,5 +110,57 @@ bool ep_escapes_valid(const char *token, size_t len, bool finished, size_t *resu
     }
     if (at <= len)
         *resume = at;
+    return true;
+}
+
+static bool ep__in_ranges(const uint32_t (*ranges)[2], uint32_t count, uint32_t cp)
+{
+    uint32_t lo = 0, hi = count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ranges[mid][1] < cp)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < count && ranges[lo][0] <= cp;
+}
+
+static bool ep__ascii_name_byte(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool ep_name_valid(const char *token, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)token;
+    bool wide = false;
+    if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
+        return true;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] >= 0x80)
+            wide = true;
+        else if (!ep__ascii_name_byte(s[i]))
+            return true; /* not a name */
+    }
+    if (!wide)
+        return true;
+    size_t at = 0;
+    while (at < len) {
+        uint32_t cp = s[at];
+        size_t width = cp < 0x80 ? 1 : cp < 0xE0 ? 2 : cp < 0xF0 ? 3 : 4;
+        if (at + width > len)
+            return true; /* cut: the rest comes later */
+        if (width > 1) {
+            cp &= width == 2 ? 0x1F : width == 3 ? 0x0F : 0x07;
+            for (size_t k = 1; k < width; k++)
+                cp = (cp << 6) | (s[at + k] & 0x3F);
+            const uint32_t (*ranges)[2] = at == 0 ? ep_xid_start : ep_xid_continue;
+            uint32_t count = at == 0 ? ep_xid_start_count : ep_xid_continue_count;
+            if (!ep__in_ranges(ranges, count, cp))
+                return false;
+        }
+        at += width;
+    }
     return true;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Differential test of "\\N{...}" escapes: seam against CPython.
+"""Differential test of what Python's lexer checks in the Unicode database:
+"\\N{...}" escapes and the characters of names, seam against CPython.
 
 Names are drawn from Python's Unicode database (stored names, Hangul
 syllables, CJK ideographs, formal aliases from Debian's unicode-data), then
@@ -10,7 +11,12 @@ the literal.  `seam check` must say complete exactly when ast.parse
 accepts; a text CPython accepts must be accepted whole, and one it rejects
 because of a name must be refused by the name's closing brace at the latest.
 
-usage: escape_check.py --seam BUILD/seam [--count N] [--seed S]
+Names get a code point drawn from every plane (letters, marks, digits,
+symbols, punctuation, format characters) at their start, inside or at their
+end, as a variable, a function, an attribute, a keyword argument or in an
+f-string field; an invalid character must be refused where it is fed.
+
+usage: unicode_check.py --seam BUILD/seam [--count N] [--seed S]
 Closing line: "corpus: N passed, N failed"; exit 1 on any disagreement.
 """
 import argparse
@@ -67,6 +73,23 @@ def literal(rng: random.Random, name: str) -> str:
     ])
 
 
+def name_case(rng: random.Random) -> tuple[str, int]:
+    """A text with a name holding one non-ASCII character, and the byte
+    offset just past that character (CPython refuses the text there if the
+    character is not allowed)."""
+    while True:
+        cp = rng.choice([rng.randrange(0x80, 0x800), rng.randrange(0x800, 0x10000), rng.randrange(0x10000, 0x30000),
+                         rng.randrange(0xE0000, 0xE0200)])
+        if not 0xD800 <= cp <= 0xDFFF and unicodedata.category(chr(cp)) != "Cn":
+            break
+    c = chr(cp)
+    name = rng.choice([c + "ab", "a" + c + "b", "ab" + c, c])
+    before, after = rng.choice([("", " = 1\n"), ("def ", "(): pass\n"), ("x.", "\n"), ("f(", "=1)\n"),
+                                ("s = f'{", "}'\n"), ("import ", "\n")])
+    text = before + name + after
+    return text, len((before + name[:name.index(c) + 1]).encode())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seam", required=True)
@@ -80,15 +103,18 @@ def main() -> int:
         name = spelling(rng, rng.choice(pool))
         if not all(c.isascii() and c.isprintable() for c in name):
             continue
-        text = "x = " + literal(rng, name) + "\n"
+        if i % 2:
+            text, brace = name_case(rng)
+        else:
+            text = "x = " + literal(rng, name) + "\n"
+            brace = text.rfind("}") + 1
         valid = cpython_accepts(text)
-        brace = text.rfind("}") + 1
         if rng.random() < 0.5:
             # a fill-in-the-middle case cut inside the literal
-            cut = rng.randrange(4, len(text) - 1)
+            cut = rng.randrange(0, len(text) - 1)
             end = rng.randrange(cut, len(text))
             case = {"id": i, "left": text[:cut], "middle": text[cut:end], "right": text[end:]}
-            brace -= cut
+            brace -= len(text[:cut].encode())
         else:
             case = {"id": i, "left": "", "middle": text}
         case["valid"] = valid
@@ -111,7 +137,7 @@ def main() -> int:
                       f"{'accepts' if row.get('complete') else 'rejects'} at byte {row.get('accepted')}): "
                       f"{case.get('left', '')!r} + {case['middle']!r} + {case.get('right', '')!r}")
     valid = sum(1 for c in cases if c["valid"])
-    print(f"escapes: {len(cases)} ({valid} valid for CPython); disagreements: {failed}")
+    print(f"escapes and names: {len(cases)} ({valid} valid for CPython); disagreements: {failed}")
     print(f"corpus: {len(cases) - failed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -1,9 +1,10 @@
 /*
- * ep_escapes.h - (internal to parser/) checking the "\N{name}" escapes of
- * str literals against the names CPython knows.
+ * ep_unicode.h - (internal to parser/) what Python's lexer asks of the
+ * Unicode database: which characters a name may hold and which names a
+ * "\N{...}" escape accepts.
  */
-#ifndef EP_ESCAPES_H
-#define EP_ESCAPES_H
+#ifndef EP_UNICODE_H
+#define EP_UNICODE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,7 +12,7 @@
 
 /* Whether CPython's "\N{...}" escape accepts `name` (the text between the
  * braces).  The table is generated at build time from Python's Unicode
- * database (scripts/unicode_names.py); names are compared by 64-bit hashes,
+ * database (scripts/unicode_tables.py); names are compared by 64-bit hashes,
  * so a misspelt name passes only if its hash collides with a real one's. */
 bool ep_unicode_name_known(const char *name, size_t len);
 
@@ -23,12 +24,23 @@ bool ep_unicode_name_known(const char *name, size_t len);
  * same token left off; it is moved on, so a growing token is read once. */
 bool ep_escapes_valid(const char *token, size_t len, bool finished, size_t *resume);
 
-/* The generated table (unicode_names.c). */
+/* Whether a token's text, if it is a name, holds only characters CPython
+ * allows in one: the first XID_Start (or "_"), the others XID_Continue.
+ * Text that is not name-shaped (a string with its prefix, a number, an
+ * operator) is not judged: true.  A UTF-8 sequence cut at the end of the
+ * text (a token still growing) is not judged either. */
+bool ep_name_valid(const char *token, size_t len);
+
+/* The generated tables (unicode_tables.c). */
 extern const uint64_t ep_names_folded[];
 extern const uint32_t ep_names_folded_count;
 extern const uint64_t ep_names_exact[];
 extern const uint32_t ep_names_exact_count;
 extern const uint32_t ep_cjk_ranges[][2];
 extern const uint32_t ep_cjk_range_count;
+extern const uint32_t ep_xid_start[][2];
+extern const uint32_t ep_xid_start_count;
+extern const uint32_t ep_xid_continue[][2];
+extern const uint32_t ep_xid_continue_count;
 
 #endif
