@@ -40,6 +40,7 @@ typedef struct ep_lexdef {
     uint8_t kind;
     uint32_t line;
     bool fstring;
+    char *also;       /* %also: a declared terminal it may be scanned as too */
 } ep_lexdef;
 
 typedef struct ep_ruledef {
@@ -310,7 +311,7 @@ static uint32_t ep__literal_lexeme(ep_builder *b, char *text, uint32_t len)
         sm_free(text);
         return (uint32_t)found;
     }
-    ep_lexdef def = {name, text, len, true, 1, EP_LEX_TOKEN, b->line, false};
+    ep_lexdef def = {name, text, len, true, 1, EP_LEX_TOKEN, b->line, false, NULL};
     sm_array_push(&b->lexdefs, def);
     return b->lexdefs.size - 1;
 }
@@ -620,6 +621,12 @@ static void ep__parse_options(ep_builder *b, ep_lexdef *def)
         else if (strcmp(word, "continuation") == 0) def->kind = EP_LEX_CONTINUATION;
         else if (strcmp(word, "error") == 0) def->kind = EP_LEX_ERROR;
         else if (strcmp(word, "fstring") == 0) def->fstring = true;
+        else if (strcmp(word, "also") == 0) {
+            sm_free(def->also);
+            def->also = ep__read_name(b);
+            if (!def->also)
+                ep__fail(b, "%%also needs a terminal name");
+        }
         else if (strcmp(word, "priority") == 0) {
             ep__skip_space(b);
             char *end;
@@ -643,7 +650,7 @@ static void ep__parse_lexeme(ep_builder *b, char *name)
         return;
     }
     ep__skip_space(b);
-    ep_lexdef def = {name, NULL, 0, false, 0, EP_LEX_TOKEN, b->line, false};
+    ep_lexdef def = {name, NULL, 0, false, 0, EP_LEX_TOKEN, b->line, false, NULL};
     if (b->at < b->len && b->src[b->at] == '/') {
         def.pattern = ep__read_regex(b, &def.pattern_len);
     } else if (b->at < b->len && b->src[b->at] == '"') {
@@ -712,7 +719,7 @@ static void ep__parse_directive(ep_builder *b)
                 sm_free(name);
                 break;
             }
-            ep_lexdef def = {name, NULL, 0, false, 0, EP_LEX_TOKEN, b->line, false};
+            ep_lexdef def = {name, NULL, 0, false, 0, EP_LEX_TOKEN, b->line, false, NULL};
             sm_array_push(&b->lexdefs, def);
         }
     } else if (strcmp(word, "soft") == 0) {
@@ -1058,6 +1065,21 @@ static int ep__build_lexemes(ep_builder *b, ep_grammar *g)
         }
         name_terminal = (uint32_t)found;
     }
+    for (uint32_t t = 0; t < b->lexdefs.size; t++) {
+        const ep_lexdef *def = &b->lexdefs.items[t];
+        if (!def->also)
+            continue;
+        int64_t also = ep__find_lexdef(b, def->also);
+        bool soft = false;
+        for (uint32_t s = 0; s < b->soft_literals.size; s++)
+            soft |= strcmp(b->soft_literals.items[s], def->name) == 0;
+        if (also < 0 || b->lexdefs.items[also].pattern || soft || def->kind != EP_LEX_TOKEN) {
+            ep__fail(b, "%%also of %s: %s must be a %%declare'd terminal, on a token that is not %%soft",
+                     def->name, def->also);
+            sm_free(specs);
+            return SM_EINVAL;
+        }
+    }
     uint32_t lex = 0;
     for (uint32_t t = 0; t < b->lexdefs.size; t++) {
         const ep_lexdef *def = &b->lexdefs.items[t];
@@ -1072,6 +1094,8 @@ static int ep__build_lexemes(ep_builder *b, ep_grammar *g)
         for (uint32_t s = 0; s < b->soft_literals.size; s++)
             if (strcmp(b->soft_literals.items[s], def->name) == 0)
                 lexeme->terminals[1] = name_terminal;
+        if (def->also)
+            lexeme->terminals[1] = (uint32_t)ep__find_lexdef(b, def->also); /* checked above */
         if (def->literal && def->pattern_len == 1) {
             char c = def->pattern[0];
             lexeme->bracket = (c == '(' || c == '[' || c == '{') ? EP_BRACKET_OPEN
@@ -1131,6 +1155,7 @@ static void ep__builder_free(ep_builder *b)
     for (uint32_t i = 0; i < b->lexdefs.size; i++) {
         sm_free(b->lexdefs.items[i].name);
         sm_free(b->lexdefs.items[i].pattern);
+        sm_free(b->lexdefs.items[i].also);
     }
     sm_array_free(&b->lexdefs);
     for (uint32_t i = 0; i < b->nt_names.size; i++)

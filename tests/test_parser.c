@@ -148,6 +148,9 @@ Test(parser, compile_errors_name_the_line)
         "X: /a(/\ns: X\n",              /* bad pattern */
         "X /a/\n",                      /* missing colon */
         "%layout haskell\ns: \"a\"\n",  /* unknown layout */
+        "X: /a/ %also Y\ns: X\n",       /* %also of an unknown terminal */
+        "X: /a/\nY: /b/ %also X\ns: X Y\n", /* %also of a terminal with a pattern */
+        "%declare T\nX: /a/ %also T %ignore\ns: X T\n", /* %also on a token that is never scanned */
         "",                             /* no rules */
         "s: ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((\"a\""
         "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))\n", /* too deep */
@@ -160,6 +163,23 @@ Test(parser, compile_errors_name_the_line)
         cr_assert_null(grammar);
         cr_assert_not_null(strstr(error, "line"), "message '%s' names no line", error);
     }
+}
+
+/* %also: every name is also a BOUND, except the soft keyword "_". */
+Test(parser, also_scans_a_token_as_a_second_terminal)
+{
+    ep_grammar *grammar = compile("%declare BOUND\n"
+                                  "%soft NAME \"_\"\n"
+                                  "NAME: /[a-z_]+/ %also BOUND\n"
+                                  "WS: / +/ %ignore\n"
+                                  "s: NAME \"=\" BOUND | \"_\"\n");
+    cr_expect(accepts(grammar, "a = b"));
+    cr_expect(accepts(grammar, "_ = b"));
+    cr_expect(accepts(grammar, "_"));
+    cr_expect_not(accepts(grammar, "a = _"));
+    cr_expect_eq(viable_prefix(grammar, "a = _"), 5); /* "_" may still grow into "_b" */
+    cr_expect_eq(viable_prefix(grammar, "a = _ "), 5);
+    ep_grammar_free(grammar);
 }
 
 Test(parser, save_and_restore_return_to_the_same_state)

@@ -182,6 +182,13 @@ static const struct {
     {"s = f'{\"a\" \"b\"}{d[\"k\"]}'\n", true},
     {"s = f'''{x\n  + y}\n{{}}'''\n", true},
     {"x\xc2\xb7y = \xc3\xa9 + \xf0\x9d\x94\x98\n", true},
+    /* a pattern may bind any name but "_" */
+    {"match x:\n case y as _: pass\n", false},
+    {"match x:\n case {**_}: pass\n", false},
+    {"match x:\n case (1 as _) | 2: pass\n", false},
+    {"match x:\n case y as case: pass\n", true},
+    {"match x:\n case {'k': v, **match}: pass\n", true},
+    {"match x:\n case [*_, _] | C(_=1) | _: pass\n", true},
     {"x\xc3\x97 = 1\n", false},
     {"s = '\xc3\x97' # \xc3\x97\n", true},
     {"s = rf'\\\\d{x}\\\\'\n", true},
