@@ -13,6 +13,7 @@ void ep_earley_init(ep_earley *e, const ep_grammar *grammar)
     e->seen_capacity = 256;
     e->seen = sm_malloc(e->seen_capacity * sizeof(uint64_t));
     memset(e->seen, 0xff, e->seen_capacity * sizeof(uint64_t));
+    e->seen_slots = sm_malloc(e->seen_capacity / 2 * sizeof(uint32_t));
 }
 
 void ep_earley_free(ep_earley *e)
@@ -22,6 +23,8 @@ void ep_earley_free(ep_earley *e)
     sm_array_free(&e->sets);
     sm_free(e->seen);
     e->seen = NULL;
+    sm_free(e->seen_slots);
+    e->seen_slots = NULL;
     sm_free(e->sort_scratch);
     e->sort_scratch = NULL;
 }
@@ -38,10 +41,16 @@ void ep_earley_reset_to(ep_earley *e, ep_earley_mark mark)
     e->sets.size = mark.sets;
 }
 
+/* Empties the set: slot by slot when few are used (the table keeps the
+ * size of the largest chart ever built, most charts are far smaller). */
 static void ep__seen_clear(ep_earley *e)
 {
-    if (e->seen_count)
+    if (e->seen_count * 8 < e->seen_capacity) {
+        for (uint32_t k = 0; k < e->seen_count; k++)
+            e->seen[e->seen_slots[k]] = UINT64_MAX;
+    } else if (e->seen_count) {
         memset(e->seen, 0xff, e->seen_capacity * sizeof(uint64_t));
+    }
     e->seen_count = 0;
 }
 
@@ -63,6 +72,8 @@ static void ep__seen_grow(ep_earley *e)
     e->seen_capacity *= 2;
     e->seen = sm_malloc(e->seen_capacity * sizeof(uint64_t));
     memset(e->seen, 0xff, e->seen_capacity * sizeof(uint64_t));
+    sm_free(e->seen_slots);
+    e->seen_slots = sm_malloc(e->seen_capacity / 2 * sizeof(uint32_t));
     e->seen_count = 0;
     for (uint32_t i = 0; i < old_capacity; i++)
         if (old[i] != UINT64_MAX)
@@ -80,7 +91,7 @@ static bool ep__seen_insert(ep_earley *e, uint64_t key)
             return false;
         if (e->seen[i] == UINT64_MAX) {
             e->seen[i] = key;
-            e->seen_count++;
+            e->seen_slots[e->seen_count++] = i;
             return true;
         }
     }
@@ -144,11 +155,9 @@ static void ep__advance_over(ep_earley *e, uint32_t from, uint32_t symbol)
         ep__add(e, item.position + 1, item.origin);
     }
     const uint64_t *predicted = e->sets.items + e->charts.items[from].predicted;
-    for (uint32_t k = g->initial_by_symbol_start[symbol]; k < g->initial_by_symbol_start[symbol + 1]; k++) {
-        uint32_t position = g->initial_by_symbol[k];
-        if (ep_set_has(predicted, ep__lhs(g, position) - g->terminal_count))
-            ep__add(e, position + 1, from);
-    }
+    for (uint32_t k = g->initial_by_symbol_start[symbol]; k < g->initial_by_symbol_start[symbol + 1]; k++)
+        if (ep_set_has(predicted, g->initial_by_symbol_lhs[k]))
+            ep__add(e, g->initial_by_symbol[k] + 1, from);
 }
 
 /* Computes a finished chart's predicted nonterminals, scannable terminals

@@ -42,6 +42,7 @@ typedef struct ep_earley {
     uint64_t *seen;
     uint32_t seen_capacity;      /* a power of two */
     uint32_t seen_count;
+    uint32_t *seen_slots;        /* [seen_capacity / 2]: the slots in use, to clear them alone */
     /* scratch for sorting a chart's items */
     uint64_t *sort_scratch;
     uint32_t sort_capacity;

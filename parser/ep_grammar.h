@@ -72,6 +72,7 @@ struct ep_grammar {
      * in any chart that predicts the rule's left-hand side. */
     uint32_t *initial_by_symbol_start;   /* [symbol_count + 1] */
     uint32_t *initial_by_symbol;         /* positions */
+    uint32_t *initial_by_symbol_lhs;     /* their rules' left-hand sides, as nonterminal indices */
 
     uint8_t layout;               /* EP_LAYOUT_* */
     /* A derived grammar (reversed, or a quotient) borrows the lexer tables

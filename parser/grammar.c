@@ -983,6 +983,7 @@ void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known)
                     else
                         ep_set_add(g->predict_closure + (size_t)lhs_nt * g->nt_words, sym - g->terminal_count);
                 } else {
+                    g->initial_by_symbol_lhs[counts[sym]] = lhs_nt;
                     g->initial_by_symbol[counts[sym]++] = p;
                 }
                 if (!g->nullable[sym])
@@ -995,6 +996,7 @@ void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known)
             g->initial_by_symbol_start = sm_malloc((g->symbol_count + 1) * sizeof(uint32_t));
             memcpy(g->initial_by_symbol_start, counts, (g->symbol_count + 1) * sizeof(uint32_t));
             g->initial_by_symbol = sm_malloc((counts[g->symbol_count] + 1) * sizeof(uint32_t));
+            g->initial_by_symbol_lhs = sm_malloc((counts[g->symbol_count] + 1) * sizeof(uint32_t));
         }
     }
     sm_free(counts);
@@ -1254,6 +1256,7 @@ void ep_grammar_free(ep_grammar *g)
     sm_free(g->initial_terminals);
     sm_free(g->initial_by_symbol_start);
     sm_free(g->initial_by_symbol);
+    sm_free(g->initial_by_symbol_lhs);
     sm_free(g);
 }
 

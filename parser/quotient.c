@@ -181,7 +181,7 @@ static void ep__quotient_link(ep_extract *x, uint32_t symbol, uint32_t chart_id)
     const uint64_t *predicted = x->earley->sets.items + chart->predicted;
     for (uint32_t k = g->initial_by_symbol_start[symbol]; k < g->initial_by_symbol_start[symbol + 1]; k++) {
         uint32_t position = g->initial_by_symbol[k];
-        uint32_t lhs = g->rule_lhs[g->position_rule[position]];
+        uint32_t lhs = g->initial_by_symbol_lhs[k] + g->terminal_count;
         if (ep_set_has(predicted, lhs - g->terminal_count))
             ep__quotient_rule(x, ep__quotient_symbol(x, lhs, chart_id), position + 1, self);
     }
