@@ -10,6 +10,7 @@ void ep_earley_init(ep_earley *e, const ep_grammar *grammar)
 {
     memset(e, 0, sizeof *e);
     e->grammar = grammar;
+    e->chart_sets = true;
     e->seen_capacity = 256;
     e->seen = sm_malloc(e->seen_capacity * sizeof(uint64_t));
     memset(e->seen, 0xff, e->seen_capacity * sizeof(uint64_t));
@@ -166,14 +167,15 @@ static void ep__finish_chart(ep_earley *e, uint32_t id)
 {
     const ep_grammar *g = e->grammar;
     uint32_t predicted = e->sets.size;
-    sm_array_grow_by(&e->sets, g->nt_words + g->term_words + g->lex_words);
+    uint32_t words = g->nt_words + (e->chart_sets ? g->term_words + g->lex_words : 0);
+    sm_array_grow_by(&e->sets, words);
     uint64_t *sets = e->sets.items + predicted;
-    memset(sets, 0, (g->nt_words + g->term_words + g->lex_words) * sizeof(uint64_t));
+    memset(sets, 0, words * sizeof(uint64_t));
     uint64_t *nts = sets, *terms = sets + g->nt_words, *lexemes = terms + g->term_words;
     ep_chart *chart = &e->charts.items[id];
     chart->predicted = predicted;
-    chart->terminals = predicted + g->nt_words;
-    chart->allowed = chart->terminals + g->term_words;
+    chart->terminals = e->chart_sets ? predicted + g->nt_words : EP_NONE;
+    chart->allowed = e->chart_sets ? chart->terminals + g->term_words : EP_NONE;
     if (id == 0) {
         const uint64_t *closure = g->predict_closure + (size_t)(g->start_symbol - g->terminal_count) * g->nt_words;
         memcpy(nts, closure, g->nt_words * sizeof(uint64_t));
@@ -186,13 +188,16 @@ static void ep__finish_chart(ep_earley *e, uint32_t id)
             continue;
         last = next;
         if (ep_is_terminal(g, next)) {
-            ep_set_add(terms, next);
+            if (e->chart_sets)
+                ep_set_add(terms, next);
             continue;
         }
         const uint64_t *closure = g->predict_closure + (size_t)(next - g->terminal_count) * g->nt_words;
         for (uint32_t w = 0; w < g->nt_words; w++)
             nts[w] |= closure[w];
     }
+    if (!e->chart_sets)
+        return;
     for (uint32_t w = 0; w < g->nt_words; w++) {
         for (uint64_t bits = nts[w]; bits; bits &= bits - 1) {
             uint32_t nt = w * 64 + (uint32_t)__builtin_ctzll(bits);
@@ -211,9 +216,8 @@ static void ep__finish_chart(ep_earley *e, uint32_t id)
     }
 }
 
-/* Sorts items[start..end) by the symbol after the dot, stably: an
- * insertion sort on (symbol, item) pairs, the symbols looked up once
- * (charts are small and mostly built in order). */
+/* Sorts items[start..end) by the symbol after the dot, stably, on
+ * (symbol, item) pairs, the symbols looked up once. */
 static void ep__sort_by_next_symbol(ep_earley *e, uint32_t start, uint32_t end)
 {
     const ep_grammar *g = e->grammar;
@@ -237,14 +241,21 @@ static void ep__sort_by_next_symbol(ep_earley *e, uint32_t start, uint32_t end)
     }
     if (sorted)
         return;
-    for (uint32_t i = 1; i < n; i++) {
-        uint64_t key = keys[i];
-        uint32_t j = i;
-        while (j > 0 && keys[j - 1] > key) {
-            keys[j] = keys[j - 1];
-            j--;
+    /* Shell sort (Ciura's gaps): the keys are distinct, so the order is the
+     * stable one; charts in a reverse parse hold a few hundred items in
+     * no particular order, where an insertion sort alone is quadratic */
+    static const uint32_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+    for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++) {
+        uint32_t gap = gaps[k];
+        for (uint32_t i = gap; i < n; i++) {
+            uint64_t key = keys[i];
+            uint32_t j = i;
+            while (j >= gap && keys[j - gap] > key) {
+                keys[j] = keys[j - gap];
+                j -= gap;
+            }
+            keys[j] = key;
         }
-        keys[j] = key;
     }
     for (uint32_t i = 0; i < n; i++)
         sorted_items[i] = items[(uint32_t)keys[i]];
@@ -268,7 +279,7 @@ uint32_t ep_earley_scan_edges(ep_earley *e, const ep_edge *edges, uint32_t count
     ep__seen_clear(e);
     for (uint32_t k = 0; k < count; k++)
         for (uint32_t t = 0; t < edges[k].count; t++)
-            if (ep_earley_can_scan(e, edges[k].from, edges[k].terminals[t]))
+            if (!e->chart_sets || ep_earley_can_scan(e, edges[k].from, edges[k].terminals[t]))
                 ep__advance_over(e, edges[k].from, edges[k].terminals[t]);
     if (e->items.size == items_start)
         return EP_NONE;

@@ -39,6 +39,10 @@ typedef struct ep_earley {
     SM_ARRAY(ep_item) items;
     SM_ARRAY(uint64_t) sets;
     /* scratch: open-addressing set of the items of the chart being built */
+    /* Whether charts get their scannable terminals and allowed lexemes
+     * (ep_earley_can_scan, ep_earley_allowed); a parse that only extracts
+     * items, such as the reverse parse of a right context, turns it off. */
+    bool chart_sets;
     uint64_t *seen;
     uint32_t seen_capacity;      /* a power of two */
     uint32_t seen_count;

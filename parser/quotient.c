@@ -275,6 +275,7 @@ int ep_quotient_build_multi(const ep_grammar *base, uint32_t nodes, const ep_tok
     const ep_grammar *reversed = base->reversed ? base->reversed : built;
     ep_earley earley;
     ep_earley_init(&earley, reversed);
+    earley.chart_sets = false; /* only items are read off the reverse charts */
     uint32_t *chart_of = sm_malloc(nodes * sizeof(uint32_t));
     ep__reverse_parse(&earley, nodes, edges, edge_count, chart_of);
 
