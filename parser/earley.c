@@ -216,34 +216,9 @@ static void ep__finish_chart(ep_earley *e, uint32_t id)
     }
 }
 
-/* Sorts items[start..end) by the symbol after the dot, stably, on
- * (symbol, item) pairs, the symbols looked up once. */
-static void ep__sort_by_next_symbol(ep_earley *e, uint32_t start, uint32_t end)
+/* Shell sort (Ciura's gaps) of distinct keys. */
+static void ep__shell_sort(uint64_t *keys, uint32_t n)
 {
-    const ep_grammar *g = e->grammar;
-    uint32_t n = end - start;
-    if (n < 2)
-        return;
-    if (n > e->sort_capacity) {
-        sm_free(e->sort_scratch);
-        e->sort_capacity = n * 2;
-        /* keys, then as many items */
-        e->sort_scratch = sm_malloc(e->sort_capacity * (sizeof(uint64_t) + sizeof(ep_item)));
-    }
-    /* key: next symbol (EP_END sorts last) above the item's index */
-    uint64_t *keys = e->sort_scratch;
-    ep_item *sorted_items = (ep_item *)(keys + e->sort_capacity);
-    ep_item *items = e->items.items + start;
-    bool sorted = true;
-    for (uint32_t i = 0; i < n; i++) {
-        keys[i] = ((uint64_t)g->body[items[i].position] << 32) | i;
-        sorted = sorted && (i == 0 || keys[i] > keys[i - 1]);
-    }
-    if (sorted)
-        return;
-    /* Shell sort (Ciura's gaps): the keys are distinct, so the order is the
-     * stable one; charts in a reverse parse hold a few hundred items in
-     * no particular order, where an insertion sort alone is quadratic */
     static const uint32_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
     for (size_t k = 0; k < sizeof gaps / sizeof *gaps; k++) {
         uint32_t gap = gaps[k];
@@ -257,8 +232,68 @@ static void ep__sort_by_next_symbol(ep_earley *e, uint32_t start, uint32_t end)
             keys[j] = key;
         }
     }
+}
+
+/* Sorts items[start..end) by the symbol after the dot, stably (EP_END
+ * last).  A chart holds many items per symbol (32 to 255 items, in no
+ * particular order, are common in a reverse parse), so the items are
+ * grouped: each distinct symbol is counted in a small hash table, the
+ * distinct symbols are sorted, and the items are placed by the counts. */
+static void ep__sort_by_next_symbol(ep_earley *e, uint32_t start, uint32_t end)
+{
+    const ep_grammar *g = e->grammar;
+    uint32_t n = end - start;
+    if (n < 2)
+        return;
+    uint32_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    /* scratch: symbols and slots per item, the table's keys and counts, the
+     * distinct symbols (symbol << 32 | slot), the items in order */
+    size_t bytes = (size_t)n * (2 * sizeof(uint32_t) + sizeof(uint64_t) + sizeof(ep_item)) +
+                   (size_t)cap * (sizeof(uint64_t) + sizeof(uint32_t));
+    if (bytes > e->sort_capacity) {
+        sm_free(e->sort_scratch);
+        e->sort_capacity = (uint32_t)(bytes * 2);
+        e->sort_scratch = sm_malloc(e->sort_capacity);
+    }
+    uint64_t *table = e->sort_scratch;                 /* [cap] symbols, UINT64_MAX: empty */
+    uint64_t *distinct = table + cap;                  /* [n] */
+    ep_item *sorted_items = (ep_item *)(distinct + n); /* [n] */
+    uint32_t *count = (uint32_t *)(sorted_items + n);  /* [cap] */
+    uint32_t *symbol = count + cap;                    /* [n] */
+    uint32_t *slot_of = symbol + n;                    /* [n] */
+    ep_item *items = e->items.items + start;
+    bool sorted = true;
+    for (uint32_t i = 0; i < n; i++) {
+        symbol[i] = g->body[items[i].position];
+        sorted = sorted && (i == 0 || symbol[i] >= symbol[i - 1]);
+    }
+    if (sorted)
+        return;
+    memset(table, 0xff, cap * sizeof *table);
+    uint32_t d = 0, mask = cap - 1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t slot = (symbol[i] * 0x9E3779B1u) & mask;
+        while (table[slot] != UINT64_MAX && table[slot] != symbol[i])
+            slot = (slot + 1) & mask;
+        if (table[slot] == UINT64_MAX) {
+            table[slot] = symbol[i];
+            count[slot] = 0;
+            distinct[d++] = ((uint64_t)symbol[i] << 32) | slot;
+        }
+        count[slot]++;
+        slot_of[i] = slot;
+    }
+    ep__shell_sort(distinct, d);
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < d; k++) {
+        uint32_t slot = (uint32_t)distinct[k], c = count[slot];
+        count[slot] = at;
+        at += c;
+    }
     for (uint32_t i = 0; i < n; i++)
-        sorted_items[i] = items[(uint32_t)keys[i]];
+        sorted_items[count[slot_of[i]]++] = items[i];
     memcpy(items, sorted_items, n * sizeof *items);
 }
 

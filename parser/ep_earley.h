@@ -49,7 +49,7 @@ typedef struct ep_earley {
     uint32_t *seen_slots;        /* [seen_capacity / 2]: the slots in use, to clear them alone */
     /* scratch for sorting a chart's items */
     uint64_t *sort_scratch;
-    uint32_t sort_capacity;
+    uint32_t sort_capacity;      /* bytes */
 } ep_earley;
 
 /* Sizes of the arrays, for save and restore. */
