@@ -4,7 +4,8 @@
  * check for a finished f-string token: literal braces, fields with an
  * optional "=", a "!s", "!r" or "!a" conversion and a format spec (which may
  * hold fields itself, two levels deep at most), and each field's expression
- * parsed by a nested recognizer as "(" expression ")", as CPython does it.
+ * parsed as "(" expression ")", as CPython does it, by a nested recognizer
+ * that the caller keeps for the purpose.
  */
 #include "ep_fstring.h"
 
@@ -13,7 +14,7 @@
 #define EP_FSTRING_MAX_NEST 200
 
 typedef struct ep_fscan {
-    const ep_grammar *grammar;
+    ep_recognizer *fields;   /* parses each field's expression; back at its save point 0 after each */
     const char *s;     /* the body between the quotes */
     size_t n;
     size_t at;
@@ -36,25 +37,19 @@ static bool ep__out_of_text(ep_fscan *f, size_t ahead)
 }
 
 /* Whether "(" expr ")" is a valid Python expression. */
-static bool ep__expression_valid(const ep_grammar *grammar, const char *expr, size_t len)
+static bool ep__expression_valid(ep_recognizer *fields, const char *expr, size_t len)
 {
-    ep_recognizer *rec;
-    if (ep_recognizer_new(grammar, &rec))
-        return false;
-    bool ok = ep_feed(rec, "(", 1) == 1 && ep_feed(rec, expr, len) == 1 && ep_feed(rec, ")", 1) == 1 &&
-              ep_can_end(rec);
-    ep_recognizer_free(rec);
+    bool ok = ep_feed(fields, "(", 1) == 1 && ep_feed(fields, expr, len) == 1 && ep_feed(fields, ")", 1) == 1 &&
+              ep_can_end(fields);
+    ep_restore(fields, 0);
     return ok;
 }
 
 /* Whether "(" expr is a prefix of a valid Python expression. */
-static bool ep__expression_viable(const ep_grammar *grammar, const char *expr, size_t len)
+static bool ep__expression_viable(ep_recognizer *fields, const char *expr, size_t len)
 {
-    ep_recognizer *rec;
-    if (ep_recognizer_new(grammar, &rec))
-        return false;
-    bool ok = ep_feed(rec, "(", 1) == 1 && ep_feed(rec, expr, len) == 1;
-    ep_recognizer_free(rec);
+    bool ok = ep_feed(fields, "(", 1) == 1 && ep_feed(fields, expr, len) == 1;
+    ep_restore(fields, 0);
     return ok;
 }
 
@@ -72,11 +67,11 @@ static bool ep__blank(const char *s, size_t start, size_t end)
  * well as "!=" or "==" an unfinished one), if it is finished before it. */
 static bool ep__expression_prefix_ok(const ep_fscan *f, size_t start)
 {
-    if (ep__expression_viable(f->grammar, f->s + start, f->n - start))
+    if (ep__expression_viable(f->fields, f->s + start, f->n - start))
         return true;
     size_t last = f->n - 1;
     return f->n > start && (f->s[last] == '!' || f->s[last] == '=') && !ep__blank(f->s, start, last) &&
-           ep__expression_valid(f->grammar, f->s + start, last - start);
+           ep__expression_valid(f->fields, f->s + start, last - start);
 }
 
 /* Skips a string literal inside a field's expression, starting at its
@@ -156,7 +151,7 @@ static bool ep__fstring_field(ep_fscan *f, int depth)
     if (f->ended)
         return ep__expression_prefix_ok(f, start);
     size_t end = f->at;
-    if (ep__blank(f->s, start, end) || !ep__expression_valid(f->grammar, f->s + start, end - start))
+    if (ep__blank(f->s, start, end) || !ep__expression_valid(f->fields, f->s + start, end - start))
         return false;
     if (f->at < f->n && f->s[f->at] == '=') {
         /* "{x = }" keeps the spaces around "=" in its text */
@@ -243,7 +238,7 @@ static bool ep__fstring_literal(ep_fscan *f, int depth, bool in_spec)
     return !in_spec || ep__out_of_text(f, 0);
 }
 
-bool ep_fstring_valid(const ep_grammar *grammar, const char *token, size_t len)
+bool ep_fstring_valid(ep_recognizer *fields, const char *token, size_t len)
 {
     size_t prefix = 0;
     bool is_f = false, raw = false;
@@ -258,11 +253,11 @@ bool ep_fstring_valid(const ep_grammar *grammar, const char *token, size_t len)
                    len - prefix >= 6 ? 3 : 1;
     if (len < prefix + 2 * quote)
         return false;
-    ep_fscan f = {grammar, token + prefix + quote, len - prefix - 2 * quote, 0, raw, false, false, 0};
+    ep_fscan f = {fields, token + prefix + quote, len - prefix - 2 * quote, 0, raw, false, false, 0};
     return ep__fstring_literal(&f, 0, false);
 }
 
-bool ep_fstring_prefix_valid(const ep_grammar *grammar, const char *token, size_t len, size_t *resume)
+bool ep_fstring_prefix_valid(ep_recognizer *fields, const char *token, size_t len, size_t *resume)
 {
     size_t prefix = 0;
     bool is_f = false, raw = false;
@@ -283,7 +278,7 @@ bool ep_fstring_prefix_valid(const ep_grammar *grammar, const char *token, size_
     }
     size_t body = prefix + quote;
     size_t from = *resume > body && *resume <= len ? *resume - body : 0;
-    ep_fscan f = {grammar, token + body, len - body, from, raw, true, false, from};
+    ep_fscan f = {fields, token + body, len - body, from, raw, true, false, from};
     if (!ep__fstring_literal(&f, 0, false))
         return false;
     *resume = body + f.resume;

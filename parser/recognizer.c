@@ -117,6 +117,9 @@ struct ep_recognizer {
     uint32_t cursor_reach;       /* bytes of the right context the paths look at */
     uint32_t can_end_ways[EP_CAN_END_WAYS];   /* how can_end was answered, for tests */
     ep_string_check string_check;
+    /* Parses f-string fields' expressions (ep_fstring_valid): made on first
+     * use, on the compiled grammar, with its save point 0 at the start. */
+    ep_recognizer *fields;
     /* Tokenizing mode (ep_tokenize): tokens are recorded, not parsed. */
     bool capture;
     ep_tokens captured;
@@ -727,6 +730,8 @@ static size_t ep__next_block_line(const char *right, size_t limit, uint32_t col,
 
 void ep_recognizer_free(ep_recognizer *rec)
 {
+    if (rec && rec->fields)
+        ep_recognizer_free(rec->fields);
     if (!rec)
         return;
     ep_earley_free(&rec->earley);
@@ -845,6 +850,26 @@ static bool ep__starts_real_token(const ep_grammar *g, uint32_t state)
 
 /* ---- Tokens ------------------------------------------------------------- */
 
+/* Whether a string token holds a brace: without one an f-string has no
+ * field to check (and no stray "}"). */
+static bool ep__has_brace(const char *token, size_t len)
+{
+    return memchr(token, '{', len) || memchr(token, '}', len);
+}
+
+/* The recognizer that parses f-string fields, made on first use; NULL only
+ * if it cannot be made (then no f-string is accepted). */
+static ep_recognizer *ep__fields(ep_recognizer *rec)
+{
+    if (!rec->fields) {
+        const ep_grammar *g = rec->grammar;
+        if (ep_recognizer_new(g->original ? g->original : g, &rec->fields) != SM_OK)
+            return NULL;
+        ep_save(rec->fields);
+    }
+    return rec->fields;
+}
+
 /* Hands a finished token to the layout and the parser. */
 static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t end)
 {
@@ -879,15 +904,15 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         break;
     }
     run->continued = false;
-    /* f-string expressions are parsed with the compiled grammar, not with a
-     * quotient derived from it */
-    const ep_grammar *expressions = g->original ? g->original : g;
     const char *token = rec->text.items + run->tok_start;
     size_t from = 0;
     if (python && !ep_name_valid(token, end - run->tok_start))
         return false; /* a character CPython does not allow in a name */
+    /* f-string expressions are parsed with the compiled grammar, not with a
+     * quotient derived from it */
     if (lex->fstring && (!ep_escapes_valid(token, end - run->tok_start, true, &from) ||
-                         !ep_fstring_valid(expressions, token, end - run->tok_start)))
+                         (ep__has_brace(token, end - run->tok_start) &&
+                          (!ep__fields(rec) || !ep_fstring_valid(rec->fields, token, end - run->tok_start)))))
         return false;
     uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
     if (!ep__scan_token(rec, run, lex->terminals, count))
@@ -1002,7 +1027,6 @@ static bool ep__shorter_token_viable(ep_recognizer *rec, const ep_run *run, uint
 static bool ep__token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
 {
     const ep_grammar *g = rec->grammar;
-    const ep_grammar *expressions = g->original ? g->original : g;
     const char *token = rec->text.items + run->tok_start;
     uint32_t len = end - run->tok_start, prefix = 0;
     if (rec->capture || g->layout != EP_LAYOUT_PYTHON)
@@ -1020,9 +1044,12 @@ static bool ep__token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end
         seen->escapes = seen->fields = 0;
     }
     size_t escapes = seen->escapes, fields = seen->fields;
-    bool ok = ep_escapes_valid(token, len, finished, &escapes) &&
-              (finished ? ep_fstring_valid(expressions, token, len)
-                        : ep_fstring_prefix_valid(expressions, token, len, &fields));
+    bool ok = ep_escapes_valid(token, len, finished, &escapes);
+    if (ok && ep__has_brace(token, len)) {
+        ep_recognizer *parser = ep__fields(rec);
+        ok = parser && (finished ? ep_fstring_valid(parser, token, len)
+                                 : ep_fstring_prefix_valid(parser, token, len, &fields));
+    }
     seen->escapes = (uint32_t)escapes;
     seen->fields = (uint32_t)fields;
     seen->checked = run->tok_start + (uint32_t)(escapes > fields ? escapes : fields);
