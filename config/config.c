@@ -10,6 +10,7 @@
 #include <string.h>
 
 static const char *const cfg__backend_names[] = {"embedded", "llamacpp", "openai", "ollama"};
+static const char *const cfg__llamacpp_modes[] = {"completion", "infill"};
 
 void cfg_init(cfg_config *config)
 {
@@ -123,7 +124,7 @@ const char *const *cfg_names(void)
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "multiline", "tls_verify",
-        "escape_guard", "cut_contexts", "train_stdlib", NULL,
+        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", NULL,
     };
     return names;
 }
@@ -169,18 +170,32 @@ static int cfg__fail(char *error, size_t error_size, const char *name, const cha
     return SM_EINVAL;
 }
 
+/* The index of `value` in names[0..count), or -1. */
+static int cfg__name_index(const char *value, const char *const *names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(value, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
 int cfg_set(cfg_config *config, const char *name, const char *value, char *error, size_t error_size)
 {
     uint32_t number;
     bool flag;
     if (strcmp(name, "backend") == 0) {
-        for (size_t i = 0; i < sizeof cfg__backend_names / sizeof *cfg__backend_names; i++) {
-            if (strcmp(value, cfg__backend_names[i]) == 0) {
-                config->backend = (cfg_backend)i;
-                return SM_OK;
-            }
-        }
-        return cfg__fail(error, error_size, name, value, "embedded, llamacpp, openai or ollama");
+        int i = cfg__name_index(value, cfg__backend_names, sizeof cfg__backend_names / sizeof *cfg__backend_names);
+        if (i < 0)
+            return cfg__fail(error, error_size, name, value, "embedded, llamacpp, openai or ollama");
+        config->backend = (cfg_backend)i;
+        return SM_OK;
+    }
+    if (strcmp(name, "llamacpp_mode") == 0) {
+        int i = cfg__name_index(value, cfg__llamacpp_modes, sizeof cfg__llamacpp_modes / sizeof *cfg__llamacpp_modes);
+        if (i < 0)
+            return cfg__fail(error, error_size, name, value, "completion or infill");
+        config->llamacpp_mode = (cfg_llamacpp_mode)i;
+        return SM_OK;
     }
     char **slot = cfg__string_slot(config, name);
     if (slot) {

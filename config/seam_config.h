@@ -19,8 +19,17 @@ typedef enum cfg_backend {
     CFG_BACKEND_OLLAMA,
 } cfg_backend;
 
+/* How the llamacpp backend asks for a middle: /completion with the
+ * model's fill-in-the-middle tokens around the contexts and the generated
+ * tokens after them, or /infill. */
+typedef enum cfg_llamacpp_mode {
+    CFG_LLAMACPP_COMPLETION = 0,
+    CFG_LLAMACPP_INFILL,
+} cfg_llamacpp_mode;
+
 typedef struct cfg_config {
     cfg_backend backend;
+    cfg_llamacpp_mode llamacpp_mode;
     char *endpoint;          /* owned; NULL for the embedded model */
     char *model;             /* owned; may be NULL */
     char *template_name;     /* owned; NULL: chosen from the model's name */

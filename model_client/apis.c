@@ -1,63 +1,35 @@
 /*
- * apis.c - the HTTP backends: llama.cpp server, OpenAI-compatible
- * /v1/completions and Ollama /api/generate.
+ * apis.c - what the HTTP backends (llama.cpp server, OpenAI-compatible
+ * /v1/completions, Ollama /api/generate) share: the backend object, the
+ * stages of a call, streamed events, and the reading of candidate lists.
  *
- * Each request asks for greedy generation (temperature 0) of n_ahead tokens
- * with the top n_candidates of every position, streamed: llama.cpp and
- * OpenAI servers send server-sent events ("data: {...}" lines), Ollama sends
- * one JSON object per line.  Every event is turned into steps as it arrives,
- * so the decoding loop can stop a request at the first position where it
- * goes another way.  A server that sends no candidates still works: each
- * chunk of text becomes a position with that one candidate.
+ * A call to a llama.cpp server (and to an OpenAI-compatible server that
+ * turns out to be one) first learns what it needs once per backend (/props,
+ * then one /tokenize of every known control string: see server_info.c),
+ * tokenizes the contexts it has not seen yet, and then generates with the
+ * prompt as token ids.  Each generation request asks for greedy decoding of
+ * n_ahead tokens with the top n_candidates of every position, streamed;
+ * every event is turned into positions as it arrives, so the decoding loop
+ * can stop a request at the first position where it goes another way.  A
+ * server that sends no candidates still works: each chunk of text becomes a
+ * position with that one candidate.
  */
-#include "mc_internal.h"
+#include "mc_apis.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { MC__MAX_EVENT = 4 << 20 };
+enum { MC__MAX_EVENT = 4 << 20, MC__MAX_AUX = 64 << 20 };
 
-typedef struct mc__hb {
-    mc_backend base;
-    mc_http *http;
-    mc_http_kind kind;
-    char *endpoint;
-    char *model;
-    const mc_template *tmpl;
-    char *api_key;
-    mc_http_options options;
-    uint32_t max_candidates;
-} mc__hb;
+/* ---- Candidates ------------------------------------------------------------ */
 
-typedef struct mc__hcall {
-    mc_call base;
-    mc__hb *backend;
-    mc_http_req *req;
-    mc_lines lines;
-    sm_buf raw;                 /* the body, kept while it may be one plain JSON document */
-    bool streamed;              /* at least one event line was seen */
-    bool stopped;               /* on_step returned false */
-    bool ended;                 /* the model said it stopped */
-    bool last_eos;              /* the last step ended in an end token */
-    uint32_t positions;         /* steps delivered by this request */
-    int error;
-    sm_buf message;
-    mc_step_cb on_step;
-    mc_done_cb on_done;
-    void *data;
-} mc__hcall;
-
-/* ---- Candidates from JSON --------------------------------------------------------- */
-
-/* Whether a candidate's text is an end token: a stop string of the backend's
- * template, or of any known family when the server fills the template. */
-static bool mc__is_end_text(const mc__hb *b, const char *text, size_t len)
+bool mc_hb_is_end_text(const mc_hb *b, const char *text, size_t len)
 {
-    if (b->tmpl)
-        return mc_template_is_stop(b->tmpl, text, len);
-    for (const mc_template *t = mc_templates(); t->name; t++)
+    const mc_template *t = b->info.tmpl ? b->info.tmpl : b->tmpl;
+    if (t)
+        return mc_template_is_stop(t, text, len);
+    for (t = mc_templates(); t->name; t++)
         if (mc_template_is_stop(t, text, len))
             return true;
     return false;
@@ -72,8 +44,8 @@ static bool mc__decode_bytes_token(const char *s, sm_buf *out)
     while (*s) {
         unsigned v;
         if (s[0] == '\\' && s[1] == 'x' && sscanf(s + 2, "%2x", &v) == 1) {
-            char c = (char)v;
-            sm_buf_append(out, &c, 1);
+            char ch = (char)v;
+            sm_buf_append(out, &ch, 1);
             s += 4;
         } else {
             sm_buf_append(out, s, 1);
@@ -94,8 +66,8 @@ static bool mc__token_bytes(const cJSON *obj, const char *text_field, sm_buf *ou
         cJSON_ArrayForEach(b, bytes) {
             if (!cJSON_IsNumber(b) || b->valuedouble < 0 || b->valuedouble > 255)
                 return false;
-            char c = (char)(unsigned char)b->valueint;
-            if (sm_buf_append(out, &c, 1) != SM_OK)
+            char ch = (char)(unsigned char)b->valueint;
+            if (sm_buf_append(out, &ch, 1) != SM_OK)
                 return false;
         }
         return true;
@@ -119,28 +91,44 @@ static double mc__logprob_of(const cJSON *obj)
     return -INFINITY;
 }
 
-static void mc__add(mc__hb *b, mc_step *step, const sm_buf *bytes, double logprob)
+static int32_t mc__id_of(const cJSON *obj)
 {
-    const char *data = bytes->data ? bytes->data : "";
-    bool eos = mc__is_end_text(b, data, bytes->len);
-    mc_step_add(step, data, bytes->len, logprob, eos);
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(obj, "id");
+    return cJSON_IsNumber(id) && id->valuedouble >= 0 && id->valuedouble <= INT32_MAX ? (int32_t)id->valuedouble : -1;
 }
 
-/* Makes `chosen_bytes` the chosen candidate, adding it when the list lacks it. */
-static void mc__choose(mc__hb *b, mc_step *step, const sm_buf *chosen_bytes, double logprob)
+/* An end token: a stop string, one of the vocabulary's end tokens, or a
+ * token with an id but no text (how a server without --special sends its
+ * control tokens). */
+static bool mc__is_end(const mc_hb *b, const char *bytes, size_t len, int32_t id)
 {
-    const char *data = chosen_bytes->data ? chosen_bytes->data : "";
+    if (id >= 0 && (len == 0 || mc_server_info_is_eog(&b->info, id)))
+        return true;
+    return len > 0 && mc_hb_is_end_text(b, bytes, len);
+}
+
+static void mc__add(mc_hb *b, mc_step *step, const sm_buf *bytes, double logprob, int32_t id)
+{
+    const char *data = bytes->data ? bytes->data : "";
+    mc_step_add_token(step, data, bytes->len, logprob, mc__is_end(b, data, bytes->len, id), id);
+}
+
+/* Makes the candidate with these bytes (and id, when known) the chosen one,
+ * adding it when the list lacks it. */
+static void mc__choose(mc_hb *b, mc_step *step, const char *bytes, size_t len, double logprob, int32_t id)
+{
     for (uint32_t i = 0; i < step->count; i++)
-        if (step->cands[i].len == chosen_bytes->len && memcmp(step->cands[i].bytes, data, chosen_bytes->len) == 0) {
+        if (step->cands[i].len == len && memcmp(step->cands[i].bytes, bytes, len) == 0 &&
+            (id < 0 || step->cands[i].id < 0 || step->cands[i].id == id)) {
             step->chosen = (int32_t)i;
             return;
         }
-    mc__add(b, step, chosen_bytes, logprob);
+    mc_step_add_token(step, bytes, len, logprob, mc__is_end(b, bytes, len, id), id);
     step->chosen = (int32_t)step->count - 1;
 }
 
 /* Hands a step to the loop; false when the request must stop. */
-static bool mc__deliver(mc__hcall *c, mc_step *step)
+static bool mc__deliver(mc_hcall *c, mc_step *step)
 {
     mc_step_normalize(step);
     c->positions++;
@@ -152,8 +140,7 @@ static bool mc__deliver(mc__hcall *c, mc_step *step)
     return go_on && !c->last_eos;
 }
 
-/* The position where the model stopped on its own: only the end. */
-static bool mc__deliver_end(mc__hcall *c)
+bool mc_hb_deliver_end(mc_hcall *c)
 {
     if (c->last_eos)
         return false;
@@ -162,49 +149,92 @@ static bool mc__deliver_end(mc__hcall *c)
     return mc__deliver(c, &step);
 }
 
-/* A text chunk without candidates: one position with one candidate. */
-static bool mc__deliver_text(mc__hcall *c, const char *text, size_t len)
+bool mc_hb_deliver_text(mc_hcall *c, const char *text, size_t len)
 {
     if (!len)
         return true;
     mc_step step = {.chosen = 0};
-    mc_step_add(&step, text, len, -INFINITY, mc__is_end_text(c->backend, text, len));
+    mc_step_add(&step, text, len, -INFINITY, mc_hb_is_end_text(c->backend, text, len));
     return mc__deliver(c, &step);
 }
 
-/* llama.cpp: "completion_probabilities": [{token|bytes, logprob,
- * top_logprobs: [...]}] (or prob / top_probs with post-sampling
- * probabilities); the older form "probs": [{tok_str, probs: [{tok_str, prob}]}]. */
-static bool mc__llamacpp_positions(mc__hcall *c, const cJSON *event, bool *had)
+/* The candidate with this id, or NULL. */
+static const mc_token *mc__cand_with_id(const mc_step *step, int32_t id)
 {
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(event, "completion_probabilities");
-    bool old_form = false;
-    if (!cJSON_IsArray(list)) {
-        list = cJSON_GetObjectItemCaseSensitive(event, "probs");
-        old_form = true;
+    for (uint32_t i = 0; id >= 0 && i < step->count; i++)
+        if (step->cands[i].id == id)
+            return &step->cands[i];
+    return NULL;
+}
+
+/* One position of the shared form.  The chosen token's "bytes" are the text
+ * the server sent with it, which is not always the token's own: a server
+ * that holds text back (a possible stop string) sends "" and later the held
+ * text with the next token; a token that ends inside a UTF-8 character is
+ * not sent at all, and the next one carries both.  The token's own bytes are
+ * in its candidate entry, so what was held is skipped when it comes, and
+ * what was merged is delivered first as a position of its own (its
+ * alternatives are lost). */
+static bool mc__position(mc_hcall *c, const cJSON *pos, bool old_form, sm_buf *bytes)
+{
+    mc_hb *b = c->backend;
+    mc_step step = {.chosen = -1};
+    const cJSON *tops = cJSON_GetObjectItemCaseSensitive(pos, old_form ? "probs" : "top_logprobs");
+    if (!cJSON_IsArray(tops))
+        tops = cJSON_GetObjectItemCaseSensitive(pos, "top_probs");
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tops) {
+        if (mc__token_bytes(t, old_form ? "tok_str" : "token", bytes))
+            mc__add(b, &step, bytes, mc__logprob_of(t), mc__id_of(t));
     }
-    *had = false;
-    if (!cJSON_IsArray(list))
+    int32_t id = mc__id_of(pos);
+    double lp = mc__logprob_of(pos);
+    if (!mc__token_bytes(pos, old_form ? "content" : "token", bytes) && !mc__token_bytes(pos, "tok_str", bytes)) {
+        mc_step_free(&step);
         return true;
+    }
+    const char *sent = bytes->data ? bytes->data : "";
+    size_t sent_len = bytes->len;
+    if (c->held.len && sent_len >= c->held.len && memcmp(sent, c->held.data, c->held.len) == 0) {
+        sent += c->held.len;
+        sent_len -= c->held.len;
+        sm_buf_clear(&c->held);
+    }
+    const mc_token *own = mc__cand_with_id(&step, id);
+    if (own && own->len && sent_len == 0) {
+        /* Held back: the token is real, its text comes later. */
+        sm_buf_append(&c->held, own->bytes, own->len);
+        mc__choose(b, &step, own->bytes, own->len, lp, id);
+        return mc__deliver(c, &step);
+    }
+    if (own && sent_len > own->len && memcmp(sent + sent_len - own->len, own->bytes, own->len) == 0) {
+        size_t merged = sent_len - own->len;
+        mc_step first = {.chosen = 0};
+        mc_step_add(&first, sent, merged, -INFINITY, false);
+        char *rest = sm_strndup(own->bytes, own->len);
+        size_t rest_len = own->len;
+        bool go_on = mc__deliver(c, &first);
+        if (go_on) {
+            mc__choose(b, &step, rest, rest_len, lp, id);
+            go_on = mc__deliver(c, &step);
+        } else {
+            mc_step_free(&step);
+        }
+        sm_free(rest);
+        return go_on;
+    }
+    mc__choose(b, &step, sent, sent_len, lp, id);
+    return mc__deliver(c, &step);
+}
+
+bool mc_hb_positions(mc_hcall *c, const cJSON *list, bool old_form)
+{
     sm_buf bytes;
-    sm_buf_init(&bytes, 4096);
+    sm_buf_init(&bytes, 1 << 16);
     bool go_on = true;
     const cJSON *pos;
     cJSON_ArrayForEach(pos, list) {
-        *had = true;
-        mc_step step = {.chosen = -1};
-        const cJSON *tops = cJSON_GetObjectItemCaseSensitive(pos, old_form ? "probs" : "top_logprobs");
-        if (!cJSON_IsArray(tops))
-            tops = cJSON_GetObjectItemCaseSensitive(pos, "top_probs");
-        const cJSON *t;
-        cJSON_ArrayForEach(t, tops) {
-            if (mc__token_bytes(t, old_form ? "tok_str" : "token", &bytes))
-                mc__add(c->backend, &step, &bytes, mc__logprob_of(t));
-        }
-        if (mc__token_bytes(pos, old_form ? "content" : "token", &bytes) ||
-            mc__token_bytes(pos, "tok_str", &bytes))
-            mc__choose(c->backend, &step, &bytes, mc__logprob_of(pos));
-        go_on = mc__deliver(c, &step);
+        go_on = mc__position(c, pos, old_form, &bytes);
         if (!go_on)
             break;
     }
@@ -212,131 +242,31 @@ static bool mc__llamacpp_positions(mc__hcall *c, const cJSON *event, bool *had)
     return go_on;
 }
 
-static bool mc__llamacpp_event(mc__hcall *c, const cJSON *event)
+void mc_hb_read_prompt_stats(mc_hcall *c, const cJSON *event)
 {
-    bool had = false;
-    /* A closing event that repeats the positions already streamed is a
-     * summary: only a response that streamed nothing is read from it. */
-    bool summary = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(event, "stop")) && c->positions > 0;
-    if (!summary && !mc__llamacpp_positions(c, event, &had))
-        return false;
-    if (!had && !summary) {
-        const cJSON *content = cJSON_GetObjectItemCaseSensitive(event, "content");
-        if (cJSON_IsString(content) && !mc__deliver_text(c, content->valuestring, strlen(content->valuestring)))
-            return false;
+    if (c->prompt_known)
+        return;
+    const cJSON *timings = cJSON_GetObjectItemCaseSensitive(event, "timings");
+    const cJSON *n = cJSON_IsObject(timings) ? cJSON_GetObjectItemCaseSensitive(timings, "prompt_n") : NULL;
+    if (cJSON_IsNumber(n) && n->valuedouble >= 0) {
+        c->prompt_known = true;
+        c->prompt_evaluated = (uint64_t)n->valuedouble;
+        return;
     }
-    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(event, "stop");
-    if (cJSON_IsTrue(stop)) {
-        const cJSON *type = cJSON_GetObjectItemCaseSensitive(event, "stop_type");
-        c->ended = true;
-        if (cJSON_IsString(type) && (strcmp(type->valuestring, "eos") == 0 || strcmp(type->valuestring, "word") == 0))
-            return mc__deliver_end(c);
-        return false;
-    }
-    return true;
-}
-
-/* OpenAI: choices[0] with text, logprobs {tokens, token_logprobs,
- * top_logprobs: [{token: logprob}]} and finish_reason. */
-static bool mc__openai_event(mc__hcall *c, const cJSON *event)
-{
-    const cJSON *choices = cJSON_GetObjectItemCaseSensitive(event, "choices");
-    const cJSON *choice = cJSON_IsArray(choices) ? cJSON_GetArrayItem(choices, 0) : NULL;
-    if (!cJSON_IsObject(choice))
-        return true;
-    const cJSON *lp = cJSON_GetObjectItemCaseSensitive(choice, "logprobs");
-    const cJSON *tokens = cJSON_IsObject(lp) ? cJSON_GetObjectItemCaseSensitive(lp, "tokens") : NULL;
-    const cJSON *token_lps = cJSON_IsObject(lp) ? cJSON_GetObjectItemCaseSensitive(lp, "token_logprobs") : NULL;
-    const cJSON *tops = cJSON_IsObject(lp) ? cJSON_GetObjectItemCaseSensitive(lp, "top_logprobs") : NULL;
-    if (cJSON_IsArray(tokens)) {
-        sm_buf bytes;
-        sm_buf_init(&bytes, 4096);
-        int n = cJSON_GetArraySize(tokens);
-        bool go_on = true;
-        for (int i = 0; i < n && go_on; i++) {
-            mc_step step = {.chosen = -1};
-            const cJSON *top = cJSON_IsArray(tops) ? cJSON_GetArrayItem(tops, i) : NULL;
-            const cJSON *t;
-            cJSON_ArrayForEach(t, top) {
-                if (!t->string || !cJSON_IsNumber(t))
-                    continue;
-                sm_buf_clear(&bytes);
-                if (!mc__decode_bytes_token(t->string, &bytes))
-                    sm_buf_append_str(&bytes, t->string);
-                mc__add(c->backend, &step, &bytes, t->valuedouble);
-            }
-            const cJSON *tok = cJSON_GetArrayItem(tokens, i);
-            const cJSON *tlp = cJSON_IsArray(token_lps) ? cJSON_GetArrayItem(token_lps, i) : NULL;
-            if (cJSON_IsString(tok)) {
-                sm_buf_clear(&bytes);
-                if (!mc__decode_bytes_token(tok->valuestring, &bytes))
-                    sm_buf_append_str(&bytes, tok->valuestring);
-                mc__choose(c->backend, &step, &bytes, cJSON_IsNumber(tlp) ? tlp->valuedouble : -INFINITY);
-            }
-            go_on = mc__deliver(c, &step);
-        }
-        sm_buf_free(&bytes);
-        if (!go_on)
-            return false;
-    } else {
-        const cJSON *text = cJSON_GetObjectItemCaseSensitive(choice, "text");
-        if (cJSON_IsString(text) && !mc__deliver_text(c, text->valuestring, strlen(text->valuestring)))
-            return false;
-    }
-    const cJSON *finish = cJSON_GetObjectItemCaseSensitive(choice, "finish_reason");
-    if (cJSON_IsString(finish)) {
-        c->ended = true;
-        if (strcmp(finish->valuestring, "stop") == 0)
-            return mc__deliver_end(c);
-        return false;
-    }
-    return true;
-}
-
-/* Ollama: {response, logprobs: [{token, logprob, bytes, top_logprobs}], done,
- * done_reason} or {error}. */
-static bool mc__ollama_event(mc__hcall *c, const cJSON *event)
-{
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(event, "logprobs");
-    if (cJSON_IsArray(list) && cJSON_GetArraySize(list) > 0) {
-        sm_buf bytes;
-        sm_buf_init(&bytes, 4096);
-        bool go_on = true;
-        const cJSON *pos;
-        cJSON_ArrayForEach(pos, list) {
-            mc_step step = {.chosen = -1};
-            const cJSON *t;
-            cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(pos, "top_logprobs")) {
-                if (mc__token_bytes(t, "token", &bytes))
-                    mc__add(c->backend, &step, &bytes, mc__logprob_of(t));
-            }
-            if (mc__token_bytes(pos, "token", &bytes))
-                mc__choose(c->backend, &step, &bytes, mc__logprob_of(pos));
-            go_on = mc__deliver(c, &step);
-            if (!go_on)
-                break;
-        }
-        sm_buf_free(&bytes);
-        if (!go_on)
-            return false;
-    } else {
-        const cJSON *text = cJSON_GetObjectItemCaseSensitive(event, "response");
-        if (cJSON_IsString(text) && !mc__deliver_text(c, text->valuestring, strlen(text->valuestring)))
-            return false;
-    }
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(event, "done"))) {
-        c->ended = true;
-        const cJSON *reason = cJSON_GetObjectItemCaseSensitive(event, "done_reason");
-        if (!cJSON_IsString(reason) || strcmp(reason->valuestring, "stop") == 0)
-            return mc__deliver_end(c);
-        return false;
-    }
-    return true;
+    const cJSON *usage = cJSON_GetObjectItemCaseSensitive(event, "usage");
+    const cJSON *prompt = cJSON_IsObject(usage) ? cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens") : NULL;
+    if (!cJSON_IsNumber(prompt))
+        return;
+    const cJSON *details = cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens_details");
+    const cJSON *cached = cJSON_IsObject(details) ? cJSON_GetObjectItemCaseSensitive(details, "cached_tokens") : NULL;
+    double evaluated = prompt->valuedouble - (cJSON_IsNumber(cached) ? cached->valuedouble : 0);
+    c->prompt_known = true;
+    c->prompt_evaluated = evaluated > 0 ? (uint64_t)evaluated : 0;
 }
 
 /* ---- Events ------------------------------------------------------------------ */
 
-static bool mc__on_event(mc__hcall *c, const char *json, size_t len)
+static bool mc__on_event(mc_hcall *c, const char *json, size_t len)
 {
     cJSON *event = cJSON_ParseWithLength(json, len);
     if (!event || !cJSON_IsObject(event)) {
@@ -354,16 +284,17 @@ static bool mc__on_event(mc__hcall *c, const char *json, size_t len)
         cJSON_Delete(event);
         return false;
     }
+    mc_hb_read_prompt_stats(c, event);
     bool go_on;
     switch (c->backend->kind) {
     case MC_HTTP_LLAMACPP:
-        go_on = mc__llamacpp_event(c, event);
+        go_on = mc_llamacpp_event(c, event);
         break;
     case MC_HTTP_OPENAI:
-        go_on = mc__openai_event(c, event);
+        go_on = mc_openai_event(c, event);
         break;
     default:
-        go_on = mc__ollama_event(c, event);
+        go_on = mc_ollama_event(c, event);
         break;
     }
     cJSON_Delete(event);
@@ -372,7 +303,7 @@ static bool mc__on_event(mc__hcall *c, const char *json, size_t len)
 
 static bool mc__on_line(void *data, const char *line, size_t len)
 {
-    mc__hcall *c = data;
+    mc_hcall *c = data;
     if (c->backend->kind == MC_HTTP_OLLAMA) {
         if (len == 0)
             return true;
@@ -380,7 +311,8 @@ static bool mc__on_line(void *data, const char *line, size_t len)
         return mc__on_event(c, line, len);
     }
     /* Server-sent events: only "data:" fields matter; comments and other
-     * fields are skipped, "[DONE]" ends the stream. */
+     * fields are skipped, "[DONE]" ends the stream.  A body that is not an
+     * event stream is kept whole and read at the end. */
     if (len >= 5 && memcmp(line, "data:", 5) == 0) {
         c->streamed = true;
         line += 5;
@@ -393,16 +325,24 @@ static bool mc__on_line(void *data, const char *line, size_t len)
         }
         return mc__on_event(c, line, len);
     }
-    if (!c->streamed && len && line[0] == '{') {
-        /* Not an event stream: keep the body as one JSON document. */
-        return true;
-    }
     return true;
 }
 
+/* ---- Stages -------------------------------------------------------------------- */
+
+static void mc__continue(mc_hcall *c);
+
 static bool mc__on_data(void *data, const char *bytes, size_t len)
 {
-    mc__hcall *c = data;
+    mc_hcall *c = data;
+    if (c->stage != MC_STAGE_GENERATE) {
+        if (sm_buf_append(&c->raw, bytes, len) != SM_OK) {
+            c->error = SM_ETOOBIG;
+            sm_buf_append_str(&c->message, "the model server's answer is larger than the cap");
+            return false;
+        }
+        return true;
+    }
     if (!c->streamed && c->raw.len + len <= c->raw.max)
         sm_buf_append(&c->raw, bytes, len);
     int error;
@@ -414,9 +354,41 @@ static bool mc__on_data(void *data, const char *bytes, size_t len)
     return go_on && !c->error;
 }
 
-static void mc__hcall_done(void *data, int status, const char *message)
+static void mc__call_free(mc_hcall *c)
 {
-    mc__hcall *c = data;
+    mc_lines_free(&c->lines);
+    sm_buf_free(&c->raw);
+    sm_buf_free(&c->held);
+    sm_buf_free(&c->message);
+    sm_free(c->left);
+    sm_free(c->right);
+    sm_free(c->generated);
+    sm_free(c->generated_ids);
+    sm_free(c);
+}
+
+/* Ends the call with on_done, once. */
+static void mc__finish(mc_hcall *c, int status, const char *message)
+{
+    if (c->error) {
+        status = c->error;
+        message = c->message.data;
+    } else if (c->stopped) {
+        status = SM_ECANCELED;
+    }
+    if (status == SM_OK && c->stage == MC_STAGE_GENERATE) {
+        mc_backend *base = &c->backend->base;
+        if (c->prompt_known) {
+            base->prompt_tokens += c->prompt_evaluated;
+            base->prompt_reports++;
+        }
+    }
+    c->on_done(c->data, status, message);
+    mc__call_free(c);
+}
+
+static void mc__generate_done(mc_hcall *c, int status, const char *message)
+{
     if (status == SM_OK && !c->error && !c->stopped && !c->ended) {
         mc_lines_finish(&c->lines, mc__on_line, c);
         if (!c->streamed && c->raw.len && !c->error) {
@@ -427,156 +399,105 @@ static void mc__hcall_done(void *data, int status, const char *message)
     }
     if (status == SM_OK && !c->error && !c->streamed)
         c->error = SM_EINVAL, sm_buf_append_str(&c->message, "the model server's response was empty");
-    int final = status;
-    const char *text = message;
-    if (c->error) {
-        final = c->error;
-        text = c->message.data;
-    } else if (status == SM_ECANCELED && !c->stopped && c->ended) {
-        final = SM_OK;   /* "[DONE]" or a stop: the rest of the body did not matter */
+    if (status == SM_ECANCELED && !c->stopped && c->ended)
+        status = SM_OK;   /* "[DONE]" or a stop: the rest of the body did not matter */
+    if (c->prompt_known && c->stopped) {
+        /* A request the loop stopped still evaluated its prompt. */
+        c->backend->base.prompt_tokens += c->prompt_evaluated;
+        c->backend->base.prompt_reports++;
+        c->prompt_known = false;
     }
-    if (c->stopped)
-        final = SM_ECANCELED;
-    c->on_done(c->data, final, text);
-    mc_lines_free(&c->lines);
-    sm_buf_free(&c->raw);
-    sm_buf_free(&c->message);
-    sm_free(c);
+    mc__finish(c, status, message);
 }
 
-/* ---- Requests ------------------------------------------------------------------- */
-
-/* Cuts a generated text back to its last whole UTF-8 sequence: JSON strings
- * must be valid UTF-8. */
-static size_t mc__whole_utf8(const char *s, size_t len)
+/* The answer of an auxiliary request, read by stage. */
+static int mc__aux_answer(mc_hcall *c, char *error, size_t error_size)
 {
-    return sm_utf8_boundary_before((const uint8_t *)s, len);
+    mc_hb *b = c->backend;
+    const char *json = c->raw.data ? c->raw.data : "";
+    int rc = SM_OK;
+    switch (c->stage) {
+    case MC_STAGE_PROPS:
+        rc = mc_server_info_props(&b->info, json, c->raw.len);
+        if (rc)
+            snprintf(error, error_size, "the model server's /props answer could not be read");
+        break;
+    case MC_STAGE_PROBE:
+        rc = mc_server_info_tokens(&b->info, json, c->raw.len, b->tmpl, error, error_size);
+        if (rc == SM_OK)
+            b->info.state = MC_INFO_KNOWN;
+        break;
+    case MC_STAGE_TOKENIZE_LEFT:
+    case MC_STAGE_TOKENIZE_RIGHT:
+    case MC_STAGE_TOKENIZE_GENERATED: {
+        mc_tokens *t = c->stage == MC_STAGE_TOKENIZE_LEFT    ? &b->left
+                       : c->stage == MC_STAGE_TOKENIZE_RIGHT ? &b->right
+                                                             : &b->generated;
+        const char *text = c->stage == MC_STAGE_TOKENIZE_LEFT    ? c->left
+                           : c->stage == MC_STAGE_TOKENIZE_RIGHT ? c->right
+                                                                 : c->generated;
+        size_t len = c->stage == MC_STAGE_TOKENIZE_LEFT    ? c->request.left_len
+                     : c->stage == MC_STAGE_TOKENIZE_RIGHT ? c->request.right_len
+                                                           : c->request.generated_len;
+        rc = mc_tokens_parse(t, json, c->raw.len);
+        if (rc)
+            snprintf(error, error_size, "the model server's /tokenize answer could not be read");
+        t->hash = mc_text_hash(text, len);
+        t->len = len;
+        break;
+    }
+    default:
+        break;
+    }
+    return rc;
 }
 
-static char *mc__build_body(mc__hb *b, const mc_request *r, sm_buf *url, char *error, size_t error_size)
+static void mc__on_http_done(void *data, int status, const char *message)
 {
-    cJSON *o = cJSON_CreateObject();
-    size_t gen_len = mc__whole_utf8(r->generated, r->generated_len);
-    uint32_t n_cand = r->n_candidates < b->max_candidates ? r->n_candidates : b->max_candidates;
-    sm_buf prompt;
-    sm_buf_init(&prompt, (size_t)64 << 20);
-    if (b->tmpl) {
-        mc_template_render(b->tmpl, r->left, r->left_len, r->right, r->right_len, &prompt);
-        sm_buf_append(&prompt, r->generated, gen_len);
+    mc_hcall *c = data;
+    c->req = NULL;
+    if (c->stage == MC_STAGE_GENERATE) {
+        mc__generate_done(c, status, message);
+        return;
     }
-    cJSON *stops = cJSON_CreateArray();
-    for (const char *const *s = b->tmpl ? b->tmpl->stops : NULL; s && *s; s++)
-        cJSON_AddItemToArray(stops, cJSON_CreateString(*s));
-    const char *p = prompt.data ? prompt.data : "";
-    switch (b->kind) {
-    case MC_HTTP_LLAMACPP:
-        if (b->tmpl) {
-            sm_buf_printf(url, "%s/completion", b->endpoint);
-            cJSON_AddStringToObject(o, "prompt", p);
-        } else {
-            sm_buf_printf(url, "%s/infill", b->endpoint);
-            sm_buf part;
-            sm_buf_init(&part, (size_t)64 << 20);
-            sm_buf_append(&part, r->left, r->left_len);
-            cJSON_AddStringToObject(o, "input_prefix", part.data ? part.data : "");
-            sm_buf_clear(&part);
-            sm_buf_append(&part, r->right, r->right_len);
-            cJSON_AddStringToObject(o, "input_suffix", part.data ? part.data : "");
-            sm_buf_clear(&part);
-            sm_buf_append(&part, r->generated, gen_len);
-            cJSON_AddStringToObject(o, "prompt", part.data ? part.data : "");
-            sm_buf_free(&part);
-            cJSON_AddItemToObject(o, "input_extra", cJSON_CreateArray());
+    mc_hb *b = c->backend;
+    if (status == SM_OK && !c->error && !c->stopped) {
+        char error[512] = "";
+        int rc = mc__aux_answer(c, error, sizeof error);
+        if (rc) {
+            mc__finish(c, rc, error);
+            return;
         }
-        cJSON_AddNumberToObject(o, "n_predict", r->n_ahead);
-        cJSON_AddNumberToObject(o, "n_probs", n_cand);
-        cJSON_AddBoolToObject(o, "cache_prompt", true);
-        cJSON_AddBoolToObject(o, "stream", true);
-        cJSON_AddNumberToObject(o, "temperature", 0);
-        cJSON_AddNumberToObject(o, "top_k", 1);
-        if (b->options.total_timeout_ms)
-            cJSON_AddNumberToObject(o, "t_max_predict_ms", b->options.total_timeout_ms);
-        if (b->tmpl)
-            cJSON_AddItemToObject(o, "stop", stops), stops = NULL;
-        break;
-    case MC_HTTP_OPENAI: {
-        size_t n = strlen(b->endpoint);
-        bool has_v1 = n >= 3 && strcmp(b->endpoint + n - 3, "/v1") == 0;
-        sm_buf_printf(url, "%s%s/completions", b->endpoint, has_v1 ? "" : "/v1");
-        if (b->model)
-            cJSON_AddStringToObject(o, "model", b->model);
-        cJSON_AddStringToObject(o, "prompt", p);
-        cJSON_AddNumberToObject(o, "max_tokens", r->n_ahead);
-        cJSON_AddNumberToObject(o, "logprobs", n_cand);
-        cJSON_AddNumberToObject(o, "temperature", 0);
-        cJSON_AddBoolToObject(o, "stream", true);
-        cJSON_AddItemToObject(o, "stop", stops);
-        stops = NULL;
-        break;
+        sm_buf_clear(&c->raw);
+        mc__continue(c);
+        return;
     }
-    case MC_HTTP_OLLAMA: {
-        sm_buf_printf(url, "%s/api/generate", b->endpoint);
-        cJSON_AddStringToObject(o, "model", b->model ? b->model : "");
-        if (b->tmpl) {
-            cJSON_AddStringToObject(o, "prompt", p);
-            cJSON_AddBoolToObject(o, "raw", true);
-        } else {
-            sm_buf part;
-            sm_buf_init(&part, (size_t)64 << 20);
-            sm_buf_append(&part, r->left, r->left_len);
-            sm_buf_append(&part, r->generated, gen_len);
-            cJSON_AddStringToObject(o, "prompt", part.data ? part.data : "");
-            sm_buf_clear(&part);
-            sm_buf_append(&part, r->right, r->right_len);
-            cJSON_AddStringToObject(o, "suffix", part.data ? part.data : "");
-            sm_buf_free(&part);
-        }
-        cJSON_AddBoolToObject(o, "stream", true);
-        cJSON_AddBoolToObject(o, "logprobs", true);
-        cJSON_AddNumberToObject(o, "top_logprobs", n_cand);
-        cJSON *opts = cJSON_AddObjectToObject(o, "options");
-        cJSON_AddNumberToObject(opts, "temperature", 0);
-        cJSON_AddNumberToObject(opts, "num_predict", r->n_ahead);
-        if (b->tmpl)
-            cJSON_AddItemToObject(opts, "stop", stops), stops = NULL;
-        break;
+    if (status == SM_ENOTFOUND && (c->stage == MC_STAGE_PROPS || c->stage == MC_STAGE_PROBE) &&
+        b->kind == MC_HTTP_OPENAI) {
+        /* Not a llama.cpp server: text prompts from here on. */
+        b->info.state = MC_INFO_NONE;
+        sm_buf_clear(&c->raw);
+        mc__continue(c);
+        return;
     }
+    if (status == SM_ENOTFOUND && (c->stage == MC_STAGE_PROPS || c->stage == MC_STAGE_PROBE)) {
+        char error[512];
+        snprintf(error, sizeof error,
+                 "the server at %s does not answer like a llama.cpp server (no %s): use llama-server, or "
+                 "the openai backend for other servers", b->endpoint, c->stage == MC_STAGE_PROPS ? "/props" : "/tokenize");
+        mc__finish(c, SM_EIO, error);
+        return;
     }
-    cJSON_Delete(stops);
-    sm_buf_free(&prompt);
-    char *body = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    if (!body)
-        snprintf(error, error_size, "could not build the request");
-    return body;
+    mc__finish(c, status, message);
 }
 
-static int mc__hb_start(mc_backend *base, const mc_request *r, mc_step_cb on_step, mc_done_cb on_done, void *data,
-                        mc_call **out)
+static int mc__send(mc_hcall *c, const char *url, const char *body, bool get)
 {
-    mc__hb *b = (mc__hb *)base;
-    sm_buf url;
-    sm_buf_init(&url, 8192);
-    char error[128];
-    char *body = mc__build_body(b, r, &url, error, sizeof error);
-    if (!body || !url.data) {
-        sm_buf_free(&url);
-        cJSON_free(body);
-        return SM_ENOMEM;
-    }
-    mc__hcall *c = sm_calloc(1, sizeof *c);
-    c->base.vtable = base->vtable;
-    c->backend = b;
-    c->on_step = on_step;
-    c->on_done = on_done;
-    c->data = data;
-    mc_lines_init(&c->lines, MC__MAX_EVENT);
-    sm_buf_init(&c->raw, b->options.max_response ? b->options.max_response : MC__MAX_EVENT);
-    sm_buf_init(&c->message, 1024);
+    mc_hb *b = c->backend;
     mc_http_post_args args = {
-        .url = url.data,
-        .body = body,
-        .body_len = strlen(body),
+        .url = url,
+        .body = body ? body : "",
+        .body_len = body ? strlen(body) : 0,
         .bearer = b->api_key,
         .connect_timeout_ms = b->options.connect_timeout_ms,
         .first_byte_timeout_ms = b->options.first_byte_timeout_ms,
@@ -584,34 +505,199 @@ static int mc__hb_start(mc_backend *base, const mc_request *r, mc_step_cb on_ste
         .retries = b->options.retries,
         .max_response = b->options.max_response,
         .tls_verify = b->options.tls_verify,
+        .get = get,
     };
-    int rc = mc_http_post(b->http, &args, mc__on_data, mc__hcall_done, c, &c->req);
+    if (c->stage != MC_STAGE_GENERATE)
+        b->base.aux_requests++;
+    else
+        b->base.round_trips++;
+    return mc_http_post(b->http, &args, mc__on_data, mc__on_http_done, c, &c->req);
+}
+
+static char *mc__tokenize_body(const char *text, size_t len)
+{
+    char *whole = mc_hb_whole_utf8(text, len);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "content", whole);
+    cJSON_AddBoolToObject(o, "add_special", false);
+    cJSON_AddBoolToObject(o, "parse_special", false);
+    cJSON_AddBoolToObject(o, "with_pieces", true);
+    char *body = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    sm_free(whole);
+    return body;
+}
+
+static bool mc__cached(const mc_tokens *t, const char *text, size_t len)
+{
+    return t->valid && t->len == len && t->hash == mc_text_hash(text, len);
+}
+
+bool mc_hb_uses_tokens(const mc_hcall *c)
+{
+    const mc_hb *b = c->backend;
+    if (b->kind == MC_HTTP_OLLAMA || b->info.state == MC_INFO_NONE)
+        return false;
+    return b->kind == MC_HTTP_OPENAI || b->options.llamacpp_mode == MC_LLAMACPP_COMPLETION;
+}
+
+const mc_template *mc_hb_template(const mc_hcall *c)
+{
+    const mc_hb *b = c->backend;
+    if (b->tmpl)
+        return b->tmpl;
+    if (b->info.tmpl)
+        return b->info.tmpl;
+    return b->model ? mc_template_for_model(b->model) : NULL;
+}
+
+char *mc_hb_whole_utf8(const char *s, size_t len)
+{
+    return sm_strndup(s, sm_utf8_boundary_before((const uint8_t *)s, len));
+}
+
+/* The stage after what the call has done: what the backend does not know
+ * yet, the contexts' tokens, then the generation. */
+static mc_hcall_stage mc__next_stage(const mc_hcall *c)
+{
+    const mc_hb *b = c->backend;
+    if (!mc_hb_uses_tokens(c))
+        return MC_STAGE_GENERATE;
+    if (b->info.state == MC_INFO_UNKNOWN)
+        return c->props_done ? MC_STAGE_PROBE : MC_STAGE_PROPS;
+    if (!mc__cached(&b->left, c->left, c->request.left_len))
+        return MC_STAGE_TOKENIZE_LEFT;
+    if (!mc__cached(&b->right, c->right, c->request.right_len))
+        return MC_STAGE_TOKENIZE_RIGHT;
+    if (!c->generated_ids && c->request.generated_len &&
+        !mc__cached(&b->generated, c->generated, c->request.generated_len))
+        return MC_STAGE_TOKENIZE_GENERATED;
+    return MC_STAGE_GENERATE;
+}
+
+/* Sends the call's next request; an error code (with c->message) when it
+ * could not be sent. */
+static int mc__advance(mc_hcall *c)
+{
+    mc_hb *b = c->backend;
+    if (c->stage == MC_STAGE_PROPS)
+        c->props_done = true;
+    c->stage = mc__next_stage(c);
+    sm_buf url;
+    sm_buf_init(&url, 8192);
+    char *body = NULL;
+    int rc = SM_OK;
+    switch (c->stage) {
+    case MC_STAGE_PROPS:
+        sm_buf_printf(&url, "%s/props", b->root);
+        break;
+    case MC_STAGE_PROBE:
+        sm_buf_printf(&url, "%s/tokenize", b->root);
+        body = mc_server_info_probe_body(b->tmpl);
+        break;
+    case MC_STAGE_TOKENIZE_LEFT:
+        sm_buf_printf(&url, "%s/tokenize", b->root);
+        body = mc__tokenize_body(c->left, c->request.left_len);
+        break;
+    case MC_STAGE_TOKENIZE_RIGHT:
+        sm_buf_printf(&url, "%s/tokenize", b->root);
+        body = mc__tokenize_body(c->right, c->request.right_len);
+        break;
+    case MC_STAGE_TOKENIZE_GENERATED:
+        if (sm_utf8_boundary_before((const uint8_t *)c->generated, c->request.generated_len) !=
+            c->request.generated_len) {
+            sm_buf_append_str(&c->message, "the text generated so far ends inside a character whose token is unknown");
+            rc = SM_EINVAL;
+            break;
+        }
+        sm_buf_printf(&url, "%s/tokenize", b->root);
+        body = mc__tokenize_body(c->generated, c->request.generated_len);
+        break;
+    default:
+        rc = b->kind == MC_HTTP_LLAMACPP ? mc_llamacpp_body(c, &url, &body)
+             : b->kind == MC_HTTP_OPENAI ? mc_openai_body(c, &url, &body)
+                                         : mc_ollama_body(c, &url, &body);
+        break;
+    }
+    if (rc == SM_OK && (!url.data || (!body && c->stage != MC_STAGE_PROPS)))
+        rc = SM_ENOMEM;
+    if (rc == SM_OK)
+        rc = mc__send(c, url.data, body, c->stage == MC_STAGE_PROPS);
     sm_buf_free(&url);
     cJSON_free(body);
+    if (rc != SM_OK && !c->message.len)
+        sm_buf_append_str(&c->message, "could not send the request to the model server");
+    return rc;
+}
+
+/* From the loop: the next request, or the end of the call. */
+static void mc__continue(mc_hcall *c)
+{
+    int rc = mc__advance(c);
+    if (rc != SM_OK)
+        mc__finish(c, rc, c->message.data);
+}
+
+/* ---- The backend ------------------------------------------------------------------ */
+
+static int mc__hb_start(mc_backend *base, const mc_request *r, mc_step_cb on_step, mc_done_cb on_done, void *data,
+                        mc_call **out)
+{
+    mc_hb *b = (mc_hb *)base;
+    mc_hcall *c = sm_calloc(1, sizeof *c);
+    c->base.vtable = base->vtable;
+    c->backend = b;
+    c->request = *r;
+    c->left = sm_strndup(r->left, r->left_len);
+    c->right = sm_strndup(r->right, r->right_len);
+    c->generated = sm_strndup(r->generated, r->generated_len);
+    if (r->generated_ids && r->generated_count) {
+        c->generated_ids = sm_malloc(r->generated_count * sizeof *c->generated_ids);
+        memcpy(c->generated_ids, r->generated_ids, r->generated_count * sizeof *c->generated_ids);
+    } else if (r->generated_ids) {
+        c->generated_ids = sm_malloc(sizeof *c->generated_ids);
+    }
+    c->request.left = c->left;
+    c->request.right = c->right;
+    c->request.generated = c->generated;
+    c->request.generated_ids = c->generated_ids;
+    c->on_step = on_step;
+    c->on_done = on_done;
+    c->data = data;
+    mc_lines_init(&c->lines, MC__MAX_EVENT);
+    sm_buf_init(&c->raw, b->options.max_response ? b->options.max_response : MC__MAX_AUX);
+    sm_buf_init(&c->held, 1 << 16);
+    sm_buf_init(&c->message, 1024);
+    c->stage = MC_STAGE_START;
+    /* on_done is never called from inside start: a request that cannot be
+     * sent is an error returned here. */
+    int rc = mc__advance(c);
     if (rc != SM_OK) {
-        mc_lines_free(&c->lines);
-        sm_buf_free(&c->raw);
-        sm_buf_free(&c->message);
-        sm_free(c);
+        mc__call_free(c);
         return rc;
     }
-    base->round_trips++;
     *out = &c->base;
     return SM_OK;
 }
 
 static void mc__hb_cancel(mc_call *call)
 {
-    mc__hcall *c = (mc__hcall *)call;
+    mc_hcall *c = (mc_hcall *)call;
     c->stopped = true;
-    mc_http_cancel(c->req);
+    if (c->req)
+        mc_http_cancel(c->req);
 }
 
 static void mc__hb_free(mc_backend *base)
 {
-    mc__hb *b = (mc__hb *)base;
+    mc_hb *b = (mc_hb *)base;
     mc_http_free(b->http);
+    mc_server_info_free(&b->info);
+    mc_tokens_free(&b->left);
+    mc_tokens_free(&b->right);
+    mc_tokens_free(&b->generated);
     sm_free(b->endpoint);
+    sm_free(b->root);
     sm_free(b->model);
     if (b->api_key) {
         memset(b->api_key, 0, strlen(b->api_key));
@@ -630,6 +716,7 @@ void mc_http_options_init(mc_http_options *o)
 {
     memset(o, 0, sizeof *o);
     o->kind = MC_HTTP_LLAMACPP;
+    o->llamacpp_mode = MC_LLAMACPP_COMPLETION;
     o->connect_timeout_ms = 2000;
     o->first_byte_timeout_ms = 10000;
     o->total_timeout_ms = 30000;
@@ -653,17 +740,7 @@ int mc_backend_http_new(uv_loop_t *loop, const mc_http_options *o, mc_backend **
         snprintf(error, error_size, "the ollama backend needs a model name");
         return SM_EINVAL;
     }
-    const mc_template *tmpl = o->tmpl;
-    if (!tmpl && o->kind == MC_HTTP_OPENAI) {
-        tmpl = o->model ? mc_template_for_model(o->model) : NULL;
-        if (!tmpl) {
-            snprintf(error, error_size,
-                     "no fill-in-the-middle template for the model \"%s\": name one with the template setting",
-                     o->model ? o->model : "");
-            return SM_EINVAL;
-        }
-    }
-    mc__hb *b = sm_calloc(1, sizeof *b);
+    mc_hb *b = sm_calloc(1, sizeof *b);
     b->http = mc_http_new(loop);
     if (!b->http) {
         sm_free(b);
@@ -680,11 +757,18 @@ int mc_backend_http_new(uv_loop_t *loop, const mc_http_options *o, mc_backend **
     while (n > 0 && o->endpoint[n - 1] == '/')
         n--;
     b->endpoint = sm_strndup(o->endpoint, n);
+    size_t root = n >= 3 && strncmp(b->endpoint + n - 3, "/v1", 3) == 0 ? n - 3 : n;
+    b->root = sm_strndup(o->endpoint, root);
     b->model = o->model ? sm_strdup(o->model) : NULL;
     b->api_key = o->api_key && *o->api_key ? sm_strdup(o->api_key) : NULL;
-    b->tmpl = tmpl;
-    b->max_candidates = o->kind == MC_HTTP_OPENAI ? 5 : 40;
-    b->base.max_candidates = b->max_candidates;
+    b->tmpl = o->tmpl;
+    mc_server_info_init(&b->info);
+    mc_tokens_init(&b->left);
+    mc_tokens_init(&b->right);
+    mc_tokens_init(&b->generated);
+    /* llama.cpp servers give up to n_probs candidates (the request's); an
+     * OpenAI-compatible server may cap logprobs lower and say so. */
+    b->base.max_candidates = 100;
     *out = &b->base;
     return SM_OK;
 }

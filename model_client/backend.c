@@ -17,7 +17,7 @@ void mc_step_free(mc_step *step)
     step->chosen = -1;
 }
 
-void mc_step_add(mc_step *step, const char *bytes, size_t len, double logprob, bool eos)
+void mc_step_add_token(mc_step *step, const char *bytes, size_t len, double logprob, bool eos, int32_t id)
 {
     step->cands = sm_realloc(step->cands, (step->count + 1) * sizeof *step->cands);
     mc_token *t = &step->cands[step->count++];
@@ -25,6 +25,12 @@ void mc_step_add(mc_step *step, const char *bytes, size_t len, double logprob, b
     t->len = (uint32_t)len;
     t->logprob = logprob;
     t->eos = eos;
+    t->id = id;
+}
+
+void mc_step_add(mc_step *step, const char *bytes, size_t len, double logprob, bool eos)
+{
+    mc_step_add_token(step, bytes, len, logprob, eos, -1);
 }
 
 static bool mc__same(const mc_token *a, const mc_token *b)

@@ -39,6 +39,7 @@ struct mc_decode {
 
     sm_buf middle;
     SM_ARRAY(uint32_t) token_ends;
+    SM_ARRAY(int32_t) token_ids;       /* the model's id of each token, -1 unknown */
     uint32_t lines;                    /* line breaks in the middle */
     ep_savepoint start_point;
 
@@ -60,6 +61,9 @@ struct mc_decode {
     uint32_t tokens_generated;
     uint32_t rejected;
     uint32_t round_trips_at_start;
+    uint32_t aux_at_start;
+    uint32_t prompt_reports_at_start;
+    uint64_t prompt_tokens_at_start;
     uint64_t filter_ns;
     uint64_t start_ns;
     uint64_t rng;
@@ -114,6 +118,7 @@ static void mc__handle_closed(uv_handle_t *handle)
     if (--d->open_handles == 0) {
         sm_buf_free(&d->middle);
         sm_array_free(&d->token_ends);
+        sm_array_free(&d->token_ids);
         sm_free(d->error);
         sm_free(d);
     }
@@ -144,6 +149,10 @@ static mc_completion *mc__build_result(mc_decode *d)
         sm_array_push(&c->token_ends, d->token_ends.items[i] < len ? d->token_ends.items[i] : (uint32_t)len);
     c->tokens_generated = d->tokens_generated;
     c->round_trips = d->backend->round_trips - d->round_trips_at_start;
+    c->aux_requests = d->backend->aux_requests - d->aux_at_start;
+    c->prompt_tokens = d->backend->prompt_tokens - d->prompt_tokens_at_start;
+    c->prompt_tokens_known =
+        c->round_trips > 0 && d->backend->prompt_reports - d->prompt_reports_at_start == c->round_trips;
     c->rejected = d->rejected;
     c->filter_ns = d->filter_ns;
     c->total_ns = mc__now_ns() - d->start_ns;
@@ -318,7 +327,7 @@ static size_t mc__within_lines(const mc_decode *d, const char *bytes, size_t len
 }
 
 /* Tries a token: feeds it and keeps it when viable and the filter agrees. */
-static bool mc__try_token(mc_decode *d, const char *bytes, size_t len)
+static bool mc__try_token(mc_decode *d, const char *bytes, size_t len, int32_t id)
 {
     ep_savepoint point = ep_save(d->rec);
     int rc = ep_feed(d->rec, bytes, len);
@@ -328,6 +337,7 @@ static bool mc__try_token(mc_decode *d, const char *bytes, size_t len)
             if (mc__filter_ok(d, false)) {
                 d->lines += mc__count_breaks(bytes, len);
                 sm_array_push(&d->token_ends, (uint32_t)d->middle.len);
+                sm_array_push(&d->token_ids, id);
                 return true;
             }
             d->middle.len = old;
@@ -387,7 +397,7 @@ static bool mc__on_step(void *data, const mc_step *step)
             ep_savepoint before = ep_save(d->rec);
             size_t old_len = d->middle.len;
             uint32_t old_tokens = d->token_ends.size;
-            if (keep == 0 || mc__try_token(d, tok->bytes, keep)) {
+            if (keep == 0 || mc__try_token(d, tok->bytes, keep, -1)) {
                 if (mc__can_end(d)) {
                     mc__remember_complete(d, tok->logprob);
                     taken = (int32_t)order[k];
@@ -401,6 +411,7 @@ static bool mc__on_step(void *data, const mc_step *step)
                 if (d->middle.data)
                     d->middle.data[old_len] = '\0';
                 d->token_ends.size = old_tokens;
+                d->token_ids.size = old_tokens;
             }
             if (d->have_best) {
                 taken = (int32_t)order[k];
@@ -410,7 +421,7 @@ static bool mc__on_step(void *data, const mc_step *step)
             d->rejected++;
             continue;
         }
-        if (mc__try_token(d, tok->bytes, tok->len)) {
+        if (mc__try_token(d, tok->bytes, tok->len, tok->id)) {
             taken = (int32_t)order[k];
             d->tokens_generated++;
         } else {
@@ -467,6 +478,9 @@ static void mc__on_call_done(void *data, int status, const char *message)
 
 static void mc__request(mc_decode *d)
 {
+    bool ids_known = true;
+    for (uint32_t i = 0; i < d->token_ids.size && ids_known; i++)
+        ids_known = d->token_ids.items[i] >= 0;
     mc_request req = {
         .left = d->left + d->left_start,
         .left_len = d->left_len - d->left_start,
@@ -474,6 +488,9 @@ static void mc__request(mc_decode *d)
         .right_len = d->right_end,
         .generated = d->middle.data ? d->middle.data : "",
         .generated_len = d->middle.len,
+        .generated_ids = ids_known ? d->token_ids.items : NULL,
+        .generated_count = d->token_ids.size,
+        .max_new_tokens = d->options.max_tokens - d->token_ends.size,
         .n_ahead = d->options.run_ahead ? d->options.run_ahead : 1,
         .n_candidates = d->options.n_candidates ? d->options.n_candidates : 1,
     };
@@ -522,11 +539,15 @@ int mc_decode_start(uv_loop_t *loop, mc_backend *backend, ep_recognizer *rec, co
     d->rng = options->seed;
     sm_buf_init(&d->middle, MC__MAX_MIDDLE + 4096);
     sm_array_init(&d->token_ends);
+    sm_array_init(&d->token_ids);
     mc_context_budget(left, left_len, right, right_len, options->context_budget ? options->context_budget : SIZE_MAX,
                       &d->left_start, &d->right_end);
     d->start_point = ep_save(rec);
     d->start_ns = mc__now_ns();
     d->round_trips_at_start = backend->round_trips;
+    d->aux_at_start = backend->aux_requests;
+    d->prompt_reports_at_start = backend->prompt_reports;
+    d->prompt_tokens_at_start = backend->prompt_tokens;
     uv_timer_init(loop, &d->budget_timer);
     uv_timer_init(loop, &d->defer_timer);
     d->budget_timer.data = d;

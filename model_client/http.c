@@ -301,9 +301,13 @@ static int mc__attach(mc_http_req *req)
         sm_buf_free(&auth);
     }
     curl_easy_setopt(e, CURLOPT_URL, req->url);
-    curl_easy_setopt(e, CURLOPT_POST, 1L);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->body);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    if (req->args.get) {
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    } else {
+        curl_easy_setopt(e, CURLOPT_POST, 1L);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    }
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, req->headers);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, mc__on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, req);
@@ -385,7 +389,7 @@ static void mc__transfer_done(mc_http_req *req, CURLcode result)
     } else if (result == CURLE_OK || req->http_error) {
         req->http_code = code;
         mc__error_message(req);
-        mc__fail(req, SM_EIO, NULL);
+        mc__fail(req, code == 404 ? SM_ENOTFOUND : SM_EIO, NULL);
     } else if (result == CURLE_OPERATION_TIMEDOUT) {
         mc__fail(req, SM_ETIMEDOUT, req->got_byte ? "the model server did not finish within the total timeout"
                                                   : "the model server could not be reached within the connect timeout");

@@ -19,9 +19,9 @@ struct mc_call {
  * returns false to stop the transfer.  on_done is called exactly once, from
  * the loop: SM_OK after a complete 2xx response; SM_ECANCELED after
  * mc_http_cancel or an on_data that returned false; SM_ETIMEDOUT for any of
- * the three timeouts; SM_ETOOBIG when the body passes the cap; SM_EIO for a
- * failed connection or an HTTP error, with a message (the server's own error
- * text when it sent one).
+ * the three timeouts; SM_ETOOBIG when the body passes the cap; SM_ENOTFOUND
+ * for HTTP 404 and SM_EIO for a failed connection or another HTTP error, with
+ * a message (the server's own error text when it sent one).
  */
 typedef struct mc_http mc_http;
 typedef struct mc_http_req mc_http_req;
@@ -31,13 +31,14 @@ typedef void (*mc_http_done_cb)(void *data, int status, const char *message);
 
 typedef struct mc_http_post_args {
     const char *url;
-    const char *body;                 /* copied */
+    const char *body;                 /* copied; ignored with get */
     size_t body_len;
     const char *bearer;               /* NULL or an API key; never logged */
     uint32_t connect_timeout_ms, first_byte_timeout_ms, total_timeout_ms;
     uint32_t retries;
     size_t max_response;
     bool tls_verify;
+    bool get;                         /* a GET instead of a POST */
 } mc_http_post_args;
 
 mc_http *mc_http_new(uv_loop_t *loop);

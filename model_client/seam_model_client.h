@@ -73,6 +73,7 @@ typedef struct mc_token {
     uint32_t len;
     double logprob;   /* natural log; -INFINITY when unknown */
     bool eos;         /* the end of the completion (a stop token or string) */
+    int32_t id;       /* the model's token id; -1 when unknown */
 } mc_token;
 
 /* One generated position: the model's candidates there, best first, and the
@@ -85,8 +86,10 @@ typedef struct mc_step {
 } mc_step;
 
 void mc_step_free(mc_step *step);
-/* Appends a copy of (bytes, len, logprob, eos) to step->cands. */
+/* Appends a copy of (bytes, len, logprob, eos) to step->cands, id unknown. */
 void mc_step_add(mc_step *step, const char *bytes, size_t len, double logprob, bool eos);
+/* The same with the model's token id (-1 when unknown). */
+void mc_step_add_token(mc_step *step, const char *bytes, size_t len, double logprob, bool eos, int32_t id);
 /* Sorts the candidates best first (stable) and merges duplicate byte strings,
  * keeping `chosen` pointing at the same token. */
 void mc_step_normalize(mc_step *step);
@@ -110,6 +113,11 @@ typedef struct mc_request {
     size_t right_len;
     const char *generated;  /* the middle so far */
     size_t generated_len;
+    const int32_t *generated_ids; /* the model's ids of its tokens, in order, or
+                                     NULL when some are unknown */
+    uint32_t generated_count;     /* how many tokens generated_ids holds */
+    uint32_t max_new_tokens;      /* what the completion may still add, for the
+                                     context budget in tokens (0: n_ahead) */
     uint32_t n_ahead;       /* tokens to generate, at least 1 */
     uint32_t n_candidates;  /* candidates wanted per position, at least 1 */
 } mc_request;
@@ -132,6 +140,10 @@ struct mc_backend {
     const mc_backend_vtable *vtable;
     uint32_t round_trips;   /* requests sent to the model since creation */
     uint32_t max_candidates; /* the most candidates per position it can give */
+    uint64_t prompt_tokens; /* prompt tokens the model evaluated (not cached),
+                               as far as the server reports them */
+    uint32_t prompt_reports; /* round trips whose evaluated prompt tokens are known */
+    uint32_t aux_requests;  /* other requests: a server's properties, tokenizing */
 };
 
 int mc_backend_start(mc_backend *backend, const mc_request *request, mc_step_cb on_step,
@@ -144,17 +156,31 @@ void mc_backend_free(mc_backend *backend);
 /* ---- HTTP backends -------------------------------------------------------- */
 
 typedef enum mc_http_kind {
-    MC_HTTP_LLAMACPP = 0,   /* llama.cpp server: /infill (or /completion with a template) */
+    MC_HTTP_LLAMACPP = 0,   /* llama.cpp server: /completion with a template, or /infill */
     MC_HTTP_OPENAI,         /* /v1/completions with a template-built prompt */
     MC_HTTP_OLLAMA,         /* /api/generate, raw prompt from a template or suffix */
 } mc_http_kind;
 
+/* How seam asks a llama.cpp server for a middle. */
+typedef enum mc_llamacpp_mode {
+    /* /completion with the prompt as token ids: the fill-in-the-middle
+     * tokens of the model's vocabulary around the contexts tokenized as text
+     * (/tokenize), then the tokens generated so far, so the server's cache
+     * holds everything but the new tokens after a divergence.  The contexts
+     * are cut to the server's context size in tokens (/props). */
+    MC_LLAMACPP_COMPLETION = 0,
+    /* /infill: the server builds the prompt, and puts the text generated so
+     * far at the end of the prefix (before the suffix). */
+    MC_LLAMACPP_INFILL,
+} mc_llamacpp_mode;
+
 typedef struct mc_http_options {
     mc_http_kind kind;
+    mc_llamacpp_mode llamacpp_mode;
     const char *endpoint;         /* base URL, e.g. "http://127.0.0.1:8080" */
     const char *model;            /* may be NULL for llama.cpp */
-    const mc_template *tmpl;      /* NULL: llama.cpp uses /infill, Ollama uses suffix,
-                                     OpenAI chooses from the model's name */
+    const mc_template *tmpl;      /* NULL: chosen from the model's vocabulary (a
+                                     llama.cpp server) or its name; Ollama uses suffix */
     const char *api_key;          /* borrowed; sent as a bearer token; never logged */
     uint32_t connect_timeout_ms;
     uint32_t first_byte_timeout_ms;
@@ -294,6 +320,9 @@ typedef struct mc_completion {
     SM_ARRAY(uint32_t) token_ends; /* end offset of each token of text */
     uint32_t tokens_generated;    /* tokens taken, including any cut off */
     uint32_t round_trips;
+    uint32_t aux_requests;        /* requests that were not for tokens (tokenizing, ...) */
+    uint64_t prompt_tokens;       /* prompt tokens the server evaluated in all */
+    bool prompt_tokens_known;     /* every round trip reported them */
     uint32_t rejected;            /* candidates the recognizer or filter refused */
     uint64_t filter_ns;           /* time spent checking candidates */
     uint64_t total_ns;

@@ -71,6 +71,12 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
         }
         cJSON_AddNumberToObject(o, "tokens_generated", c->tokens_generated);
         cJSON_AddNumberToObject(o, "round_trips", c->round_trips);
+        cJSON_AddNumberToObject(o, "aux_requests", c->aux_requests);
+        if (c->prompt_tokens_known) {
+            cJSON_AddNumberToObject(o, "prompt_tokens_evaluated", (double)c->prompt_tokens);
+            cJSON_AddNumberToObject(o, "prompt_tokens_per_round_trip",
+                                    c->round_trips ? (double)c->prompt_tokens / c->round_trips : 0);
+        }
         cJSON_AddNumberToObject(o, "rejected", c->rejected);
         cJSON *t = cJSON_AddObjectToObject(o, "timings_us");
         cJSON_AddNumberToObject(t, "setup", (double)(r->info.setup_ns / 1000));

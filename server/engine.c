@@ -97,6 +97,7 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger,
         o.kind = config->backend == CFG_BACKEND_LLAMACPP ? MC_HTTP_LLAMACPP
                  : config->backend == CFG_BACKEND_OPENAI ? MC_HTTP_OPENAI
                                                          : MC_HTTP_OLLAMA;
+        o.llamacpp_mode = config->llamacpp_mode == CFG_LLAMACPP_INFILL ? MC_LLAMACPP_INFILL : MC_LLAMACPP_COMPLETION;
         o.endpoint = config->endpoint;
         o.model = config->model;
         if (config->template_format) {

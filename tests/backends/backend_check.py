@@ -36,7 +36,8 @@ STEPS = {
 def backends(url):
     """(name, seam settings) for each way seam talks to a server."""
     return [
-        ("llamacpp-infill", ["--backend", "llamacpp", "--endpoint", url]),
+        ("llamacpp", ["--backend", "llamacpp", "--endpoint", url]),
+        ("llamacpp-infill", ["--backend", "llamacpp", "--endpoint", url, "--llamacpp-mode", "infill"]),
         ("llamacpp-template", ["--backend", "llamacpp", "--endpoint", url, "--template", "starcoder2"]),
         ("openai", ["--backend", "openai", "--endpoint", url + "/v1", "--model", "bigcode/starcoder2-3b"]),
         ("ollama", ["--backend", "ollama", "--endpoint", url, "--model", "qwen2.5-coder:1.5b",
@@ -88,19 +89,26 @@ def valid(text):
         return False
 
 
+GENERATION = ("/infill", "/completion", "/v1/completions", "/api/generate")
+
+
+def generation_requests(server):
+    return [r for r in server.requests if r[0] in GENERATION]
+
+
 def check_backend(ch, name, settings, server):
     where = ch.write_case(LEFT, RIGHT)
     results = {}
     for run_ahead in ("1", "8"):
-        before = len(server.requests)
+        before = len(generation_requests(server))
         run, out, _ = ch.complete(where, settings + ["--run-ahead", run_ahead])
         ch.check(run.returncode == 0 and out is not None, "%s run-ahead %s: exit %d, stderr %s"
                  % (name, run_ahead, run.returncode, run.stderr.strip()))
         if out is None:
             return
         results[run_ahead] = out
-        ch.check(out["round_trips"] == len(server.requests) - before,
-                 "%s: round trips %s reported, %d seen" % (name, out["round_trips"], len(server.requests) - before))
+        seen = len(generation_requests(server)) - before
+        ch.check(out["round_trips"] == seen, "%s: round trips %s reported, %d seen" % (name, out["round_trips"], seen))
     one, many = results["1"], results["8"]
     ch.check(one["found"] and one["completion"] == "values)", "%s: completion %r" % (name, one["completion"]))
     ch.check(valid(LEFT + one["completion"] + RIGHT), "%s: the completion does not parse" % name)
@@ -122,16 +130,37 @@ def check_request_fields(ch, server):
     ch.check(infill.get("n_probs", 0) >= 1 and infill.get("stream") is True and infill.get("cache_prompt") is True,
              "llama.cpp /infill asks for n_probs, stream and cache_prompt: %r" % infill)
     completion = by_path.get("/completion", ({}, {}))[0]
-    ch.check(completion.get("prompt", "").startswith("<fim_prefix>" + LEFT + "<fim_suffix>" + RIGHT + "<fim_middle>"),
-             "llama.cpp /completion carries the StarCoder2 prompt: %r" % completion.get("prompt"))
+    prompt = completion.get("prompt")
+    ch.check(isinstance(prompt, list) and server.vocab.detokenize(prompt).startswith(
+        "<fim_prefix>" + LEFT + "<fim_suffix>" + RIGHT + "<fim_middle>"),
+        "llama.cpp /completion carries the StarCoder2 prompt as token ids: %r" % prompt)
+    ch.check("stop" not in completion and "t_max_predict_ms" not in completion and "top_k" not in completion
+             and completion.get("timings_per_token") is True,
+             "llama.cpp /completion sends no stop strings, time limit or top_k: %r" % completion)
     openai, headers = by_path.get("/v1/completions", ({}, {}))
-    ch.check(openai.get("model") == "bigcode/starcoder2-3b" and 1 <= openai.get("logprobs", 0) <= 5
-             and openai.get("prompt", "").startswith("<fim_prefix>"),
-             "OpenAI /v1/completions: model, logprobs and a templated prompt: %r" % openai)
+    ch.check(openai.get("model") == "bigcode/starcoder2-3b" and openai.get("logprobs", 0) == 10
+             and isinstance(openai.get("prompt"), list),
+             "OpenAI /v1/completions on a llama.cpp server: model, 10 logprobs, a prompt of token ids: %r" % openai)
     ollama = by_path.get("/api/generate", ({}, {}))[0]
     ch.check(ollama.get("raw") is True and ollama.get("logprobs") is True and ollama.get("top_logprobs", 0) >= 1
              and ollama.get("prompt", "").startswith("<|fim_prefix|>" + LEFT),
              "Ollama /api/generate: raw prompt with logprobs: %r" % ollama)
+
+
+def check_text_prompt_server(ch):
+    """An OpenAI-compatible server without llama.cpp's /props and /tokenize
+    (vLLM, say): the prompt is the rendered template, with its stops."""
+    with LoopbackServer(Script(STEPS, LEFT), llamacpp=False) as server:
+        check_backend(ch, "openai-text", ["--backend", "openai", "--endpoint", server.url + "/v1", "--model",
+                                          "bigcode/starcoder2-3b"], server)
+        body = next((b for p, b, _ in server.requests if p == "/v1/completions"), {})
+        ch.check(body.get("prompt", "").startswith("<fim_prefix>" + LEFT + "<fim_suffix>") and
+                 "<|endoftext|>" in body.get("stop", []),
+                 "OpenAI /v1/completions on another server: a templated text prompt with stops: %r" % body)
+    with LoopbackServer(Script(STEPS, LEFT), llamacpp=False) as server:
+        run, out, _ = ch.complete(ch.write_case(LEFT, RIGHT), ["--backend", "llamacpp", "--endpoint", server.url])
+        ch.check(run.returncode != 0 and "does not answer like a llama.cpp server" in run.stderr,
+                 "llamacpp against a server without /props: %r" % run.stderr)
 
 
 def free_port():
@@ -196,6 +225,7 @@ def check_budgets_and_refusals(ch):
     with LoopbackServer(Script(STEPS, LEFT), fault="http503") as server:
         run, out, _ = ch.complete(where, ["--backend", "llamacpp", "--endpoint", server.url, "--retries", "2"])
         ch.check(len(server.requests) == 3, "503 is retried: %d requests" % len(server.requests))
+        ch.check(all(p == "/props" for p, _, _ in server.requests), "the first request asks /props")
 
 
 def check_api_key(ch):
@@ -285,6 +315,7 @@ def main():
         for name, settings in backends(server.url):
             check_backend(ch, name, settings, server)
         check_request_fields(ch, server)
+    check_text_prompt_server(ch)
     check_faults(ch)
     check_api_key(ch)
     check_escape(ch)

@@ -9,6 +9,12 @@ a (token, logprob) pair; "<eos>" ends.  Generation is greedy, so the first
 candidate is the token the model goes on with, as a real server does at
 temperature 0.
 
+Like llama.cpp's server it answers /props and /tokenize (unless it plays a
+server without them, llamacpp=False), with a vocabulary of its own: the
+fill-in-the-middle control strings of two families and the end of text are
+tokens, other text is one token per byte, and each scripted token gets an id
+the first time it is seen; prompts sent as token ids are read back to text.
+
 Faults are chosen per server (LoopbackServer.fault): refuse to answer with
 an HTTP error, stall before the first byte or in the middle of the body,
 send a truncated or malformed stream, leave out the candidates, or send
@@ -26,6 +32,52 @@ EOS = "<eos>"
 MIDDLE_MARKS = ["<fim_middle>", "<|fim_middle|>", " <MID>", "[PREFIX]"]
 
 
+CONTROL = ["<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<file_sep>", "<|fim_prefix|>", "<|fim_suffix|>",
+           "<|fim_middle|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>", "<|endoftext|>"]
+EOS_TEXT = "<|endoftext|>"
+
+
+class Vocab:
+    """Token ids: control strings 10.., bytes 1000..1255, scripted tokens 5000.."""
+
+    def __init__(self):
+        self.words = {}
+        self.texts = {}
+
+    def word(self, text):
+        if text in CONTROL:
+            return 10 + CONTROL.index(text)
+        if text not in self.words:
+            self.words[text] = 5000 + len(self.words)
+            self.texts[self.words[text]] = text
+        return self.words[text]
+
+    def tokenize(self, text, parse_special):
+        out = []
+        i = 0
+        while i < len(text):
+            hit = next((c for c in CONTROL if parse_special and text.startswith(c, i)), None)
+            if hit:
+                out.append((10 + CONTROL.index(hit), hit.encode()))
+                i += len(hit)
+                continue
+            for b in text[i].encode():
+                out.append((1000 + b, bytes([b])))
+            i += 1
+        return out
+
+    def detokenize(self, ids):
+        data = b""
+        for t in ids:
+            if 10 <= t < 10 + len(CONTROL):
+                data += CONTROL[t - 10].encode()
+            elif 1000 <= t < 1256:
+                data += bytes([t - 1000])
+            elif t in self.texts:
+                data += self.texts[t].encode()
+        return data.decode("utf-8", "replace")
+
+
 class Script:
     """candidates(generated) -> [(token, logprob), ...], best first."""
 
@@ -38,9 +90,11 @@ class Script:
 
 
 class LoopbackServer:
-    def __init__(self, script, fault=None):
+    def __init__(self, script, fault=None, llamacpp=True):
         self.script = script
         self.fault = fault
+        self.llamacpp = llamacpp
+        self.vocab = Vocab()
         self.requests = []          # (path, body dict, headers dict)
         self.lock = threading.Lock()
         handler = self._handler()
@@ -85,10 +139,17 @@ class LoopbackServer:
                 pass
 
             def do_GET(self):
+                with server.lock:
+                    server.requests.append((self.path, {}, dict(self.headers)))
                 if self.path == "/health":
                     self._send_json(200, {"status": "ok"})
+                elif server.fault == "http503":
+                    self._send_json(503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}})
+                elif self.path == "/props" and server.llamacpp:
+                    self._send_json(200, {"default_generation_settings": {"n_ctx": 4096},
+                                          "bos_token": "", "eos_token": EOS_TEXT})
                 else:
-                    self._send_json(404, {"error": "not found"})
+                    self._send_json(404, {"error": {"code": 404, "message": "File Not Found"}})
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", "0"))
@@ -104,7 +165,9 @@ class LoopbackServer:
                     return
                 if fault == "slow_first_byte":
                     time.sleep(3)
-                if self.path in ("/infill", "/completion"):
+                if self.path == "/tokenize" and server.llamacpp:
+                    self._tokenize(body)
+                elif self.path in ("/infill", "/completion"):
                     self._llamacpp(body)
                 elif self.path == "/v1/completions":
                     self._openai(body)
@@ -117,11 +180,14 @@ class LoopbackServer:
 
             def _send_json(self, code, obj):
                 data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def _start_stream(self, content_type):
                 self.send_response(200)
@@ -157,8 +223,22 @@ class LoopbackServer:
                 except _Gone:
                     return
 
+            def _tokenize(self, body):
+                toks = server.vocab.tokenize(body.get("content", ""), body.get("parse_special", True))
+                if body.get("with_pieces"):
+                    def piece(b):
+                        try:
+                            return b.decode("utf-8")
+                        except UnicodeDecodeError:
+                            return list(b)
+                    self._send_json(200, {"tokens": [{"id": t, "piece": piece(b)} for t, b in toks]})
+                else:
+                    self._send_json(200, {"tokens": [t for t, _ in toks]})
+
             @staticmethod
             def _generated(prompt):
+                if isinstance(prompt, list):
+                    prompt = server.vocab.detokenize(prompt)
                 cut = max((prompt.rfind(m) + len(m) if prompt.rfind(m) >= 0 else -1) for m in MIDDLE_MARKS)
                 return prompt[cut:] if cut >= 0 else prompt[len(server.script.left):]
 
@@ -188,12 +268,13 @@ class LoopbackServer:
                         break
                     ev = {"content": chosen[0], "stop": False}
                     if n:
+                        word = server.vocab.word
                         ev["completion_probabilities"] = [{
-                            "id": 1, "token": chosen[0], "bytes": list(chosen[0].encode()),
+                            "id": word(chosen[0]), "token": chosen[0], "bytes": list(chosen[0].encode()),
                             "logprob": chosen[1],
                             "top_logprobs": [
-                                {"id": 1, "token": t if t != EOS else "<|endoftext|>",
-                                 "bytes": list((t if t != EOS else "<|endoftext|>").encode()), "logprob": lp}
+                                {"id": word(t if t != EOS else EOS_TEXT), "token": t if t != EOS else EOS_TEXT,
+                                 "bytes": list((t if t != EOS else EOS_TEXT).encode()), "logprob": lp}
                                 for t, lp in cands],
                         }]
                     events.append(ev)
