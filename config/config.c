@@ -32,6 +32,7 @@ void cfg_init(cfg_config *config)
     config->retries = 1;
     config->context_bytes = 8192;
     config->tls_verify = true;
+    config->stream = true;
     config->escape_guard = true;
     config->cut_contexts = true;
     config->train_stdlib = true;
@@ -112,6 +113,7 @@ typedef struct cfg__flag {
 static const cfg__flag cfg__flags[] = {
     {"multiline", offsetof(cfg_config, multiline)},
     {"tls_verify", offsetof(cfg_config, tls_verify)},
+    {"stream", offsetof(cfg_config, stream)},
     {"escape_guard", offsetof(cfg_config, escape_guard)},
     {"cut_contexts", offsetof(cfg_config, cut_contexts)},
     {"train_stdlib", offsetof(cfg_config, train_stdlib)},
@@ -124,7 +126,7 @@ const char *const *cfg_names(void)
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "multiline", "tls_verify",
-        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", NULL,
+        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", NULL,
     };
     return names;
 }

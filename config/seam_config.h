@@ -53,6 +53,7 @@ typedef struct cfg_config {
     uint32_t retries;
     uint32_t context_bytes;  /* context sent to the model around the cursor */
     bool tls_verify;
+    bool stream;             /* model servers stream their answers */
     bool escape_guard;       /* completions may not leave their scope */
     bool cut_contexts;       /* the recognizer sees only the statements around the cursor */
     bool train_stdlib;       /* the embedded model also learns the standard library */

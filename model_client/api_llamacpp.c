@@ -13,7 +13,9 @@
 
 #include <string.h>
 
-enum { MC__RESERVED = 8 };   /* prompt room for control tokens and BOS */
+/* Prompt room for control tokens and BOS, and for what /infill adds (a
+ * repository name and a file name). */
+enum { MC__RESERVED = 24 };
 
 /* The context budget in tokens: the server's context, less what the
  * completion may still generate and the control tokens. */
@@ -23,8 +25,7 @@ static uint32_t mc__token_budget(const mc_hcall *c)
     if (!n_ctx)
         return UINT32_MAX;
     uint32_t ahead = c->request.max_new_tokens > c->request.n_ahead ? c->request.max_new_tokens : c->request.n_ahead;
-    uint64_t used = (uint64_t)ahead + MC__RESERVED + 1 +
-                    (c->generated_ids ? c->request.generated_count : c->backend->generated.ids.size);
+    uint64_t used = (uint64_t)ahead + MC__RESERVED + 1 + c->request.generated_count;
     return used >= n_ctx ? 0 : (uint32_t)(n_ctx - used);
 }
 
@@ -53,9 +54,13 @@ int mc_llamacpp_body(mc_hcall *c, sm_buf *url, char **body)
     const mc_request *r = &c->request;
     cJSON *o = cJSON_CreateObject();
     if (b->options.llamacpp_mode == MC_LLAMACPP_INFILL) {
+        /* The contexts as token ids too, cut to the server's context: the
+         * server itself cuts them only to its batch size. */
         sm_buf_printf(url, "%s/infill", b->endpoint);
-        mc__add_text(o, "input_prefix", r->left, r->left_len);
-        mc__add_text(o, "input_suffix", r->right, r->right_len);
+        uint32_t from, to;
+        mc_tokens_cut(&b->left, &b->right, mc__token_budget(c), &from, &to);
+        mc_tokens_to_json(&b->left, from, b->left.ids.size, cJSON_AddArrayToObject(o, "input_prefix"));
+        mc_tokens_to_json(&b->right, 0, to, cJSON_AddArrayToObject(o, "input_suffix"));
         mc__add_text(o, "prompt", r->generated, r->generated_len);
         cJSON_AddItemToObject(o, "input_extra", cJSON_CreateArray());
     } else {
@@ -65,7 +70,7 @@ int mc_llamacpp_body(mc_hcall *c, sm_buf *url, char **body)
     cJSON_AddNumberToObject(o, "n_predict", r->n_ahead);
     cJSON_AddNumberToObject(o, "n_probs", r->n_candidates);
     cJSON_AddBoolToObject(o, "cache_prompt", true);
-    cJSON_AddBoolToObject(o, "stream", true);
+    cJSON_AddBoolToObject(o, "stream", c->backend->options.stream);
     cJSON_AddBoolToObject(o, "timings_per_token", true);
     cJSON_AddNumberToObject(o, "temperature", 0);
     *body = cJSON_PrintUnformatted(o);

@@ -42,7 +42,7 @@ int mc_ollama_body(mc_hcall *c, sm_buf *url, char **body)
         mc__add_text(o, "prompt", r->left, r->left_len, r->generated, r->generated_len);
         mc__add_text(o, "suffix", r->right, r->right_len, "", 0);
     }
-    cJSON_AddBoolToObject(o, "stream", true);
+    cJSON_AddBoolToObject(o, "stream", c->backend->options.stream);
     cJSON_AddBoolToObject(o, "logprobs", true);
     cJSON_AddNumberToObject(o, "top_logprobs", r->n_candidates);
     cJSON_AddNumberToObject(opts, "temperature", 0);

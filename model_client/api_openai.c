@@ -47,7 +47,7 @@ int mc_openai_body(mc_hcall *c, sm_buf *url, char **body)
     cJSON_AddNumberToObject(o, "max_tokens", r->n_ahead);
     cJSON_AddNumberToObject(o, "logprobs", r->n_candidates);
     cJSON_AddNumberToObject(o, "temperature", 0);
-    cJSON_AddBoolToObject(o, "stream", true);
+    cJSON_AddBoolToObject(o, "stream", c->backend->options.stream);
     cJSON_AddBoolToObject(o, "timings_per_token", true);
     *body = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);

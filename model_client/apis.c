@@ -423,7 +423,9 @@ static int mc__aux_answer(mc_hcall *c, char *error, size_t error_size)
             snprintf(error, error_size, "the model server's /props answer could not be read");
         break;
     case MC_STAGE_PROBE:
-        rc = mc_server_info_tokens(&b->info, json, c->raw.len, b->tmpl, error, error_size);
+        rc = mc_server_info_tokens(&b->info, json, c->raw.len, b->tmpl,
+                                   !(b->kind == MC_HTTP_LLAMACPP && b->options.llamacpp_mode == MC_LLAMACPP_INFILL),
+                                   error, error_size);
         if (rc == SM_OK)
             b->info.state = MC_INFO_KNOWN;
         break;
@@ -536,9 +538,7 @@ static bool mc__cached(const mc_tokens *t, const char *text, size_t len)
 bool mc_hb_uses_tokens(const mc_hcall *c)
 {
     const mc_hb *b = c->backend;
-    if (b->kind == MC_HTTP_OLLAMA || b->info.state == MC_INFO_NONE)
-        return false;
-    return b->kind == MC_HTTP_OPENAI || b->options.llamacpp_mode == MC_LLAMACPP_COMPLETION;
+    return b->kind != MC_HTTP_OLLAMA && b->info.state != MC_INFO_NONE;
 }
 
 const mc_template *mc_hb_template(const mc_hcall *c)
@@ -569,7 +569,8 @@ static mc_hcall_stage mc__next_stage(const mc_hcall *c)
         return MC_STAGE_TOKENIZE_LEFT;
     if (!mc__cached(&b->right, c->right, c->request.right_len))
         return MC_STAGE_TOKENIZE_RIGHT;
-    if (!c->generated_ids && c->request.generated_len &&
+    bool infill = b->kind == MC_HTTP_LLAMACPP && b->options.llamacpp_mode == MC_LLAMACPP_INFILL;
+    if (!infill && !c->generated_ids && c->request.generated_len &&
         !mc__cached(&b->generated, c->generated, c->request.generated_len))
         return MC_STAGE_TOKENIZE_GENERATED;
     return MC_STAGE_GENERATE;
@@ -723,6 +724,7 @@ void mc_http_options_init(mc_http_options *o)
     o->retries = 1;
     o->max_response = 16u << 20;
     o->tls_verify = true;
+    o->stream = true;
 }
 
 int mc_backend_http_new(uv_loop_t *loop, const mc_http_options *o, mc_backend **out, char *error, size_t error_size)

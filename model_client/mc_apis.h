@@ -66,9 +66,16 @@ int mc_server_info_props(mc_server_info *info, const char *json, size_t len);
  * (the user's) must fit the vocabulary; without it the first built-in
  * whose control strings are tokens is chosen.  SM_EINVAL with a message
  * when none fits. */
-int mc_server_info_tokens(mc_server_info *info, const char *json, size_t len, const mc_template *want, char *error,
-                          size_t error_size);
+int mc_server_info_tokens(mc_server_info *info, const char *json, size_t len, const mc_template *want,
+                          bool need_template, char *error, size_t error_size);
 bool mc_server_info_is_eog(const mc_server_info *info, int32_t id);
+
+/* The contexts cut to `budget` tokens in all: the left keeps its tokens
+ * [from, end), the right [0, to); three quarters for the left where both
+ * need room, cut after a line break where one is near. */
+void mc_tokens_cut(const mc_tokens *left, const mc_tokens *right, uint32_t budget, uint32_t *from, uint32_t *to);
+/* Appends t's ids [from, to) to `out` as JSON numbers. */
+void mc_tokens_to_json(const mc_tokens *t, uint32_t from, uint32_t to, cJSON *out);
 
 /* The prompt as token ids: BOS where the vocabulary adds it, the template's
  * parts with the contexts cut to `budget` tokens in all (three quarters for

@@ -188,6 +188,8 @@ typedef struct mc_http_options {
     uint32_t retries;             /* extra attempts after a refused connection */
     size_t max_response;          /* cap on one response body, bytes */
     bool tls_verify;              /* on unless the user turns it off */
+    bool stream;                  /* ask for streamed answers (on by default); off, each
+                                     answer is read whole */
     sm_logger *logger;            /* borrowed; may be NULL */
 } mc_http_options;
 

@@ -328,8 +328,8 @@ static void mc__settle_parts(mc_server_info *info, const mc_template *t)
     }
 }
 
-int mc_server_info_tokens(mc_server_info *info, const char *json, size_t len, const mc_template *want, char *error,
-                          size_t error_size)
+int mc_server_info_tokens(mc_server_info *info, const char *json, size_t len, const mc_template *want,
+                          bool need_template, char *error, size_t error_size)
 {
     mc__forget(info);
     info->add_bos = false;
@@ -361,6 +361,8 @@ int mc_server_info_tokens(mc_server_info *info, const char *json, size_t len, co
             mc__settle_parts(info, t);
             return SM_OK;
         }
+    if (!need_template)
+        return SM_OK;
     snprintf(error, error_size,
              "the model has no fill-in-the-middle tokens that seam knows (<fim_prefix>, <|fim_prefix|>, <PRE>, "
              "...): seam needs a code model trained to fill in the middle, or a template setting that fits this one");
@@ -410,9 +412,7 @@ static uint32_t mc__right_end(const mc_tokens *t, uint32_t keep)
     return keep;
 }
 
-void mc_server_info_prompt(const mc_server_info *info, const mc_tokens *left, const mc_tokens *right,
-                           const int32_t *generated, uint32_t generated_count, uint32_t budget, cJSON *out,
-                           uint32_t *prompt_len)
+void mc_tokens_cut(const mc_tokens *left, const mc_tokens *right, uint32_t budget, uint32_t *from, uint32_t *to)
 {
     uint32_t nl = left->ids.size, nr = right->ids.size;
     uint32_t left_room = nl, right_room = nr;
@@ -427,8 +427,21 @@ void mc_server_info_prompt(const mc_server_info *info, const mc_tokens *left, co
             right_room = budget - nl;
         }
     }
-    uint32_t from = mc__left_start(left, left_room);
-    uint32_t to = mc__right_end(right, right_room);
+    *from = mc__left_start(left, left_room);
+    *to = mc__right_end(right, right_room);
+}
+
+void mc_tokens_to_json(const mc_tokens *t, uint32_t from, uint32_t to, cJSON *out)
+{
+    mc__push_ids(out, t->ids.items, from, to);
+}
+
+void mc_server_info_prompt(const mc_server_info *info, const mc_tokens *left, const mc_tokens *right,
+                           const int32_t *generated, uint32_t generated_count, uint32_t budget, cJSON *out,
+                           uint32_t *prompt_len)
+{
+    uint32_t nl = left->ids.size, from, to;
+    mc_tokens_cut(left, right, budget, &from, &to);
     if (info->add_bos && info->bos >= 0)
         cJSON_AddItemToArray(out, cJSON_CreateNumber(info->bos));
     for (uint32_t i = 0; i < info->part_count; i++) {

@@ -8,6 +8,11 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/setup.sh debug asan || exit 1
+# llama.cpp and the tiny test models, built once into a cache outside the
+# clone (about 11 minutes the first time on 2 cores, then nothing).
+SEAM_LLAMA_DIR=$(scripts/llama.sh) || exit 1
+SEAM_TEST_MODELS=$(scripts/test_models.sh) || exit 1
+export SEAM_LLAMA_DIR SEAM_TEST_MODELS
 
 status=0
 passed=0
@@ -33,7 +38,7 @@ for build in debug asan; do
     echo "$build: $line"
     passed=$((passed + $(sed -n 's/^[a-z]*: \([0-9]*\) passed.*/\1/p' <<<"$line")))
     failed=$((failed + $(sed -n 's/.* \([0-9]*\) failed$/\1/p' <<<"$line")))
-  done < <(grep -aE '^(corpus|backends|lsp|scope|neovim): [0-9]+ passed, [0-9]+ failed$' "$log")
+  done < <(grep -aE '^(corpus|backends|llama|lsp|scope|neovim): [0-9]+ passed, [0-9]+ failed$' "$log")
   # a test executable that failed without reporting a failed case (a crash,
   # a time-out) still counts as one failure
   if [ "$meson_ok" -eq 0 ] && [ "$failed" -eq "$failed_before" ]; then

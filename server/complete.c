@@ -52,6 +52,23 @@ static size_t srv__offset_of(const char *text, size_t len, unsigned long line, u
     return i;
 }
 
+/* A token as JSON: its text, or the list of its bytes when it is not whole
+ * UTF-8 (a token that ends inside a character): JSON strings hold only
+ * UTF-8. */
+static cJSON *srv__token_json(const char *bytes, size_t len)
+{
+    if (sm_utf8_valid((const uint8_t *)bytes, len, false, NULL)) {
+        char *t = sm_strndup(bytes, len);
+        cJSON *s = cJSON_CreateString(t);
+        sm_free(t);
+        return s;
+    }
+    cJSON *list = cJSON_CreateArray();
+    for (size_t i = 0; i < len; i++)
+        cJSON_AddItemToArray(list, cJSON_CreateNumber((uint8_t)bytes[i]));
+    return list;
+}
+
 static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset, const srv_scope *scope)
 {
     cJSON *o = cJSON_CreateObject();
@@ -64,9 +81,7 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
         uint32_t start = 0;
         for (uint32_t i = 0; i < c->token_ends.size; i++) {
             uint32_t end = c->token_ends.items[i];
-            char *t = sm_strndup(c->text + start, end - start);
-            cJSON_AddItemToArray(tokens, cJSON_CreateString(t));
-            sm_free(t);
+            cJSON_AddItemToArray(tokens, srv__token_json(c->text + start, end - start));
             start = end;
         }
         cJSON_AddNumberToObject(o, "tokens_generated", c->tokens_generated);

@@ -127,6 +127,7 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger,
         o.total_timeout_ms = config->request_timeout_ms;
         o.retries = config->retries;
         o.tls_verify = config->tls_verify;
+        o.stream = config->stream;
         o.logger = logger;
         if (!o.endpoint) {
             snprintf(error, error_size, "the %s backend needs an endpoint", cfg_backend_name(config->backend));

@@ -125,8 +125,9 @@ def check_request_fields(ch, server):
     for path, body, headers in server.requests:
         by_path.setdefault(path, (body, headers))
     infill = by_path.get("/infill", ({}, {}))[0]
-    ch.check(infill.get("input_prefix") == LEFT and infill.get("input_suffix") == RIGHT,
-             "llama.cpp /infill carries input_prefix and input_suffix")
+    detok = server.vocab.detokenize
+    ch.check(detok(infill.get("input_prefix", [])) == LEFT and detok(infill.get("input_suffix", [])) == RIGHT,
+             "llama.cpp /infill carries input_prefix and input_suffix as token ids: %r" % infill)
     ch.check(infill.get("n_probs", 0) >= 1 and infill.get("stream") is True and infill.get("cache_prompt") is True,
              "llama.cpp /infill asks for n_probs, stream and cache_prompt: %r" % infill)
     completion = by_path.get("/completion", ({}, {}))[0]
@@ -193,7 +194,7 @@ def check_faults(ch):
                 ch.check(run.returncode != 0 and expect in run.stderr and elapsed < 6,
                          "%s %s: exit %d in %.1fs, stderr %r" % (name, fault, run.returncode, elapsed, run.stderr))
         # A truncated stream: the positions that came are used, nothing invalid is returned.
-        for fault in ("truncated", "no_probs", "fewer_probs", "more_probs", "no_done", "probs_recap"):
+        for fault in ("truncated", "no_probs", "fewer_probs", "more_probs", "no_done", "probs_recap", "held"):
             with LoopbackServer(Script(STEPS, LEFT), fault=fault) as server:
                 s = [x.replace("URL", server.url) for x in settings]
                 run, out, elapsed = ch.complete(where, s + quick)
@@ -201,6 +202,11 @@ def check_faults(ch):
                 ch.check(ok, "%s %s: exit %d, out %r, stderr %r" % (name, fault, run.returncode, out, run.stderr))
                 if fault in ("more_probs", "no_done", "probs_recap") and out is not None:
                     ch.check(out["completion"] == "values)", "%s %s: completion %r" % (name, fault, out["completion"]))
+                if fault == "held" and name.startswith("llamacpp") and out is not None:
+                    # Held text is the same token: no divergence, no extra round trip.
+                    ch.check(out["completion"] == "values)" and out["round_trips"] == 2 and out["stop"] == "eos",
+                             "%s held text: %r in %d round trips (%s)" % (name, out["completion"],
+                                                                         out["round_trips"], out["stop"]))
 
 
 def check_budgets_and_refusals(ch):

@@ -17,8 +17,10 @@ the first time it is seen; prompts sent as token ids are read back to text.
 
 Faults are chosen per server (LoopbackServer.fault): refuse to answer with
 an HTTP error, stall before the first byte or in the middle of the body,
-send a truncated or malformed stream, leave out the candidates, or send
-fewer or more candidates than asked.
+send a truncated or malformed stream, leave out the candidates, send
+fewer or more candidates than asked, or hold text back as llama.cpp's server
+does while the text could still become a stop string ("held": every other
+token is sent as empty text and its text comes with the next one).
 """
 
 import json
@@ -278,6 +280,8 @@ class LoopbackServer:
                                 for t, lp in cands],
                         }]
                     events.append(ev)
+                if server.fault == "held" and n:
+                    self._hold(events, stop_type == "eos")
                 final = {"content": "", "stop": True, "stop_type": stop_type, "tokens_predicted": len(events)}
                 if server.fault == "probs_recap":
                     # some servers repeat every position's probabilities at the end
@@ -291,6 +295,27 @@ class LoopbackServer:
                     return
                 self._start_stream("text/event-stream")
                 self._events(events, "sse")
+
+            @staticmethod
+            def _hold(events, eos):
+                """Every other token's text comes with the next token; the
+                end token carries what is still held, as llama.cpp does."""
+                held = b""
+                for i, ev in enumerate(events):
+                    p = ev["completion_probabilities"][0]
+                    own = bytes(p["bytes"])
+                    if not held and i % 2 == 0:
+                        held = own
+                        p["token"], p["bytes"], ev["content"] = "", [], ""
+                    else:
+                        text = held + own
+                        held = b""
+                        p["token"], p["bytes"], ev["content"] = text.decode(), list(text), text.decode()
+                if held and eos:
+                    eos_id = server.vocab.word(EOS_TEXT)
+                    events.append({"content": held.decode(), "stop": False, "completion_probabilities": [{
+                        "id": eos_id, "token": held.decode(), "bytes": list(held), "logprob": -0.01,
+                        "top_logprobs": [{"id": eos_id, "token": "", "bytes": [], "logprob": -0.01}]}]})
 
             # ---- OpenAI ---------------------------------------------------------
 

@@ -90,7 +90,10 @@ class Vocab:
         self.model = next(v for n, _, v in self.fields if n == "tokenizer.ggml.model")
 
     def id(self, piece):
-        """The id of the token spelling `piece` (text, or "<|...|>" names)."""
+        """The id of the token spelling `piece` (text, "<|...|>" names, or
+        bytes for a byte-level vocabulary's byte tokens)."""
+        if isinstance(piece, bytes):
+            return self.index["".join(BYTES[b] for b in piece)]
         if piece in self.index:
             return self.index[piece]
         if self.model == "gpt2":
@@ -236,6 +239,9 @@ SCRIPTS = {
     "compare": lambda fim_mid: chain(fim_mid, [" a", " <", " b"]),
     # The first choice at the cursor is invalid there (`]` after `sum(`);
     # the loop must take the second, from the candidate list.
+    # "\u2014" (e2 80 94) one byte token at a time: the first two end inside
+    # the character, so the server sends all three bytes with the last.
+    "utf8": lambda fim_mid: chain(fim_mid, [b"\xe2", b"\x80", b"\x94"]),
     "detour": lambda fim_mid: {
         fim_mid: [("]", 10.0), ("values", 8.0), ("[", 6.0)],
         "values": [(")", 10.0), (",", 7.0)],
@@ -274,7 +280,7 @@ def make(gguf, vocab_dir, out, bench):
             write_model(gguf, path, vocab, "llama", 1, 64, 4, 4, 64, scripted_tensors(vocab, script))
             made[os.path.basename(path)] = {
                 "vocab": vname, "kind": "scripted",
-                "script": {k: [[n, l] for n, l in v] for k, v in script.items()},
+                "script": {repr(k): [[repr(n), l] for n, l in v] for k, v in script.items()},
             }
     if bench:
         vocab = vocabs["qwen2"]
