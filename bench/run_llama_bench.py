@@ -30,6 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "backends"))
+from harness import valid  # noqa: E402
 from llama_server import LlamaServer, cache_dirs  # noqa: E402
 
 
@@ -73,14 +74,6 @@ def modes(url, legacy, template):
     return [("completion", ["--backend", "llamacpp", "--endpoint", url]),
             ("infill", ["--backend", "llamacpp", "--endpoint", url, "--llamacpp-mode", "infill"]),
             ("openai", ["--backend", "openai", "--endpoint", url + "/v1"])]
-
-
-def valid(text):
-    try:
-        ast.parse(text)
-        return True
-    except SyntaxError:
-        return False
 
 
 def main():

@@ -10,16 +10,12 @@ completion makes a valid program.
 """
 
 import argparse
-import ast
-import json
 import os
 import socket
-import subprocess
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Checker, valid  # noqa: E402
 from loopback import EOS, LoopbackServer, Script  # noqa: E402
 
 LEFT = "def total(values):\n    result = sum("
@@ -43,50 +39,6 @@ def backends(url):
         ("ollama", ["--backend", "ollama", "--endpoint", url, "--model", "qwen2.5-coder:1.5b",
                     "--template", "qwen2.5-coder"]),
     ]
-
-
-class Checker:
-    def __init__(self, seam):
-        self.seam = seam
-        self.passed = 0
-        self.failed = 0
-        self.dir = tempfile.mkdtemp(prefix="seam-backends-")
-
-    def check(self, ok, what):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print("FAIL:", what)
-
-    def write_case(self, left, right):
-        path = os.path.join(self.dir, "case.py")
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(left + right)
-        line = left.count("\n") + 1
-        col = len(left.rsplit("\n", 1)[-1]) + 1
-        return "%s:%d:%d" % (path, line, col)
-
-    def complete(self, where, settings, timeout=20, env=None):
-        cmd = [self.seam, "complete", where, "--json"] + settings
-        start = time.monotonic()
-        run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-        elapsed = time.monotonic() - start
-        out = None
-        if run.stdout.strip():
-            try:
-                out = json.loads(run.stdout)
-            except json.JSONDecodeError:
-                out = None
-        return run, out, elapsed
-
-
-def valid(text):
-    try:
-        ast.parse(text)
-        return True
-    except SyntaxError:
-        return False
 
 
 GENERATION = ("/infill", "/completion", "/v1/completions", "/api/generate")

@@ -17,23 +17,21 @@ streamed and not, must give:
 """
 
 import argparse
-import ast
 import json
 import os
 import random
 import sys
 import sysconfig
-import tempfile
 import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lsp"))
+from harness import Checker, valid  # noqa: E402
 from llama_server import LlamaServer, cache_dirs  # noqa: E402
 from lsp_check import Client, init  # noqa: E402
 
-import subprocess  # noqa: E402
 
 COMPARE = ("def f(a, b):\n    return ", "\n")
 DETOUR = ("def total(values):\n    result = sum(", "\n    return result\n")
@@ -53,47 +51,10 @@ def modes(url):
     return out
 
 
-def valid(text):
-    try:
-        ast.parse(text)
-        return True
-    except SyntaxError:
-        return False
-
-
-class Checker:
-    def __init__(self, seam):
-        self.seam = seam
-        self.passed = 0
-        self.failed = 0
-        self.dir = tempfile.mkdtemp(prefix="seam-llama-")
-
-    def check(self, ok, what):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print("FAIL:", what)
-        return ok
-
-    def write_case(self, left, right, name="case.py"):
-        path = os.path.join(self.dir, name)
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(left + right)
-        line = left.count("\n") + 1
-        col = len(left.rsplit("\n", 1)[-1]) + 1
-        return "%s:%d:%d" % (path, line, col)
-
+class LlamaChecker(Checker):
     def complete(self, left, right, settings, timeout=60):
-        where = self.write_case(left, right)
-        cmd = [self.seam, "complete", where, "--json", "--timeout-ms", "20000"] + settings
-        run = subprocess.run(cmd, capture_output=True, timeout=timeout)
-        run.stderr = run.stderr.decode("utf-8", "replace")
-        try:
-            # seam's JSON must be UTF-8 even where a token ends inside a character.
-            out = json.loads(run.stdout.decode("utf-8")) if run.stdout.strip() else None
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            out = None
+        run, out, _ = super().complete(self.write_case(left, right), ["--timeout-ms", "20000"] + settings,
+                                       timeout=timeout)
         return run, out
 
 
@@ -291,7 +252,7 @@ def main():
     ap.add_argument("--holes", type=int, default=6, help="real holes per random model and mode")
     args = ap.parse_args()
     llama, models = cache_dirs()
-    ch = Checker(args.seam)
+    ch = LlamaChecker(args.seam, "seam-llama-")
     start = time.monotonic()
     check_scripted(ch, llama, models)
     check_detour(ch, llama, models)
