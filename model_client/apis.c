@@ -376,6 +376,13 @@ static void mc__finish(mc_hcall *c, int status, const char *message)
     } else if (c->stopped) {
         status = SM_ECANCELED;
     }
+    if (status != SM_OK && status != SM_ECANCELED && c->backend->info.state != MC_INFO_UNKNOWN) {
+        /* The server may have been restarted with another model: what it
+         * told is asked again by the next call. */
+        mc_hb *b = c->backend;
+        b->info.state = MC_INFO_UNKNOWN;
+        b->left.valid = b->right.valid = b->generated.valid = false;
+    }
     if (status == SM_OK && c->stage == MC_STAGE_GENERATE) {
         mc_backend *base = &c->backend->base;
         if (c->prompt_known) {
@@ -417,11 +424,18 @@ static int mc__aux_answer(mc_hcall *c, char *error, size_t error_size)
     const char *json = c->raw.data ? c->raw.data : "";
     int rc = SM_OK;
     switch (c->stage) {
-    case MC_STAGE_PROPS:
-        rc = mc_server_info_props(&b->info, json, c->raw.len);
+    case MC_STAGE_PROPS: {
+        bool changed;
+        rc = mc_server_info_props(&b->info, json, c->raw.len, &changed);
         if (rc)
             snprintf(error, error_size, "the model server's /props answer could not be read");
+        else if (changed && b->info.state == MC_INFO_KNOWN) {
+            /* Another model: its vocabulary is learnt again. */
+            b->info.state = MC_INFO_UNKNOWN;
+            b->left.valid = b->right.valid = b->generated.valid = false;
+        }
         break;
+    }
     case MC_STAGE_PROBE:
         rc = mc_server_info_tokens(&b->info, json, c->raw.len, b->tmpl,
                                    !(b->kind == MC_HTTP_LLAMACPP && b->options.llamacpp_mode == MC_LLAMACPP_INFILL),
@@ -565,6 +579,8 @@ static mc_hcall_stage mc__next_stage(const mc_hcall *c)
         return MC_STAGE_GENERATE;
     if (b->info.state == MC_INFO_UNKNOWN)
         return c->props_done ? MC_STAGE_PROBE : MC_STAGE_PROPS;
+    if (c->request.fresh && !c->props_done)
+        return MC_STAGE_PROPS;   /* still the same model? */
     if (!mc__cached(&b->left, c->left, c->request.left_len))
         return MC_STAGE_TOKENIZE_LEFT;
     if (!mc__cached(&b->right, c->right, c->request.right_len))

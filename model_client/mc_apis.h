@@ -43,6 +43,7 @@ typedef struct mc_server_info {
     bool add_bos;
     int32_t bos;
     char *bos_text, *eos_text; /* owned; as /props renders them */
+    char *model_path;          /* owned; the model /props names */
     SM_ARRAY(int32_t) eog;     /* ids that end a completion */
     /* The template whose control strings are single tokens of the
      * vocabulary, and its parts in order: a token id, or -1 for the
@@ -60,8 +61,8 @@ void mc_server_info_free(mc_server_info *info);
 /* The body of the /tokenize request that finds the control tokens of every
  * known template (and of `own`, when given) and whether BOS is added. */
 char *mc_server_info_probe_body(const mc_template *own);
-/* Reads /props. */
-int mc_server_info_props(mc_server_info *info, const char *json, size_t len);
+/* Reads /props; *changed when it names another model than before. */
+int mc_server_info_props(mc_server_info *info, const char *json, size_t len, bool *changed);
 /* Reads the probe's /tokenize answer and settles the template: `want`
  * (the user's) must fit the vocabulary; without it the first built-in
  * whose control strings are tokens is chosen.  SM_EINVAL with a message

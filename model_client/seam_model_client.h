@@ -118,6 +118,8 @@ typedef struct mc_request {
     uint32_t generated_count;     /* how many tokens generated_ids holds */
     uint32_t max_new_tokens;      /* what the completion may still add, for the
                                      context budget in tokens (0: n_ahead) */
+    bool fresh;             /* the first request of a completion: a backend may
+                               check that what it learnt of its server holds */
     uint32_t n_ahead;       /* tokens to generate, at least 1 */
     uint32_t n_candidates;  /* candidates wanted per position, at least 1 */
 } mc_request;

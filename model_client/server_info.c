@@ -133,7 +133,8 @@ void mc_server_info_free(mc_server_info *info)
     sm_array_free(&info->special_id);
     sm_free(info->bos_text);
     sm_free(info->eos_text);
-    info->bos_text = info->eos_text = NULL;
+    sm_free(info->model_path);
+    info->bos_text = info->eos_text = info->model_path = NULL;
 }
 
 /* Walks a template's format: fn gets each "{prefix}" and "{suffix}" marker
@@ -221,7 +222,7 @@ static char *mc__string_field(const cJSON *o, const char *name)
     return cJSON_IsString(v) ? sm_strdup(v->valuestring) : NULL;
 }
 
-int mc_server_info_props(mc_server_info *info, const char *json, size_t len)
+int mc_server_info_props(mc_server_info *info, const char *json, size_t len, bool *changed)
 {
     cJSON *doc = cJSON_ParseWithLength(json, len);
     if (!cJSON_IsObject(doc)) {
@@ -238,6 +239,10 @@ int mc_server_info_props(mc_server_info *info, const char *json, size_t len)
     sm_free(info->eos_text);
     info->bos_text = mc__string_field(doc, "bos_token");
     info->eos_text = mc__string_field(doc, "eos_token");
+    char *path = mc__string_field(doc, "model_path");
+    *changed = !info->model_path || !path || strcmp(info->model_path, path) != 0;
+    sm_free(info->model_path);
+    info->model_path = path;
     cJSON_Delete(doc);
     return SM_OK;
 }

@@ -223,27 +223,32 @@ def check_no_fim(ch, llama, models):
 
 
 def check_lsp(ch, llama, models):
-    """The language server with the llama.cpp backend: an inline completion."""
-    with LlamaServer(llama, model(models, "scripted-compare-starcoder.gguf")) as srv:
-        c = Client(ch.seam)
-        try:
-            init(c, {"backend": "llamacpp", "endpoint": srv.url, "debounce_ms": 0, "train_stdlib": False})
-            uri = "file://" + os.path.join(ch.dir, "lsp.py")
-            text = COMPARE[0] + COMPARE[1]
-            c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-                                                               "text": text}})
-            line = COMPARE[0].count("\n")
-            col = len(COMPARE[0].rsplit("\n", 1)[-1])
-            rid = c.request("textDocument/inlineCompletion", {
-                "textDocument": {"uri": uri}, "position": {"line": line, "character": col},
-                "context": {"triggerKind": 1}})
-            resp = c.response(rid, timeout=30)
-            items = (resp or {}).get("result") or {}
-            items = items.get("items", items) if isinstance(items, dict) else items
-            ch.check(bool(items) and items[0]["insertText"] == " a < b",
-                     "language server with llama.cpp: %r" % resp)
-        finally:
-            c.close()
+    """The language server with the llama.cpp backend: an inline completion,
+    and another after the server was restarted with a model of another
+    vocabulary on the same port (what seam learnt of the first is stale)."""
+    c = Client(ch.seam)
+    try:
+        uri = "file://" + os.path.join(ch.dir, "lsp.py")
+        line = COMPARE[0].count("\n")
+        col = len(COMPARE[0].rsplit("\n", 1)[-1])
+        port = None
+        for i, name in enumerate(("scripted-compare-starcoder.gguf", "scripted-compare-qwen2.gguf")):
+            with LlamaServer(llama, model(models, name), port=port) as srv:
+                if i == 0:
+                    port = srv.port
+                    init(c, {"backend": "llamacpp", "endpoint": srv.url, "debounce_ms": 0, "train_stdlib": False})
+                    c.notify("textDocument/didOpen", {"textDocument": {
+                        "uri": uri, "languageId": "python", "version": 1, "text": COMPARE[0] + COMPARE[1]}})
+                rid = c.request("textDocument/inlineCompletion", {
+                    "textDocument": {"uri": uri}, "position": {"line": line, "character": col},
+                    "context": {"triggerKind": 1}})
+                resp = c.response(rid, timeout=30)
+                items = (resp or {}).get("result") or {}
+                items = items.get("items", items) if isinstance(items, dict) else items
+                ch.check(bool(items) and items[0]["insertText"] == " a < b",
+                         "language server with llama.cpp (%s): %r" % (name, resp))
+    finally:
+        c.close()
 
 
 def main():

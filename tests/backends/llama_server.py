@@ -36,8 +36,8 @@ def free_port():
 class LlamaServer:
     """llama-server with one model on 127.0.0.1; a context manager."""
 
-    def __init__(self, llama_dir, model, special=False, ctx=2048, extra=(), threads=2):
-        self.port = free_port()
+    def __init__(self, llama_dir, model, special=False, ctx=2048, extra=(), threads=2, port=None):
+        self.port = port or free_port()
         self.url = "http://127.0.0.1:%d" % self.port
         self.log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)
         cmd = [os.path.join(llama_dir, "bin", "llama-server"), "-m", model, "--host", "127.0.0.1",
