@@ -22,7 +22,36 @@
 #include <string.h>
 #include <time.h>
 
-enum { MC__MAX_MIDDLE = 1 << 20 };
+enum {
+    MC__MAX_MIDDLE = 1 << 20,
+    MC__MAX_ENDS = 64,        /* complete points kept for the run-on check */
+    MC__REPEAT_MAX = 16,      /* bytes of the right context a run-on must repeat, at most */
+    MC__MAX_BACKTRACKS = 64,  /* positions gone back to, in one completion */
+};
+
+/* A point where the middle could end. */
+typedef struct mc__end {
+    size_t len;
+    uint32_t tokens;
+    ep_savepoint point;
+} mc__end;
+
+/* A position the loop took a token at, to come back to when it finds no
+ * way on and has no complete point yet. */
+typedef struct mc__pos {
+    mc_step step;           /* owned copy */
+    uint32_t *order;        /* owned */
+    uint32_t k;             /* the index in order of the candidate taken */
+    ep_savepoint before;
+    size_t middle_len;
+    uint32_t tokens, lines;
+} mc__pos;
+
+static void mc__pos_free(mc__pos *p)
+{
+    mc_step_free(&p->step);
+    sm_free(p->order);
+}
 
 struct mc_decode {
     uv_loop_t *loop;
@@ -48,6 +77,13 @@ struct mc_decode {
     uint32_t steps_in_call;
 
     bool pending_complete;             /* the middle as it stands is complete */
+    SM_ARRAY(mc__end) ends;            /* the latest complete points, oldest first */
+    SM_ARRAY(mc__pos) trail;          /* positions taken, for backtracking */
+    uint32_t backtracks;
+    size_t repeat_min;                 /* bytes a run-on repeats; 0: no check */
+    bool empty_possible;               /* prefer_nonempty: the empty middle is complete */
+    double empty_score;
+    bool empty_refused;
     bool have_best;
     double best_score;
     size_t best_len;
@@ -82,7 +118,7 @@ static uint64_t mc__now_ns(void)
 
 const char *mc_stop_reason_name(mc_stop_reason reason)
 {
-    static const char *const names[] = {"eos", "tokens", "lines", "time", "dead_end", "error", "canceled"};
+    static const char *const names[] = {"eos", "tokens", "lines", "time", "dead_end", "error", "canceled", "repeat"};
     return (unsigned)reason < sizeof names / sizeof *names ? names[reason] : "?";
 }
 
@@ -119,6 +155,10 @@ static void mc__handle_closed(uv_handle_t *handle)
         sm_buf_free(&d->middle);
         sm_array_free(&d->token_ends);
         sm_array_free(&d->token_ids);
+        sm_array_free(&d->ends);
+        for (uint32_t i = 0; i < d->trail.size; i++)
+            mc__pos_free(&d->trail.items[i]);
+        sm_array_free(&d->trail);
         sm_free(d->error);
         sm_free(d);
     }
@@ -139,8 +179,11 @@ static mc_completion *mc__build_result(mc_decode *d)
         tokens = d->best_tokens;
         ep_restore(d->rec, d->best_point);
     } else {
+        /* The empty middle, when it was complete and only set aside. */
+        c->found = d->empty_possible && d->reason != MC_STOP_ERROR && d->reason != MC_STOP_CANCELED;
         ep_restore(d->rec, d->start_point);
     }
+    c->empty_refused = d->empty_refused && len > 0;
     c->text = sm_strndup(d->middle.data ? d->middle.data : "", len);
     c->len = len;
     c->reason = d->reason;
@@ -291,6 +334,12 @@ static double mc__end_score(const mc_step *step)
 
 static void mc__remember_complete(mc_decode *d, double score)
 {
+    if (d->options.prefer_nonempty && d->middle.len == 0) {
+        /* The empty middle is the last resort of an explicit request. */
+        d->empty_possible = true;
+        d->empty_score = score;
+        return;
+    }
     if (!d->have_best || score >= d->best_score) {
         d->have_best = true;
         d->best_score = score;
@@ -348,37 +397,105 @@ static bool mc__try_token(mc_decode *d, const char *bytes, size_t len, int32_t i
     return false;
 }
 
-/* Decides one position; returns whether the request in flight may go on. */
-static bool mc__on_step(void *data, const mc_step *step)
+/* The log of the probability the position gives to anything but the end
+ * (its listed candidates). */
+static double mc__logsum_not_end(const mc_step *step)
 {
-    mc_decode *d = data;
-    if (d->finished)
-        return false;
-    d->steps_in_call++;
-    if (d->options.timeout_ms && mc__now_ns() - d->start_ns > (uint64_t)d->options.timeout_ms * 1000000u) {
-        if (d->pending_complete)
-            mc__remember_complete(d, mc__end_score(step));
-        mc__finish(d, MC_STOP_TIME, NULL);
-        return false;
+    double sum = 0;
+    for (uint32_t i = 0; i < step->count; i++)
+        if (!step->cands[i].eos && isfinite(step->cands[i].logprob))
+            sum += exp(step->cands[i].logprob);
+    return sum > 0 ? log(sum) : -INFINITY;
+}
+
+/* Back to the empty middle. */
+static void mc__undo_to_start(mc_decode *d)
+{
+    ep_restore(d->rec, d->start_point);
+    d->middle.len = 0;
+    if (d->middle.data)
+        d->middle.data[0] = '\0';
+    d->token_ends.size = 0;
+    d->token_ids.size = 0;
+    d->lines = 0;
+}
+
+/* Remembers the middle as it stands as a complete point. */
+static void mc__add_end(mc_decode *d)
+{
+    if (d->ends.size == MC__MAX_ENDS) {
+        memmove(d->ends.items, d->ends.items + 1, (MC__MAX_ENDS - 1) * sizeof *d->ends.items);
+        d->ends.size--;
     }
-    uint64_t t0 = mc__now_ns();
-    if (d->pending_complete) {
-        mc__remember_complete(d, mc__end_score(step));
-        d->pending_complete = false;
+    mc__end e = {.len = d->middle.len, .tokens = d->token_ends.size, .point = ep_save(d->rec)};
+    sm_array_push(&d->ends, e);
+}
+
+/* The earliest complete point after which the middle repeats the right
+ * context's start for repeat_min bytes, or NULL. */
+static const mc__end *mc__run_on(const mc_decode *d)
+{
+    if (!d->repeat_min)
+        return NULL;
+    for (uint32_t i = 0; i < d->ends.size; i++) {
+        const mc__end *e = &d->ends.items[i];
+        if (d->middle.len - e->len >= d->repeat_min &&
+            memcmp(d->middle.data + e->len, d->right, d->repeat_min) == 0)
+            return e;
     }
-    uint32_t n = step->count;
-    uint32_t *order = sm_malloc((n ? n : 1) * sizeof *order);
-    mc__order(d, step, order);
-    int32_t taken = -1;
-    bool line_stop = false;
-    for (uint32_t k = 0; k < n && taken < 0; k++) {
-        const mc_token *tok = &step->cands[order[k]];
+    return NULL;
+}
+
+/* What a run-on must repeat: the right context to the end of its first
+ * non-blank line, at most MC__REPEAT_MAX bytes; 0 when it is blank. */
+static size_t mc__repeat_min(const char *right, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (right[i] == ' ' || right[i] == '\t' || right[i] == '\n' || right[i] == '\r' || right[i] == '\f'))
+        i++;
+    if (i == len)
+        return 0;
+    while (i < len && right[i] != '\n' && right[i] != '\r')
+        i++;
+    return i < MC__REPEAT_MAX ? i : MC__REPEAT_MAX;
+}
+
+/* ---- Backtracking ------------------------------------------------------------ */
+
+static void mc__copy_step(mc_step *to, const mc_step *from)
+{
+    *to = (mc_step){.chosen = from->chosen};
+    for (uint32_t i = 0; i < from->count; i++) {
+        const mc_token *t = &from->cands[i];
+        mc_step_add_token(to, t->bytes, t->len, t->logprob, t->eos, t->id);
+    }
+}
+
+/* ---- One position ---------------------------------------------------------------- */
+
+typedef enum mc__verdict {
+    MC__TOOK = 0,     /* a token was taken */
+    MC__ENDED,        /* the end was taken: the loop is finished */
+    MC__LINE_STOP,    /* the line budget ends the completion */
+    MC__NONE,         /* no candidate from here on keeps the middle valid */
+} mc__verdict;
+
+/* Tries the candidates order[*k..] of a position; *k is left at the one
+ * taken. */
+static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t *order, uint32_t *k)
+{
+    for (; *k < step->count; (*k)++) {
+        const mc_token *tok = &step->cands[order[*k]];
         if (tok->eos) {
             if (mc__can_end(d)) {
-                d->filter_ns += mc__now_ns() - t0;
-                sm_free(order);
+                if (d->options.prefer_nonempty && d->middle.len == 0) {
+                    /* Set aside: the next valid candidate may do. */
+                    d->empty_possible = true;
+                    d->empty_score = tok->logprob;
+                    continue;
+                }
                 mc__finish(d, MC_STOP_EOS, NULL);
-                return false;
+                return MC__ENDED;
             }
             d->rejected++;
             continue;
@@ -398,13 +515,17 @@ static bool mc__on_step(void *data, const mc_step *step)
             size_t old_len = d->middle.len;
             uint32_t old_tokens = d->token_ends.size;
             if (keep == 0 || mc__try_token(d, tok->bytes, keep, -1)) {
-                if (mc__can_end(d)) {
-                    mc__remember_complete(d, tok->logprob);
-                    taken = (int32_t)order[k];
-                    line_stop = true;
+                if (mc__can_end(d) && !(d->options.prefer_nonempty && d->middle.len == 0)) {
+                    /* Scored by the end's probability here, as any other
+                     * complete point: not by the line break's. */
+                    mc__remember_complete(d, mc__end_score(step));
                     if (keep)
                         d->tokens_generated++;
-                    break;
+                    return MC__LINE_STOP;
+                }
+                if (d->middle.len == 0 && mc__can_end(d)) {
+                    d->empty_possible = true;   /* an explicit request's last resort */
+                    d->empty_score = mc__end_score(step);
                 }
                 ep_restore(d->rec, before);
                 d->middle.len = old_len;
@@ -413,31 +534,125 @@ static bool mc__on_step(void *data, const mc_step *step)
                 d->token_ends.size = old_tokens;
                 d->token_ids.size = old_tokens;
             }
-            if (d->have_best) {
-                taken = (int32_t)order[k];
-                line_stop = true;
-                break;
-            }
+            if (d->have_best)
+                return MC__LINE_STOP;
             d->rejected++;
             continue;
         }
         if (mc__try_token(d, tok->bytes, tok->len, tok->id)) {
-            taken = (int32_t)order[k];
             d->tokens_generated++;
-        } else {
-            d->rejected++;
+            return MC__TOOK;
+        }
+        d->rejected++;
+    }
+    return MC__NONE;
+}
+
+/* Back to the position before the last token taken, to try the next
+ * candidate there; MC__NONE when none is left within the backtracking
+ * budget.  Only while there is no complete point to fall back on. */
+static mc__verdict mc__backtrack(mc_decode *d)
+{
+    while (!d->have_best && d->backtracks < MC__MAX_BACKTRACKS && d->trail.size) {
+        mc__pos p = d->trail.items[--d->trail.size];
+        d->backtracks++;
+        ep_restore(d->rec, p.before);
+        d->middle.len = p.middle_len;
+        if (d->middle.data)
+            d->middle.data[p.middle_len] = '\0';
+        d->token_ends.size = p.tokens;
+        d->token_ids.size = p.tokens;
+        d->lines = p.lines;
+        while (d->ends.size && d->ends.items[d->ends.size - 1].len > p.middle_len)
+            d->ends.size--;
+        p.k++;
+        mc__verdict v = mc__decide(d, &p.step, p.order, &p.k);
+        if (v == MC__TOOK) {
+            sm_array_push(&d->trail, p);
+            return v;
+        }
+        mc__pos_free(&p);
+        if (v != MC__NONE)
+            return v;
+    }
+    return MC__NONE;
+}
+
+/* Decides one position; returns whether the request in flight may go on. */
+static bool mc__on_step(void *data, const mc_step *step)
+{
+    mc_decode *d = data;
+    if (d->finished)
+        return false;
+    d->steps_in_call++;
+    if (d->options.timeout_ms && mc__now_ns() - d->start_ns > (uint64_t)d->options.timeout_ms * 1000000u) {
+        if (d->pending_complete)
+            mc__remember_complete(d, mc__end_score(step));
+        mc__finish(d, MC_STOP_TIME, NULL);
+        return false;
+    }
+    uint64_t t0 = mc__now_ns();
+    if (d->pending_complete) {
+        mc__remember_complete(d, mc__end_score(step));
+        d->pending_complete = false;
+    }
+    mc__pos pos = {.order = sm_malloc((step->count ? step->count : 1) * sizeof *pos.order),
+                   .before = ep_save(d->rec),
+                   .middle_len = d->middle.len,
+                   .tokens = d->token_ends.size,
+                   .lines = d->lines};
+    mc__order(d, step, pos.order);
+    mc__verdict v = mc__decide(d, step, pos.order, &pos.k);
+    bool backtracked = false;
+    if (v == MC__TOOK) {
+        mc__copy_step(&pos.step, step);
+        sm_array_push(&d->trail, pos);
+    } else {
+        sm_free(pos.order);
+        if (v == MC__NONE) {
+            v = mc__backtrack(d);
+            backtracked = v == MC__TOOK;
         }
     }
-    sm_free(order);
-    if (taken >= 0 && !line_stop)
+    int32_t taken = v == MC__TOOK ? (int32_t)d->trail.items[d->trail.size - 1].order[d->trail.items[d->trail.size - 1].k] : -1;
+    if (v == MC__TOOK && d->empty_possible && d->token_ends.size == 1) {
+        const mc_step *first = &d->trail.items[0].step;
+        if (d->empty_score - mc__logsum_not_end(first) >= log(MC_EMPTY_ODDS)) {
+            /* The empty middle is overwhelmingly the model's choice. */
+            mc__undo_to_start(d);
+            d->filter_ns += mc__now_ns() - t0;
+            mc__finish(d, MC_STOP_EOS, NULL);
+            return false;
+        }
+        d->empty_refused = true;
+    }
+    if (v == MC__TOOK) {
         d->pending_complete = mc__can_end(d);
+        if (d->pending_complete)
+            mc__add_end(d);
+    }
     d->filter_ns += mc__now_ns() - t0;
-    if (line_stop) {
+    if (v == MC__ENDED)
+        return false;
+    if (v == MC__LINE_STOP) {
         mc__finish(d, MC_STOP_LINES, NULL);
         return false;
     }
-    if (taken < 0) {
-        mc__finish(d, MC_STOP_DEAD_END, NULL);
+    if (v == MC__NONE) {
+        /* An explicit request whose only valid way was the empty middle. */
+        bool empty = d->empty_possible && !d->have_best;
+        if (empty)
+            mc__undo_to_start(d);
+        mc__finish(d, empty ? MC_STOP_EOS : MC_STOP_DEAD_END, NULL);
+        return false;
+    }
+    const mc__end *run_on = mc__run_on(d);
+    if (run_on) {
+        d->have_best = true;
+        d->best_len = run_on->len;
+        d->best_tokens = run_on->tokens;
+        d->best_point = run_on->point;
+        mc__finish(d, MC_STOP_REPEAT, NULL);
         return false;
     }
     if (d->middle.len >= MC__MAX_MIDDLE || d->token_ends.size >= d->options.max_tokens) {
@@ -445,10 +660,35 @@ static bool mc__on_step(void *data, const mc_step *step)
             /* No next position: the end's probability here is unknown. */
             mc__remember_complete(d, d->have_best ? d->best_score : -INFINITY);
         }
+        if (!d->have_best && d->trail.size > 0) {
+            /* This way never completed: try the next candidate at the
+             * first position. */
+            while (d->trail.size > 1)
+                mc__pos_free(&d->trail.items[--d->trail.size]);
+            v = mc__backtrack(d);
+            if (v == MC__TOOK) {
+                d->pending_complete = mc__can_end(d);
+                if (d->pending_complete)
+                    mc__add_end(d);
+                d->diverged = true;
+                return false;
+            }
+            if (v == MC__ENDED)
+                return false;
+            if (v == MC__LINE_STOP) {
+                mc__finish(d, MC_STOP_LINES, NULL);
+                return false;
+            }
+            if (d->empty_possible) {
+                mc__undo_to_start(d);
+                mc__finish(d, MC_STOP_EOS, NULL);
+                return false;
+            }
+        }
         mc__finish(d, MC_STOP_TOKENS, NULL);
         return false;
     }
-    if (taken != step->chosen) {
+    if (backtracked || taken != step->chosen) {
         d->diverged = true;
         return false;
     }
@@ -541,6 +781,9 @@ int mc_decode_start(uv_loop_t *loop, mc_backend *backend, ep_recognizer *rec, co
     sm_buf_init(&d->middle, MC__MAX_MIDDLE + 4096);
     sm_array_init(&d->token_ends);
     sm_array_init(&d->token_ids);
+    sm_array_init(&d->ends);
+    sm_array_init(&d->trail);
+    d->repeat_min = mc__repeat_min(right, right_len);
     mc_context_budget(left, left_len, right, right_len, options->context_budget ? options->context_budget : SIZE_MAX,
                       &d->left_start, &d->right_end);
     d->start_point = ep_save(rec);
@@ -561,6 +804,8 @@ int mc_decode_start(uv_loop_t *loop, mc_backend *backend, ep_recognizer *rec, co
         return SM_OK;
     }
     d->pending_complete = mc__can_end(d);
+    if (d->pending_complete)
+        mc__add_end(d);
     if (d->options.timeout_ms) {
         uv_update_time(loop);   /* the loop's clock may be stale */
         uv_timer_start(&d->budget_timer, mc__on_budget, d->options.timeout_ms, 0);

@@ -281,6 +281,11 @@ int mc_backend_embedded_new(uv_loop_t *loop, const mc_ngram *model, mc_backend *
  * one starts from there, so the result is that of per-token decoding.  When
  * a budget runs out first, the completion is the complete stopping point
  * with the highest end probability; when there is none, it is empty.
+ *
+ * A model that does not stop where the middle ends often goes on to write
+ * the code after the cursor again.  When the text since a complete point
+ * repeats the right context's start, to the end of its first non-blank line
+ * or for 16 bytes, the completion ends at that point (MC_STOP_REPEAT).
  */
 typedef struct mc_decode_options {
     uint32_t max_tokens;
@@ -292,6 +297,11 @@ typedef struct mc_decode_options {
     double top_p;
     uint64_t seed;
     size_t context_budget;    /* bytes of context sent to the model */
+    /* An explicit request (not an automatic trigger): an empty completion
+     * is given only when the model's end at the cursor is at least
+     * MC_EMPTY_ODDS times as likely as all its other candidates there
+     * together, or when no non-empty completion is found. */
+    bool prefer_nonempty;
     /* Replaces ep_can_end(rec) when set (a recognizer on cut contexts that
      * must sometimes ask about the whole text). */
     bool (*can_end)(void *data, ep_recognizer *rec, const char *middle, size_t len);
@@ -299,6 +309,8 @@ typedef struct mc_decode_options {
 } mc_decode_options;
 
 void mc_decode_options_init(mc_decode_options *options);
+
+#define MC_EMPTY_ODDS 20.0
 
 /* An extra constraint on the middle (context escape, say): whether
  * middle[0..len) may still be extended into an accepted completion. */
@@ -312,6 +324,7 @@ typedef enum mc_stop_reason {
     MC_STOP_DEAD_END,     /* no candidate of a position was viable */
     MC_STOP_ERROR,        /* the backend failed */
     MC_STOP_CANCELED,
+    MC_STOP_REPEAT,       /* ended where the model began to write the right context again */
 } mc_stop_reason;
 
 const char *mc_stop_reason_name(mc_stop_reason reason);
@@ -328,6 +341,8 @@ typedef struct mc_completion {
     uint64_t prompt_tokens;       /* prompt tokens the server evaluated in all */
     bool prompt_tokens_known;     /* every round trip reported them */
     uint32_t rejected;            /* candidates the recognizer or filter refused */
+    bool empty_refused;           /* an empty completion was valid, and a non-empty
+                                     one was chosen (prefer_nonempty) */
     uint64_t filter_ns;           /* time spent checking candidates */
     uint64_t total_ns;
     char *error;                  /* owned; the backend's message, or NULL */

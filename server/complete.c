@@ -93,6 +93,7 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
                                     c->round_trips ? (double)c->prompt_tokens / c->round_trips : 0);
         }
         cJSON_AddNumberToObject(o, "rejected", c->rejected);
+        cJSON_AddBoolToObject(o, "empty_refused", c->empty_refused);
         cJSON *t = cJSON_AddObjectToObject(o, "timings_us");
         cJSON_AddNumberToObject(t, "setup", (double)(r->info.setup_ns / 1000));
         cJSON_AddNumberToObject(t, "filter", (double)(c->filter_ns / 1000));
@@ -232,7 +233,7 @@ int srv_cmd_complete(int argc, char **argv)
     srv_tree *tree = srv_tree_new(body, text.len);
     srv_scope scope;
     srv_scope_at(tree, body, text.len, offset, config.multiline, config.max_lines, &scope);
-    srv_job_options options = {0};
+    srv_job_options options = {.explicit_request = true};
     options.max_lines = scope.max_lines;
     if (config.escape_guard) {
         options.filter = srv_escape_filter;

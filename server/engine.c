@@ -36,6 +36,7 @@ struct srv_job {
     int setup_rc;
     uint64_t setup_ns;
     uint64_t start_ns;
+    uint64_t waited_ns;          /* waiting for the embedded model to be trained */
     mc_decode *decode;
     bool canceled;
     bool in_pool;
@@ -208,8 +209,11 @@ static void srv__model_ready(srv_engine *e, mc_ngram *model)
     mc_ngram_get_stats(model, &stats);
     sm_log(e->logger, SM_LOG_DEBUG, "embedded model ready: %u pieces, %u n-grams, %zu bytes", stats.vocabulary,
            stats.nodes, stats.bytes);
-    for (uint32_t i = 0; i < e->waiting.size; i++)
+    uint64_t now = srv__now_ns();
+    for (uint32_t i = 0; i < e->waiting.size; i++) {
+        e->waiting.items[i]->waited_ns = now - e->waiting.items[i]->start_ns;
         srv__start_job(e->waiting.items[i]);
+    }
     sm_array_clear(&e->waiting);
 }
 
@@ -436,6 +440,12 @@ static void srv__setup_after(uv_work_t *work, int status)
     o.max_tokens = job->options.max_tokens ? job->options.max_tokens : e->config.max_tokens;
     o.max_lines = job->options.max_lines ? job->options.max_lines : (e->config.multiline ? e->config.max_lines : 1);
     o.timeout_ms = e->config.timeout_ms;
+    if (o.timeout_ms) {
+        /* The time spent waiting for the model is part of the budget. */
+        uint64_t waited_ms = job->waited_ns / 1000000u;
+        o.timeout_ms = waited_ms + 1 < o.timeout_ms ? o.timeout_ms - (uint32_t)waited_ms : 1;
+    }
+    o.prefer_nonempty = job->options.explicit_request;
     o.n_candidates = e->config.candidates;
     o.run_ahead = e->config.run_ahead;
     o.temperature = e->config.temperature;

@@ -430,6 +430,15 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
     srv__pending_release(lsp, p);
 }
 
+static void srv__on_wait_expired(uv_timer_t *timer)
+{
+    srv__pending *p = timer->data;
+    if (p->job && !p->replied) {
+        sm_log(p->lsp->logger, SM_LOG_DEBUG, "a completion waited its whole budget for the embedded model");
+        srv_job_cancel(p->job);   /* replies with no completion */
+    }
+}
+
 static void srv__start(srv__pending *p)
 {
     srv_lsp *lsp = p->lsp;
@@ -446,6 +455,7 @@ static void srv__start(srv__pending *p)
         o.filter = srv_escape_filter;
         o.filter_data = &p->scope;
     }
+    o.explicit_request = !p->automatic;
     if (lsp->config.cut_contexts) {
         o.cut = true;
         o.cut_left = p->scope.cut_left;
@@ -459,6 +469,12 @@ static void srv__start(srv__pending *p)
         p->replied = true;
         srv__reply_error(lsp, p->id, SRV__INTERNAL_ERROR, sm_strerror(rc));
         srv__pending_release(lsp, p);
+        return;
+    }
+    if (!srv_engine_ready(lsp->engine) && lsp->config.timeout_ms) {
+        /* The embedded model is still being trained: the request waits for
+         * it within its latency budget, and gets nothing after that. */
+        uv_timer_start(&p->debounce, srv__on_wait_expired, lsp->config.timeout_ms, 0);
     }
 }
 

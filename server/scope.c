@@ -371,13 +371,72 @@ static void srv__scan_text(const char *text, size_t len, size_t offset, srv__sca
 
 const char *srv_scope_kind_name(srv_scope_kind kind)
 {
-    static const char *const names[] = {"expression", "line", "block", "body", "comment", "string", "module"};
+    static const char *const names[] = {"expression", "line", "block", "body", "comment", "string", "module",
+                                        "header"};
     return (unsigned)kind < sizeof names / sizeof *names ? names[kind] : "?";
 }
 
 static bool srv__is_type(TSNode n, const char *type)
 {
     return strcmp(ts_node_type(n), type) == 0;
+}
+
+/* Whether the literal open at the cursor (state `at`) is closed by the text
+ * after it, rather than left open to the end of its line or of the text. */
+static bool srv__literal_closed_after(srv__lex at, const char *text, size_t len, size_t offset)
+{
+    for (size_t i = offset; i < len && at.quote;) {
+        char c = text[i];
+        if (!at.escaped && !at.triple && (c == '\n' || c == '\r'))
+            return false;
+        i += srv__lex_step(&at, text, len, i);
+    }
+    return !at.quote;
+}
+
+static bool srv__compound_keyword(const char *text, size_t len, size_t i)
+{
+    static const char *const words[] = {"if", "elif", "else", "for", "while", "with", "def", "class",
+                                        "try", "except", "finally", "async", "match", "case"};
+    for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+        size_t n = strlen(words[w]);
+        if (i + n <= len && memcmp(text + i, words[w], n) == 0 &&
+            (i + n == len || !srv__ident_byte((unsigned char)text[i + n])))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the cursor's line begins a compound statement whose colon is not
+ * written yet and whose body the right context does not hold: the next line
+ * with code after it is indented no deeper than the header. */
+static bool srv__open_header(const char *text, size_t len, size_t line_start, size_t offset, uint32_t indent)
+{
+    size_t i = line_start;
+    while (i < offset && (text[i] == ' ' || text[i] == '\t' || text[i] == '\f'))
+        i++;
+    if (!srv__compound_keyword(text, len, i))
+        return false;
+    size_t e = offset;
+    while (e < len && text[e] != '\n' && text[e] != '\r') {
+        if (text[e] == ':' || text[e] == '#')
+            return false;
+        e++;
+    }
+    while (e < len) {
+        while (e < len && (text[e] == '\n' || text[e] == '\r'))
+            e++;
+        size_t ls = e;
+        while (e < len && text[e] != '\n' && text[e] != '\r')
+            e++;
+        size_t k = ls;
+        while (k < e && (text[k] == ' ' || text[k] == '\t' || text[k] == '\f'))
+            k++;
+        if (k == e || text[k] == '#')
+            continue;
+        return srv__indent_of(text, len, ls) <= indent;
+    }
+    return true;
 }
 
 void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t offset, bool multiline,
@@ -432,6 +491,7 @@ void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t off
         out->kind = SRV_SCOPE_STRING;
         out->quote = sc.at_cursor.quote;
         out->triple = sc.at_cursor.triple;
+        out->literal_open = !srv__literal_closed_after(sc.at_cursor, text, len, offset);
         out->max_lines = sc.at_cursor.triple && multiline ? max_lines : 1;
     } else if (sc.at_cursor.depth > 0) {
         out->kind = SRV_SCOPE_EXPRESSION;
@@ -439,6 +499,10 @@ void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t off
     } else if (sc.header_end) {
         out->kind = SRV_SCOPE_BODY;
         out->min_indent = sc.header_indent + 1;
+        out->max_lines = multiline ? max_lines : 1;
+    } else if (sc.text_before && srv__open_header(text, len, sc.line_start, offset, sc.line_indent)) {
+        out->kind = SRV_SCOPE_HEADER;
+        out->min_indent = sc.line_indent + 1;
         out->max_lines = multiline ? max_lines : 1;
     } else if (sc.text_before) {
         out->kind = SRV_SCOPE_LINE;
@@ -465,7 +529,10 @@ bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end)
     case SRV_SCOPE_COMMENT:
         return !memchr(middle, '\n', len) && !memchr(middle, '\r', len);
     case SRV_SCOPE_STRING: {
-        /* The middle may not close the literal it started in. */
+        /* The middle may not close the literal it started in, unless the
+         * right context does not close it: then every completion must. */
+        if (sc->literal_open)
+            return true;
         bool escaped = false;
         for (size_t i = 0; i < len; i++) {
             if (escaped) {
@@ -488,7 +555,8 @@ bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end)
         break;
     }
     /* Code: brackets the middle did not open may not close; in a block, a
-     * line the middle starts may not be indented less than the block. */
+     * line the middle starts (code or comment) may not be indented less
+     * than the block; a blank line it writes holds no blanks. */
     srv__lex s = {0};
     bool line_start = false;
     uint32_t closed = 0;
@@ -500,8 +568,11 @@ bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end)
                 col = middle[k] == '\t' ? (col / 8 + 1) * 8 : middle[k] == '\f' ? 0 : col + 1;
                 k++;
             }
-            if (k < len && middle[k] != '\n' && middle[k] != '\r' && middle[k] != '#') {
-                bool block = sc->kind == SRV_SCOPE_BLOCK || sc->kind == SRV_SCOPE_BODY;
+            if (k < len && k > i && (middle[k] == '\n' || middle[k] == '\r'))
+                return false;   /* a blank line the middle writes has no trailing blanks */
+            if (k < len && middle[k] != '\n' && middle[k] != '\r') {
+                bool block = sc->kind == SRV_SCOPE_BLOCK || sc->kind == SRV_SCOPE_BODY ||
+                             sc->kind == SRV_SCOPE_HEADER;
                 if (block && col < sc->min_indent)
                     return false;
                 if (sc->kind == SRV_SCOPE_LINE)

@@ -87,6 +87,8 @@ typedef struct srv_job_options {
     bool cut;                  /* the recognizer sees text[cut_left, cut_right) only */
     size_t cut_left, cut_right;
     srv_lex_state cut_lex;     /* the lexical state at the cursor (srv_scope.lex) */
+    bool explicit_request;     /* asked for by the user, not an automatic trigger:
+                                  a non-empty completion is preferred */
 } srv_job_options;
 
 /* can_end on cut contexts: the recognizer's answer when the middle leaves
@@ -195,6 +197,8 @@ typedef enum srv_scope_kind {
     SRV_SCOPE_COMMENT,         /* in a comment: up to the end of it */
     SRV_SCOPE_STRING,          /* in a string or docstring: up to its end */
     SRV_SCOPE_MODULE,          /* an empty line at the top level: statements */
+    SRV_SCOPE_HEADER,          /* on a compound statement's header line whose body the
+                                  right context does not hold: the line, then its body */
 } srv_scope_kind;
 
 typedef struct srv_scope {
@@ -205,6 +209,7 @@ typedef struct srv_scope {
     uint32_t closable;         /* of those, the ones the right context leaves open */
     char quote;                /* string scope: the quote of the literal */
     bool triple;
+    bool literal_open;         /* string scope: the right context does not close it */
     size_t cut_left, cut_right; /* the recognizer's contexts: text[cut_left, cut_right) */
     srv_lex_state lex;         /* the lexical state at the cursor */
     const char *node_type;     /* tree-sitter's node at the cursor, for logs */
@@ -219,7 +224,8 @@ void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t off
 
 /* The context-escape constraint as a decoding filter (data: a srv_scope):
  * the middle may not close a bracket it did not open (unless the right
- * context leaves that bracket open) or the literal it is in, a comment
+ * context leaves that bracket open) or the literal it is in (unless the
+ * right context does not close it), a comment
  * completion stays on its line, and in block scopes no line of the middle
  * is indented less than the block. */
 bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end);

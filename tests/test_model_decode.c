@@ -19,6 +19,7 @@ typedef struct scripted {
     mc_backend base;
     uv_loop_t *loop;
     const script_entry *script;
+    double gap;          /* logprob of candidate k: -0.5 - k * gap */
     uint32_t calls;
     uint32_t steps_sent;
 } scripted;
@@ -59,7 +60,8 @@ static void scall_run(uv_timer_t *t)
             mc_step_add(&step, "", 0, 0, true);
         } else {
             for (uint32_t k = 0; k < 8 && k < c->n_cand && e->cands[k]; k++)
-                mc_step_add(&step, e->cands[k], strlen(e->cands[k]), -(double)k - 0.5, e->cands[k][0] == '\0');
+                mc_step_add(&step, e->cands[k], strlen(e->cands[k]), -(double)k * c->b->gap - 0.5,
+                            e->cands[k][0] == '\0');
         }
         c->b->steps_sent++;
         bool go = c->on_step(c->data, &step);
@@ -126,12 +128,12 @@ static void on_done(void *data, mc_completion *c)
     r->done = true;
 }
 
-static mc_completion *decode(const script_entry *script, const char *left, const char *right, uint32_t run_ahead,
-                             uint32_t max_lines, uint32_t *calls)
+static mc_completion *decode_with(const script_entry *script, double gap, const char *left, const char *right,
+                                  uint32_t run_ahead, uint32_t max_lines, bool prefer_nonempty, uint32_t *calls)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    scripted b = {.base = {.vtable = &scripted_vtable}, .loop = &loop, .script = script};
+    scripted b = {.base = {.vtable = &scripted_vtable}, .loop = &loop, .script = script, .gap = gap};
     ep_grammar *g;
     char err[256];
     cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
@@ -143,6 +145,7 @@ static mc_completion *decode(const script_entry *script, const char *left, const
     o.max_lines = max_lines;
     o.max_tokens = 32;
     o.timeout_ms = 0;
+    o.prefer_nonempty = prefer_nonempty;
     run_result r = {0};
     mc_decode *d;
     cr_assert_eq(mc_decode_start(&loop, &b.base, rec, left, strlen(left), right, strlen(right), &o, NULL, NULL,
@@ -158,6 +161,12 @@ static mc_completion *decode(const script_entry *script, const char *left, const
     if (calls)
         *calls = b.calls;
     return r.c;
+}
+
+static mc_completion *decode(const script_entry *script, const char *left, const char *right, uint32_t run_ahead,
+                             uint32_t max_lines, uint32_t *calls)
+{
+    return decode_with(script, 1.0, left, right, run_ahead, max_lines, false, calls);
 }
 
 /* Invalid candidates are skipped; the end is taken where the program is complete. */
@@ -350,7 +359,7 @@ static mc_completion *decode_sampled(double temperature, uint64_t seed)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    scripted b = {.base = {.vtable = &scripted_vtable}, .loop = &loop, .script = choices};
+    scripted b = {.base = {.vtable = &scripted_vtable}, .loop = &loop, .script = choices, .gap = 1.0};
     ep_grammar *g;
     char err[256];
     cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
@@ -489,4 +498,122 @@ Test(model_decode, a_silent_backend_ends_by_the_time_budget_or_a_cancel)
     cr_assert_eq(canceled->reason, MC_STOP_CANCELED);
     cr_assert_not(canceled->found);
     mc_completion_free(canceled);
+}
+
+/* ---- Where a completion ends ------------------------------------------------ */
+
+static const script_entry run_on_script[] = {
+    /* The true middle is a statement; the model then writes the statement
+     * after the cursor again (valid: a duplicate), its end only second. */
+    {"", {"w", NULL}},
+    {"w", {" = 0", NULL}},
+    {"w = 0", {"\n", NULL}},
+    {"w = 0\n", {"y", "", NULL}},
+    {"w = 0\ny", {" = 2", NULL}},
+    {"w = 0\ny = 2", {"\n", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_run_on_into_the_right_context_ends_where_the_copy_starts)
+{
+    mc_completion *c = decode(run_on_script, "x = 1\n", "y = 2\nz = 3\n", 4, 6, NULL);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "w = 0\n");
+    cr_assert_eq(c->reason, MC_STOP_REPEAT, "stopped by %s", mc_stop_reason_name(c->reason));
+    mc_completion_free(c);
+}
+
+static const script_entry short_copy_script[] = {
+    /* Text that only begins like the right context is no run-on. */
+    {"", {"w", NULL}},
+    {"w", {" = 0", NULL}},
+    {"w = 0", {"\n", NULL}},
+    {"w = 0\n", {"y", "", NULL}},
+    {"w = 0\ny", {" = 3", NULL}},
+    {"w = 0\ny = 3", {"\n", NULL}},
+    {"w = 0\ny = 3\n", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_middle_that_only_begins_like_the_right_context_is_kept)
+{
+    mc_completion *c = decode(short_copy_script, "x = 1\n", "y = 2\nz = 3\n", 4, 6, NULL);
+    cr_assert_str_eq(c->text, "w = 0\ny = 3\n");
+    cr_assert_eq(c->reason, MC_STOP_EOS);
+    mc_completion_free(c);
+}
+
+static const script_entry line_score_script[] = {
+    /* "a" can end (the end second); the model runs on to a line break,
+     * where it lists no end: the end there is less likely than at "a". */
+    {"", {"a", NULL}},
+    {"a", {" +", "", NULL}},
+    {"a +", {" b", NULL}},
+    {"a + b", {"\n", "c", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_line_budget_stop_is_scored_by_the_end_not_by_the_line_break)
+{
+    mc_completion *c = decode(line_score_script, "f(", ")\n", 1, 1, NULL);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "a");
+    mc_completion_free(c);
+}
+
+static const script_entry empty_first[] = {
+    {"", {"", "Exception", NULL}},
+    {"Exception", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, an_explicit_request_gets_a_non_empty_completion_unless_the_empty_one_is_overwhelming)
+{
+    const char *left = "class E(", *right = "):\n    pass\n";
+    mc_completion *automatic = decode_with(empty_first, 1.0, left, right, 4, 1, false, NULL);
+    cr_assert(automatic->found);
+    cr_assert_str_eq(automatic->text, "");
+    cr_assert(!automatic->empty_refused);
+    mc_completion *invoked = decode_with(empty_first, 1.0, left, right, 4, 1, true, NULL);
+    cr_assert(invoked->found);
+    cr_assert_str_eq(invoked->text, "Exception");
+    cr_assert(invoked->empty_refused);
+    /* Candidates 5 nats apart: the end is e^5 times as likely. */
+    mc_completion *overwhelming = decode_with(empty_first, 5.0, left, right, 4, 1, true, NULL);
+    cr_assert(overwhelming->found);
+    cr_assert_str_eq(overwhelming->text, "");
+    cr_assert(!overwhelming->empty_refused);
+    mc_completion_free(automatic);
+    mc_completion_free(invoked);
+    mc_completion_free(overwhelming);
+}
+
+static const script_entry only_empty[] = {
+    {"", {"", "]", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, an_explicit_request_falls_back_to_the_empty_completion)
+{
+    mc_completion *c = decode_with(only_empty, 1.0, "class E(", "):\n    pass\n", 1, 1, true, NULL);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "");
+    mc_completion_free(c);
+}
+
+static const script_entry dead_end_first[] = {
+    /* "(" is viable but leads nowhere: every candidate after it is invalid. */
+    {"", {"(", "1", NULL}},
+    {"(", {"]", ":", NULL}},
+    {"1", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_dead_end_goes_back_to_the_last_position_with_another_way)
+{
+    mc_completion *c = decode(dead_end_first, "x = ", "\n", 4, 1, NULL);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "1");
+    cr_assert_eq(c->reason, MC_STOP_EOS);
+    mc_completion_free(c);
 }

@@ -167,3 +167,70 @@ Test(scope, the_tree_follows_edits)
     cr_assert_not(srv_tree_has_error(tree));
     srv_tree_free(tree);
 }
+
+Test(scope, a_header_line_whose_body_is_missing_may_go_on_with_the_body)
+{
+    /* The right context does not hold the body: the header's line, then
+     * lines indented deeper than it. */
+    static const char *open[] = {
+        "def area(r):\n    total = 0\n    for i in ra|\n\n\nx = 1\n",
+        "if read|\n",
+        "while x < |\nprint(x)\n",
+        "    with open(p) as |\n",
+    };
+    for (size_t i = 0; i < sizeof open / sizeof *open; i++) {
+        srv_scope sc = scope_of(open[i], NULL);
+        cr_assert_eq(sc.kind, SRV_SCOPE_HEADER, "%s: got %s", open[i], srv_scope_kind_name(sc.kind));
+        cr_assert_eq(sc.max_lines, 6);
+    }
+    /* The body is there, the colon is written, or it is no header. */
+    static const char *line[] = {
+        "def f():\n    for i in ra|\n        x = i\n",
+        "if x|:\n    pass\n",
+        "x = ra|\n",
+        "    for_each = ra|\n",
+    };
+    for (size_t i = 0; i < sizeof line / sizeof *line; i++) {
+        srv_scope sc = scope_of(line[i], NULL);
+        cr_assert_eq(sc.kind, SRV_SCOPE_LINE, "%s: got %s", line[i], srv_scope_kind_name(sc.kind));
+        cr_assert_eq(sc.max_lines, 1);
+    }
+    srv_scope sc = scope_of("def area(r):\n    for i in ra|\n\nx = 1\n", NULL);
+    const char *body = "nge(10):\n        total += i";
+    cr_assert(srv_escape_filter(&sc, body, strlen(body), true));
+    const char *shallow = "nge(10):\n    total += i";
+    cr_assert(!srv_escape_filter(&sc, shallow, strlen(shallow), true));
+}
+
+Test(scope, the_string_guard_lets_the_middle_close_a_literal_the_right_context_leaves_open)
+{
+    /* The right context closes the literal: the middle may not. */
+    srv_scope closed = scope_of("A = {Not('x'): {Not('a|')}}\n", NULL);
+    cr_assert_eq(closed.kind, SRV_SCOPE_STRING);
+    cr_assert(!closed.literal_open);
+    const char *m = "'), Not('b";
+    cr_assert(!srv_escape_filter(&closed, m, strlen(m), false));
+    /* It does not: every valid completion closes it. */
+    srv_scope open = scope_of("A = {Not('x'): {Not('a|)}}\n", NULL);
+    cr_assert_eq(open.kind, SRV_SCOPE_STRING);
+    cr_assert(open.literal_open);
+    const char *middle = "'), Not('b'";
+    cr_assert(srv_escape_filter(&open, middle, strlen(middle), true));
+    srv_scope triple = scope_of("def f():\n    \"\"\"Doc|\n", NULL);
+    cr_assert(triple.literal_open);
+    srv_scope triple_closed = scope_of("def f():\n    \"\"\"Doc|\n    \"\"\"\n", NULL);
+    cr_assert(!triple_closed.literal_open);
+}
+
+Test(scope, lines_the_middle_starts_in_a_block_are_indented_and_have_no_trailing_blanks)
+{
+    srv_scope sc = scope_of("def f():\n    x = 1\n    |\n", NULL);
+    const char *comment_out = "y = 2\n# note";
+    cr_assert(!srv_escape_filter(&sc, comment_out, strlen(comment_out), false));
+    const char *comment_in = "y = 2\n    # note";
+    cr_assert(srv_escape_filter(&sc, comment_in, strlen(comment_in), false));
+    const char *blank = "y = 2\n    \n    z = 3";
+    cr_assert(!srv_escape_filter(&sc, blank, strlen(blank), false));
+    const char *empty = "y = 2\n\n    z = 3";
+    cr_assert(srv_escape_filter(&sc, empty, strlen(empty), false));
+}

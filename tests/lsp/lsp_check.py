@@ -489,6 +489,69 @@ def pull_configuration(seam, ch):
     ch.check(c.wait()[0] == 0, "exit after pulled settings")
 
 
+def read_stderr_now(client):
+    """What seam has written to stderr so far, without waiting."""
+    out = b""
+    while select.select([client.proc.stderr], [], [], 0)[0]:
+        chunk = os.read(client.proc.stderr.fileno(), 65536)
+        if not chunk:
+            break
+        out += chunk
+    return out.decode("utf-8", "replace")
+
+
+def waits_for_the_model(seam, ch, workdir):
+    """A request that comes while the embedded model trains waits for it
+    within its latency budget: answered (empty) when the budget ends before
+    the model is ready, and completed when the model is ready in time."""
+    c = Client(seam)
+    try:
+        # The standard library makes training take about a second here.
+        init(c, {"debounce_ms": 0, "timeout_ms": 200, "train_stdlib": True, "log_level": "debug"})
+        uri = "file://" + os.path.join(workdir, "early.py")
+        text = "import os\n\n\ndef main():\n    return os.path.\n"
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                           "text": text}})
+        rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                          "position": {"line": 4, "character": 19},
+                                                          "context": {"triggerKind": 1}})
+        resp = c.response(rid, timeout=20)
+        log = read_stderr_now(c)
+        ch.check(resp is not None and resp.get("result") is not None and "error" not in resp,
+                 "an early request is answered: %r" % resp)
+        ch.check("embedded model ready" not in log,
+                 "the early request was answered within its budget, before the model was ready: %r" % resp)
+        deadline = time.monotonic() + 30
+        while "embedded model ready" not in log and time.monotonic() < deadline:
+            time.sleep(0.05)
+            log += read_stderr_now(c)
+        rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                          "position": {"line": 4, "character": 19},
+                                                          "context": {"triggerKind": 1}})
+        resp = c.response(rid, timeout=20)
+        items = ((resp or {}).get("result") or {}).get("items", [])
+        ch.check(bool(items) and parses(apply_edit(text, items[0]["range"], items[0]["insertText"], "utf-8")),
+                 "once the model is ready, a completion: %r" % resp)
+    finally:
+        c.close()
+    # A budget long enough: the request waits and is completed.
+    c = Client(seam)
+    try:
+        init(c, {"debounce_ms": 0, "timeout_ms": 30000, "train_stdlib": True})
+        uri = "file://" + os.path.join(workdir, "early2.py")
+        text = "import os\n\n\ndef main():\n    return os.path.\n"
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                           "text": text}})
+        rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                          "position": {"line": 4, "character": 19},
+                                                          "context": {"triggerKind": 1}})
+        resp = c.response(rid, timeout=40)
+        items = ((resp or {}).get("result") or {}).get("items", [])
+        ch.check(bool(items), "a request made while the model trains is completed when it is ready: %r" % resp)
+    finally:
+        c.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -500,6 +563,7 @@ def main():
     vanishing_client(args.seam, ch)
     utf16_positions(args.seam, ch, workdir)
     pull_configuration(args.seam, ch)
+    waits_for_the_model(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
