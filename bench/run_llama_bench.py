@@ -18,38 +18,28 @@ the requests are real.  `--legacy` runs a binary from before llamacpp_mode
 """
 
 import argparse
-import ast
 import json
 import os
 import random
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "backends"))
 from harness import valid  # noqa: E402
+from stdlib_files import random_files  # noqa: E402
 from llama_server import LlamaServer, cache_dirs  # noqa: E402
 
 
 def holes(count, seed):
-    stdlib = sysconfig.get_paths()["stdlib"]
     rng = random.Random(seed)
-    names = sorted(n for n in os.listdir(stdlib) if n.endswith(".py"))
     out = []
+    files = random_files(rng, 20)
     while len(out) < count:
-        path = os.path.join(stdlib, rng.choice(names))
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-            ast.parse(text)
-        except (SyntaxError, UnicodeDecodeError, ValueError):
-            continue
-        lines = text.split("\n")
-        if len(lines) < 20:
-            continue
+        name, text, lines = next(files)
         i = rng.randrange(5, len(lines) - 5)
         line = lines[i]
         if not line.strip() or line.lstrip().startswith("#"):
@@ -62,7 +52,7 @@ def holes(count, seed):
             b = rng.randrange(a, len(line) + 1)           # random span within the line
         start = sum(len(l) + 1 for l in lines[:i])
         left, right = text[:start + a], text[start + b:]
-        out.append((os.path.basename(path), left, right))
+        out.append((name, left, right))
     return out
 
 

@@ -164,6 +164,8 @@ static void mc__handle_closed(uv_handle_t *handle)
     }
 }
 
+static const mc__end *mc__overlap_end(const mc_decode *d, size_t len);
+
 static mc_completion *mc__build_result(mc_decode *d)
 {
     mc_completion *c = sm_calloc(1, sizeof *c);
@@ -182,6 +184,12 @@ static mc_completion *mc__build_result(mc_decode *d)
         /* The empty middle, when it was complete and only set aside. */
         c->found = d->empty_possible && d->reason != MC_STOP_ERROR && d->reason != MC_STOP_CANCELED;
         ep_restore(d->rec, d->start_point);
+    }
+    const mc__end *e = c->found ? mc__overlap_end(d, len) : NULL;
+    if (e) {
+        len = e->len;
+        tokens = e->tokens;
+        ep_restore(d->rec, e->point);
     }
     c->empty_refused = d->empty_refused && len > 0;
     c->text = sm_strndup(d->middle.data ? d->middle.data : "", len);
@@ -431,23 +439,31 @@ static void mc__add_end(mc_decode *d)
     sm_array_push(&d->ends, e);
 }
 
-/* The earliest complete point after which the middle repeats the right
- * context's start for repeat_min bytes, or NULL. */
-static const mc__end *mc__run_on(const mc_decode *d)
+/* The earliest complete point after which the middle, followed by the
+ * candidate bytes[0..len), repeats the right context's start for
+ * repeat_min bytes, or NULL.  Whether the candidate is valid does not
+ * matter: a model writing the code after the cursor again has ended. */
+static const mc__end *mc__run_on(const mc_decode *d, const char *bytes, size_t len)
 {
     if (!d->repeat_min)
         return NULL;
     for (uint32_t i = 0; i < d->ends.size; i++) {
         const mc__end *e = &d->ends.items[i];
-        if (d->middle.len - e->len >= d->repeat_min &&
-            memcmp(d->middle.data + e->len, d->right, d->repeat_min) == 0)
+        size_t k = d->middle.len - e->len;
+        if (k >= d->repeat_min) {
+            if (memcmp(d->middle.data + e->len, d->right, d->repeat_min) == 0)
+                return e;
+        } else if (k + len >= d->repeat_min && (k == 0 || memcmp(d->middle.data + e->len, d->right, k) == 0) &&
+                   memcmp(bytes, d->right + k, d->repeat_min - k) == 0) {
             return e;
+        }
     }
     return NULL;
 }
 
-/* What a run-on must repeat: the right context to the end of its first
- * non-blank line, at most MC__REPEAT_MAX bytes; 0 when it is blank. */
+/* What a run-on must repeat: the right context's leading blanks and line
+ * breaks, then its first non-blank line to its end or for MC__REPEAT_MAX
+ * bytes; 0 when it is blank. */
 static size_t mc__repeat_min(const char *right, size_t len)
 {
     size_t i = 0;
@@ -455,9 +471,25 @@ static size_t mc__repeat_min(const char *right, size_t len)
         i++;
     if (i == len)
         return 0;
-    while (i < len && right[i] != '\n' && right[i] != '\r')
+    size_t content = i;
+    while (i < len && right[i] != '\n' && right[i] != '\r' && i - content < MC__REPEAT_MAX)
         i++;
-    return i < MC__REPEAT_MAX ? i : MC__REPEAT_MAX;
+    return i;
+}
+
+/* Where a finished middle of `len` bytes ends without the right context's
+ * start it wrote again: the earliest complete point after which it holds
+ * only a prefix of the right context (a closing bracket, a line break the
+ * right context begins with), else len. */
+static const mc__end *mc__overlap_end(const mc_decode *d, size_t len)
+{
+    for (uint32_t i = 0; i < d->ends.size; i++) {
+        const mc__end *e = &d->ends.items[i];
+        if (e->len < len && len - e->len <= d->right_len &&
+            memcmp(d->middle.data + e->len, d->right, len - e->len) == 0)
+            return e;
+    }
+    return NULL;
 }
 
 /* ---- Backtracking ------------------------------------------------------------ */
@@ -478,6 +510,7 @@ typedef enum mc__verdict {
     MC__ENDED,        /* the end was taken: the loop is finished */
     MC__LINE_STOP,    /* the line budget ends the completion */
     MC__NONE,         /* no candidate from here on keeps the middle valid */
+    MC__REPEATED,     /* a candidate writes the right context again: the loop is finished */
 } mc__verdict;
 
 /* Tries the candidates order[*k..] of a position; *k is left at the one
@@ -503,6 +536,15 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
         if (tok->len == 0) {
             d->rejected++;
             continue;
+        }
+        const mc__end *run_on = mc__run_on(d, tok->bytes, tok->len);
+        if (run_on) {
+            d->have_best = true;
+            d->best_len = run_on->len;
+            d->best_tokens = run_on->tokens;
+            d->best_point = run_on->point;
+            mc__finish(d, MC_STOP_REPEAT, NULL);
+            return MC__REPEATED;
         }
         size_t keep = mc__within_lines(d, tok->bytes, tok->len);
         if (keep < tok->len) {
@@ -632,7 +674,7 @@ static bool mc__on_step(void *data, const mc_step *step)
             mc__add_end(d);
     }
     d->filter_ns += mc__now_ns() - t0;
-    if (v == MC__ENDED)
+    if (v == MC__ENDED || v == MC__REPEATED)
         return false;
     if (v == MC__LINE_STOP) {
         mc__finish(d, MC_STOP_LINES, NULL);
@@ -644,15 +686,6 @@ static bool mc__on_step(void *data, const mc_step *step)
         if (empty)
             mc__undo_to_start(d);
         mc__finish(d, empty ? MC_STOP_EOS : MC_STOP_DEAD_END, NULL);
-        return false;
-    }
-    const mc__end *run_on = mc__run_on(d);
-    if (run_on) {
-        d->have_best = true;
-        d->best_len = run_on->len;
-        d->best_tokens = run_on->tokens;
-        d->best_point = run_on->point;
-        mc__finish(d, MC_STOP_REPEAT, NULL);
         return false;
     }
     if (d->middle.len >= MC__MAX_MIDDLE || d->token_ends.size >= d->options.max_tokens) {
@@ -673,7 +706,7 @@ static bool mc__on_step(void *data, const mc_step *step)
                 d->diverged = true;
                 return false;
             }
-            if (v == MC__ENDED)
+            if (v == MC__ENDED || v == MC__REPEATED)
                 return false;
             if (v == MC__LINE_STOP) {
                 mc__finish(d, MC_STOP_LINES, NULL);

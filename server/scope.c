@@ -262,6 +262,7 @@ typedef struct srv__scan {
     bool text_before;            /* the cursor's line has text before it */
     bool header_end;             /* the text before the cursor on its line ends with ':' */
     uint32_t header_indent;
+    int line_depth;              /* brackets open where the cursor's line starts */
 } srv__scan;
 
 static uint32_t srv__indent_of(const char *text, size_t len, size_t line_start)
@@ -314,6 +315,8 @@ static void srv__scan_text(const char *text, size_t len, size_t offset, srv__sca
         }
         if (i == len)
             break;
+        if (i == ls)
+            out->line_depth = s.depth;
         if (at_line_start) {
             bool open = s.depth != 0 || s.quote || s.continued || s.in_comment;
             bool clean = !open && srv__statement_start(text, len, i) && !decorated;
@@ -439,6 +442,42 @@ static bool srv__open_header(const char *text, size_t len, size_t line_start, si
     return true;
 }
 
+/* How far lines the middle starts may dedent from `col` (on the line at
+ * line_start): to just inside the innermost def or class enclosing that
+ * line (a middle may leave an if or a loop, not its function); `col` when
+ * none encloses it.  The line itself counts when it is such a header. */
+static uint32_t srv__def_floor(const char *text, size_t len, size_t line_start, uint32_t col)
+{
+    uint32_t bound = col;          /* enclosing lines are indented less than this */
+    size_t end = line_start;
+    for (uint32_t lines = 0; lines < 20000; lines++) {
+        size_t ls = end;
+        while (ls > 0 && text[ls - 1] != '\n' && text[ls - 1] != '\r')
+            ls--;
+        uint32_t indent = srv__indent_of(text, len, ls);
+        size_t k = ls;
+        while (k < len && (text[k] == ' ' || text[k] == '\t' || text[k] == '\f'))
+            k++;
+        bool code = k < len && text[k] != '\n' && text[k] != '\r' && text[k] != '#';
+        if (code && indent < bound) {
+            bool def = (k + 4 <= len && memcmp(text + k, "def ", 4) == 0) ||
+                       (k + 6 <= len && memcmp(text + k, "class ", 6) == 0) ||
+                       (k + 10 <= len && memcmp(text + k, "async def ", 10) == 0);
+            if (def)
+                return indent + 1 < col ? indent + 1 : col;
+            if (indent == 0)
+                return col;
+            bound = indent;
+        }
+        if (ls == 0)
+            break;
+        end = ls - 1;
+        if (end > 0 && text[end] == '\n' && text[end - 1] == '\r')
+            end--;
+    }
+    return col;
+}
+
 void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t offset, bool multiline,
                   uint32_t max_lines, srv_scope *out)
 {
@@ -494,15 +533,20 @@ void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t off
         out->literal_open = !srv__literal_closed_after(sc.at_cursor, text, len, offset);
         out->max_lines = sc.at_cursor.triple && multiline ? max_lines : 1;
     } else if (sc.at_cursor.depth > 0) {
+        /* Inside brackets: the rest of the expression, on as many lines as
+         * its own lines run when a bracket opened on an earlier line (the
+         * code already spreads the expression over lines). */
         out->kind = SRV_SCOPE_EXPRESSION;
-        out->max_lines = 1;
+        out->max_lines = multiline && sc.line_depth > 0 ? max_lines : 1;
     } else if (sc.header_end) {
         out->kind = SRV_SCOPE_BODY;
-        out->min_indent = sc.header_indent + 1;
+        out->body_indent = sc.header_indent + 1;
+        out->min_indent = srv__def_floor(text, len, sc.line_start, sc.header_indent + 1);
         out->max_lines = multiline ? max_lines : 1;
     } else if (sc.text_before && srv__open_header(text, len, sc.line_start, offset, sc.line_indent)) {
         out->kind = SRV_SCOPE_HEADER;
-        out->min_indent = sc.line_indent + 1;
+        out->body_indent = sc.line_indent + 1;
+        out->min_indent = srv__def_floor(text, len, sc.line_start, sc.line_indent + 1);
         out->max_lines = multiline ? max_lines : 1;
     } else if (sc.text_before) {
         out->kind = SRV_SCOPE_LINE;
@@ -512,7 +556,7 @@ void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t off
         for (size_t k = sc.line_start; k < offset; k++)
             col = text[k] == '\t' ? (col / 8 + 1) * 8 : col + 1;
         out->kind = col == 0 ? SRV_SCOPE_MODULE : SRV_SCOPE_BLOCK;
-        out->min_indent = col;
+        out->min_indent = srv__def_floor(text, len, sc.line_start, col);
         out->max_lines = multiline ? max_lines : 1;
     }
     if (out->max_lines == 0)
@@ -521,10 +565,28 @@ void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t off
 
 /* ---- Context escape ------------------------------------------------------------------ */
 
+/* Whether text[i..len) begins with a clause keyword (else, elif, except,
+ * finally), or, unless the middle is at its end, is a prefix of one that
+ * the next tokens may complete. */
+static bool srv__clause_keyword(const char *text, size_t len, size_t i, bool at_end)
+{
+    static const char *const words[] = {"else", "elif", "except", "finally"};
+    size_t have = len - i;
+    for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+        size_t n = strlen(words[w]);
+        if (have < n) {
+            if (!at_end && memcmp(text + i, words[w], have) == 0)
+                return true;
+        } else if (memcmp(text + i, words[w], n) == 0 && (have == n || !srv__ident_byte((unsigned char)text[i + n]))) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end)
 {
     const srv_scope *sc = data;
-    (void)at_end;
     switch (sc->kind) {
     case SRV_SCOPE_COMMENT:
         return !memchr(middle, '\n', len) && !memchr(middle, '\r', len);
@@ -559,6 +621,7 @@ bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end)
      * than the block; a blank line it writes holds no blanks. */
     srv__lex s = {0};
     bool line_start = false;
+    bool first_line = true;        /* the first line the middle starts is still to come */
     uint32_t closed = 0;
     for (size_t i = 0; i < len;) {
         if (line_start && !s.quote && s.depth == 0 && !s.continued && closed == sc->bracket_depth) {
@@ -573,8 +636,13 @@ bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end)
             if (k < len && middle[k] != '\n' && middle[k] != '\r') {
                 bool block = sc->kind == SRV_SCOPE_BLOCK || sc->kind == SRV_SCOPE_BODY ||
                              sc->kind == SRV_SCOPE_HEADER;
-                if (block && col < sc->min_indent)
+                /* A clause of the compound statement the block is in
+                 * (else, elif, except, finally) may dedent to it. */
+                if (block && col < sc->min_indent && !srv__clause_keyword(middle, len, k, at_end))
                     return false;
+                if (first_line && col < sc->body_indent)
+                    return false;   /* a header's body is indented */
+                first_line = false;
                 if (sc->kind == SRV_SCOPE_LINE)
                     return false;   /* a line-shaped completion does not start new statements */
             }

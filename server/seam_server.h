@@ -204,7 +204,10 @@ typedef enum srv_scope_kind {
 typedef struct srv_scope {
     srv_scope_kind kind;
     uint32_t max_lines;        /* the line budget the shape allows */
-    uint32_t min_indent;       /* block scopes: lines the middle starts are indented this much */
+    uint32_t min_indent;       /* block scopes: lines the middle starts are indented this
+                                  much (inside the enclosing def or class) */
+    uint32_t body_indent;      /* body and header scopes: the first line the middle starts,
+                                  the body, is indented this much */
     uint32_t bracket_depth;    /* brackets open at the cursor */
     uint32_t closable;         /* of those, the ones the right context leaves open */
     char quote;                /* string scope: the quote of the literal */

@@ -287,7 +287,8 @@ Test(model_decode, the_line_budget_cuts_before_a_new_line)
     cr_assert_not(single->found);
     mc_completion *multi = decode(multi_line, "def f():", "\n", 1, 3, NULL);
     cr_assert(multi->found);
-    cr_assert_str_eq(multi->text, "\n    return 1\n");
+    /* The model's last line break is the right context's own: not written twice. */
+    cr_assert_str_eq(multi->text, "\n    return 1");
     mc_completion_free(single);
     mc_completion_free(multi);
 }
@@ -615,5 +616,25 @@ Test(model_decode, a_dead_end_goes_back_to_the_last_position_with_another_way)
     cr_assert(c->found);
     cr_assert_str_eq(c->text, "1");
     cr_assert_eq(c->reason, MC_STOP_EOS);
+    mc_completion_free(c);
+}
+
+static const script_entry closing_quotes[] = {
+    /* The docstring's text, then the model writes the closing quotes the
+     * right context already has: it has ended. */
+    {"", {" text.", NULL}},
+    {" text.", {"\n    ", "", NULL}},
+    {" text.\n    ", {"\"\"\"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_run_on_is_seen_in_a_candidate_the_loop_refuses)
+{
+    /* The quotes are checked for a run-on before they are tried (the
+     * string guard would refuse them: the right context closes the string). */
+    mc_completion *c = decode(closing_quotes, "def f():\n    \"\"\"Doc", "\n    \"\"\"\n", 4, 6, NULL);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, " text.");
+    cr_assert_eq(c->reason, MC_STOP_REPEAT, "stopped by %s", mc_stop_reason_name(c->reason));
     mc_completion_free(c);
 }

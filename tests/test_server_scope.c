@@ -57,10 +57,20 @@ Test(scope, shapes_by_construct)
         cr_assert_eq(sc.kind, cases[i].kind, "case %zu (%s): got %s", i, cases[i].marked, srv_scope_kind_name(sc.kind));
         cr_assert_eq(sc.max_lines, cases[i].max_lines, "case %zu: %u lines", i, sc.max_lines);
     }
+    /* Lines the middle starts stay inside the enclosing def or class: a
+     * block there may dedent to just inside it, else not at all. */
     srv_scope block = scope_of("class A:\n    def f(self):\n        |\n", NULL);
-    cr_assert_eq(block.min_indent, 8);
+    cr_assert_eq(block.min_indent, 5);
+    srv_scope nested = scope_of("def f(x):\n    if x:\n        y = 1\n        |\n", NULL);
+    cr_assert_eq(nested.min_indent, 1);
+    srv_scope top = scope_of("if x:\n    y = 1\n    |\n", NULL);
+    cr_assert_eq(top.min_indent, 4);
     srv_scope body = scope_of("    if x:|\n", NULL);
+    cr_assert_eq(body.body_indent, 5);
     cr_assert_eq(body.min_indent, 5);
+    srv_scope def_body = scope_of("def f(x):\n    if x:|\n", NULL);
+    cr_assert_eq(def_body.body_indent, 5);
+    cr_assert_eq(def_body.min_indent, 1);
 }
 
 Test(scope, cut_points_are_the_statements_around_the_cursor)

@@ -92,10 +92,11 @@ class Script:
 
 
 class LoopbackServer:
-    def __init__(self, script, fault=None, llamacpp=True):
+    def __init__(self, script, fault=None, llamacpp=True, special=True):
         self.script = script
         self.fault = fault
         self.llamacpp = llamacpp
+        self.special = special      # False: the end token's text is empty, as llama-server without --special
         self.vocab = Vocab()
         self.requests = []          # (path, body dict, headers dict)
         self.lock = threading.Lock()
@@ -271,12 +272,13 @@ class LoopbackServer:
                     ev = {"content": chosen[0], "stop": False}
                     if n:
                         word = server.vocab.word
+                        eos_text = EOS_TEXT if server.special else ""
                         ev["completion_probabilities"] = [{
                             "id": word(chosen[0]), "token": chosen[0], "bytes": list(chosen[0].encode()),
                             "logprob": chosen[1],
                             "top_logprobs": [
-                                {"id": word(t if t != EOS else EOS_TEXT), "token": t if t != EOS else EOS_TEXT,
-                                 "bytes": list((t if t != EOS else EOS_TEXT).encode()), "logprob": lp}
+                                {"id": word(t if t != EOS else EOS_TEXT), "token": t if t != EOS else eos_text,
+                                 "bytes": list((t if t != EOS else eos_text).encode()), "logprob": lp}
                                 for t, lp in cands],
                         }]
                     events.append(ev)

@@ -1,0 +1,247 @@
+"""How good seam's completions are, measured against the true middle.
+
+    python3 bench/run_quality_bench.py --seam build/release/seam [--holes 150] [--seed 1]
+
+Holes are cut from the standard library: the rest of a line (boundary), a
+random span inside a line, and one to three whole lines.  An imitation of a
+fill-in-the-middle model, served over llama.cpp's API by the loopback server
+of seam's tests, knows each hole's true middle and behaves like a real one:
+- noise: at a share of positions its first choice is a token that breaks
+  the syntax there, the true token second;
+- run-ons: in a share of holes it does not stop where the middle ends but
+  writes on into the right context (its first line or two), the end token
+  only second at the true end;
+- once the text it is given leaves the true middle, it ends.
+For seam and two baselines computed from the same model -- plain greedy
+decoding, and greedy decoding cut where it starts repeating the right
+context (the overlap of its end with the right context's start trimmed, as
+several editor plugins do) -- the table gives the share of completions that
+are valid for CPython, equal to the true middle, and empty, and seam's time
+per completion.  Settings: noise and run-ons together, run-ons alone, the
+same with the end token sent as empty text (llama-server without
+--special), and the embedded model on the same holes (valid, non-empty, and
+the mean length of the prefix it shares with the true middle).
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "backends"))
+from harness import valid  # noqa: E402
+from stdlib_files import random_files  # noqa: E402
+from loopback import EOS, LoopbackServer  # noqa: E402
+
+PIECE = re.compile(r"\n[ \t]*|[ \t]*\w+|[ \t]*[^\w\s]|[ \t]+")
+NOISE = [")", "]", "}", ":", " )", "]]"]
+
+
+def pieces(text):
+    """Model tokens: a line break with the next line's indentation, or
+    blanks followed by a word or one other character."""
+    out = [m.group(0) for m in PIECE.finditer(text)]
+    assert "".join(out) == text, text
+    return out
+
+
+class Imitation:
+    """A fill-in-the-middle model that knows the true middle of one hole."""
+
+    def __init__(self, middle, right, noise, run_on, seed):
+        self.middle = middle
+        self.noise = noise
+        self.seed = seed
+        tokens = pieces(middle)
+        self.end_at = len(tokens)
+        if run_on:
+            # On into the right context: its first one or two lines.
+            lines = right.split("\n")
+            extra = "\n".join(lines[:2]) if not lines[0].strip() else lines[0]
+            tokens += pieces(extra) if extra else []
+        self.tokens = tokens
+        self.prefixes = {}
+        acc = ""
+        for i, t in enumerate(tokens):
+            self.prefixes[acc] = i
+            acc += t
+        self.prefixes[acc] = len(tokens)
+
+    def candidates(self, generated):
+        i = self.prefixes.get(generated)
+        if i is None:
+            return [(EOS, -0.05)]                 # lost: it ends
+        if i == len(self.tokens):
+            return [(EOS, -0.05), ("\n", -4.0)]
+        true = self.tokens[i]
+        cands = [(true, -0.3)]
+        if i == self.end_at:
+            cands.append((EOS, -1.6))             # a run-on: the end only second
+        h = zlib.crc32(("%d:%s" % (self.seed, generated)).encode())
+        if (h % 1000) < self.noise * 1000 and i != self.end_at:
+            bad = NOISE[h % len(NOISE)]
+            if bad != true:
+                cands.insert(0, (bad, -0.2))
+        cands.append((" pass", -6.0))
+        return cands
+
+
+def greedy(model, limit=64):
+    text = ""
+    for _ in range(limit):
+        tok = model.candidates(text)[0][0]
+        if tok == EOS:
+            break
+        text += tok
+    return text
+
+
+def cut_at_repeat(text, right):
+    """Greedy output cut where it starts repeating the right context."""
+    for p in range(len(text)):
+        if right.startswith(text[p:]):
+            return text[:p]
+    return text
+
+
+def holes(count, seed):
+    rng = random.Random(seed)
+    out = []
+    files = random_files(rng, 30, private=False)
+    while len(out) < count:
+        name, text, lines = next(files)
+        i = rng.randrange(10, len(lines) - 10)
+        line = lines[i]
+        body = line.strip()
+        if not body or body.startswith("#") or '"""' in line or "'''" in line:
+            continue
+        indent = len(line) - len(line.lstrip())
+        start = sum(len(x) + 1 for x in lines[:i])
+        kind = ("boundary", "span", "lines")[len(out) % 3]
+        if kind == "lines":
+            n = rng.randrange(1, 4)
+            block = lines[i:i + n]
+            if any(not b.strip() or '"""' in b or "'''" in b for b in block):
+                continue
+            a = start + indent
+            b = start + sum(len(x) + 1 for x in block) - 1
+        else:
+            cuts = [indent] + [m.end() for m in PIECE.finditer(line) if m.end() > indent]
+            a_col = rng.choice(cuts[:-1]) if len(cuts) > 1 else indent
+            b_col = len(line) if kind == "boundary" else rng.choice([c for c in cuts if c > a_col] or [len(line)])
+            a, b = start + a_col, start + b_col
+        if b <= a:
+            continue
+        left, middle, right = text[:a], text[a:b], text[b:]
+        out.append((kind, name, left, middle, right))
+    return out
+
+
+def run_seam(seam, work, i, base, left, right, settings):
+    path = os.path.join(work, "%d_%s" % (i, base))
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(left + right)
+    line = left.count("\n") + 1
+    col = len(left.rsplit("\n", 1)[-1]) + 1
+    start = time.monotonic()
+    run = subprocess.run([seam, "complete", "%s:%d:%d" % (path, line, col), "--json"] + settings,
+                         capture_output=True)
+    ms = (time.monotonic() - start) * 1000
+    try:
+        out = json.loads(run.stdout.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None, ms
+    return out, ms
+
+
+def row(name, results, cases):
+    """results: (text, offered); a completion not offered is empty and not invalid."""
+    n = len(cases)
+    v = sum(not offered or valid(c[2] + r + c[4]) for (r, offered), c in zip(results, cases))
+    eq = sum(r == c[3] for (r, _), c in zip(results, cases))
+    empty = sum(r == "" for r, _ in results)
+    return "%-24s %6.1f%% %6.1f%% %6.1f%% %7d" % (name, 100.0 * v / n, 100.0 * eq / n, 100.0 * empty / n, n - v)
+
+
+def setting(args, cases, work, title, noise, run_on_share, special):
+    print("\n== %s (noise %d%% of positions, run-ons in %d%% of holes%s)" % (
+        title, noise * 100, run_on_share * 100, "" if special else ", end token as empty text"))
+    print("%-24s %7s %7s %7s %7s" % ("", "valid", "equal", "empty", "invalid"))
+    models = []
+    for i, (_, _, left, middle, right) in enumerate(cases):
+        rng = random.Random(args.seed * 1000 + i)
+        models.append(Imitation(middle, right, noise, rng.random() < run_on_share, args.seed * 7919 + i))
+    plain = [greedy(m) for m in models]
+    cut = [cut_at_repeat(g, c[4]) for g, c in zip(plain, cases)]
+    print(row("greedy", [(g, True) for g in plain], cases))
+    print(row("greedy, cut at repeat", [(g, True) for g in cut], cases))
+    seam_out, times, own, checks = [], [], [], []
+    server = LoopbackServer(models[0], special=special)
+    with server:
+        for i, (_, base, left, middle, right) in enumerate(cases):
+            server.script = models[i]
+            out, ms = run_seam(args.seam, work, i, base, left, right,
+                               ["--backend", "llamacpp", "--endpoint", server.url, "--timeout-ms", "10000"])
+            times.append(ms)
+            own.append(out["timings_us"]["total"] / 1000 if out and "timings_us" in out else ms)
+            checks.append(out["timings_us"]["filter"] / 1000 if out and "timings_us" in out else 0)
+            seam_out.append((out["completion"], out["found"]) if out else ("", False))
+    print(row("seam", seam_out, cases))
+    print("seam: %.1f ms per completion inside seam (median; p90 %.1f; most of it the imitation server in "
+          "Python), %.2f ms of it checking candidates, %.1f ms for the whole process" % (
+              statistics.median(own), sorted(own)[int(len(own) * 0.9)], statistics.median(checks),
+              statistics.median(times)))
+    eq = lambda xs: sum(x == c[3] for x, c in zip(xs, cases)) * 100.0 / len(cases)  # noqa: E731
+    return eq([t for t, _ in seam_out]), eq(plain), eq(cut)
+
+
+def embedded(args, cases, work):
+    print("\n== the embedded model on the same holes")
+    outs, times = [], []
+    for i, (_, base, left, middle, right) in enumerate(cases):
+        out, ms = run_seam(args.seam, work, i, base, left, right, ["--train-stdlib", "false"])
+        outs.append((out["completion"], out["found"]) if out else ("", False))
+        times.append(ms)
+    n = len(cases)
+    v = sum(not found or valid(c[2] + r + c[4]) for (r, found), c in zip(outs, cases))
+    nonempty = sum(r != "" for r, _ in outs)
+    common = [len(os.path.commonprefix([r, c[3]])) for (r, _), c in zip(outs, cases)]
+    eq = sum(r == c[3] for (r, _), c in zip(outs, cases))
+    print("valid %.1f%%, non-empty %.1f%%, equal %.1f%%, shared prefix with the true middle %.1f characters "
+          "on average (true middles %.1f); %.1f ms per completion (median)" % (
+              100.0 * v / n, 100.0 * nonempty / n, 100.0 * eq / n, statistics.mean(common),
+              statistics.mean(len(c[3]) for c in cases), statistics.median(times)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seam", required=True)
+    ap.add_argument("--holes", type=int, default=150)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-embedded", action="store_true")
+    args = ap.parse_args()
+    cases = holes(args.holes, args.seed)
+    work = tempfile.mkdtemp(prefix="seam-quality-")
+    kinds = {k: sum(c[0] == k for c in cases) for k in ("boundary", "span", "lines")}
+    print("%d holes from the standard library: %s" % (len(cases), kinds))
+    s, g, c = setting(args, cases, work, "noise and run-ons", 0.15, 0.5, True)
+    print("seam equal - better baseline: %+.1f points (target +20)" % (s - max(g, c)))
+    s, g, c = setting(args, cases, work, "run-ons alone", 0.0, 1.0, True)
+    print("seam equal - cut baseline: %+.1f points (target >= 0)" % (s - c))
+    setting(args, cases, work, "noise and run-ons", 0.15, 0.5, False)
+    if not args.no_embedded:
+        embedded(args, cases, work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
