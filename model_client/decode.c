@@ -26,7 +26,7 @@ enum {
     MC__MAX_MIDDLE = 1 << 20,
     MC__MAX_ENDS = 64,        /* complete points kept for the run-on check */
     MC__REPEAT_MAX = 16,      /* bytes of the right context a run-on must repeat, at most */
-    MC__MAX_BACKTRACKS = 64,  /* positions gone back to, in one completion */
+    MC__MAX_BACKTRACKS = 16,  /* positions gone back to, in one completion */
 };
 
 /* A point where the middle could end. */
