@@ -270,6 +270,34 @@ int mc_corpus_train_async(uv_loop_t *loop, mc_corpus *corpus, uint32_t max_nodes
  * the file being edited come first.  Answers on the next turn of the loop. */
 int mc_backend_embedded_new(uv_loop_t *loop, const mc_ngram *model, mc_backend **out);
 
+/* ---- Full-vocabulary masks -------------------------------------------------
+ *
+ * A model's whole vocabulary as bytes, kept in a byte trie, so that the
+ * tokens a recognizer state allows are found together: tokens sharing a
+ * prefix share the work of feeding it, and a refused byte rules out every
+ * token below it.  Tokens without bytes (control tokens) and tokens longer
+ * than 255 bytes are never allowed by a mask.
+ */
+typedef struct mc_vocab mc_vocab;
+
+/* Copies count tokens' bytes (pieces[t] of lens[t] bytes; borrowed). */
+mc_vocab *mc_vocab_new(const char *const *pieces, const uint32_t *lens, uint32_t count);
+void mc_vocab_free(mc_vocab *vocab);
+uint32_t mc_vocab_size(const mc_vocab *vocab);
+uint32_t mc_vocab_nodes(const mc_vocab *vocab);   /* trie nodes: distinct token prefixes */
+
+typedef struct mc_mask_stats {
+    uint64_t bytes_fed;    /* bytes fed to the recognizer for this mask */
+} mc_mask_stats;
+
+/* Sets bit t of mask (ceil(size / 64) words, cleared first) for every token
+ * whose bytes keep `rec` viable; returns how many.  `rec` is left as it
+ * was.  stats may be NULL. */
+uint32_t mc_vocab_mask(const mc_vocab *vocab, ep_recognizer *rec, uint64_t *mask, mc_mask_stats *stats);
+/* The same by feeding every token on its own: the reference the trie is
+ * checked and measured against. */
+uint32_t mc_vocab_mask_brute(const mc_vocab *vocab, ep_recognizer *rec, uint64_t *mask, mc_mask_stats *stats);
+
 /* ---- The decoding loop ------------------------------------------------------
  *
  * Greedy by default: at each position the candidates are tried in order

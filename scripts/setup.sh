@@ -61,12 +61,20 @@ install_npm() {
 }
 
 # configure NAME MESON-ARGS...: sets up build/NAME once, then builds it.
+# With SEAM_WITH_LLAMA set to a llama.cpp build (scripts/llama.sh), the build
+# must link its libllama.
 configure_and_build() {
   local name=$1; shift
   local dir="build/$name"
+  local llama=()
+  if [ -n "${SEAM_WITH_LLAMA:-}" ]; then
+    llama=(-Dllama=enabled "-Dpkg_config_path=$SEAM_WITH_LLAMA/lib/pkgconfig")
+  fi
   if [ ! -f "$dir/build.ninja" ]; then
     log "configuring $dir"
-    meson setup "$dir" "$@" >&2
+    meson setup "$dir" "$@" "${llama[@]}" >&2
+  elif [ ${#llama[@]} -gt 0 ]; then
+    meson configure "$dir" "${llama[@]}" >/dev/null
   fi
   ninja -C "$dir" >&2
 }

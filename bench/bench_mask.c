@@ -1,0 +1,145 @@
+/*
+ * bench_mask - full-vocabulary masks: time per mask with the byte trie and
+ * with a check of every token, on real vocabularies, at every position
+ * along true middles cut from Python files.
+ *
+ *   build/release/bench/bench_mask VOCAB.gguf FILE.py... [--holes N]
+ *
+ * Each file gives holes: a line (from its first non-blank character) is the
+ * middle; the mask is computed before every byte of it.  Prints the median,
+ * p90 and p99 of both, their ratio, and the bytes each feeds.
+ */
+#include "seam_model_client.h"
+
+#include <llama.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void quiet(enum ggml_log_level level, const char *text, void *data)
+{
+    (void)level, (void)text, (void)data;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    *len = fread(s, 1, (size_t)n, f);
+    s[*len] = 0;
+    fclose(f);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: bench_mask VOCAB.gguf FILE.py... [--holes N]\n");
+        return 2;
+    }
+    int holes_per_file = 4;
+    llama_log_set(quiet, NULL);
+    struct llama_model_params mp = llama_model_default_params();
+    mp.vocab_only = true;
+    struct llama_model *model = llama_model_load_from_file(argv[1], mp);
+    if (!model) {
+        fprintf(stderr, "cannot load %s\n", argv[1]);
+        return 1;
+    }
+    const struct llama_vocab *lv = llama_model_get_vocab(model);
+    uint32_t n = (uint32_t)llama_vocab_n_tokens(lv);
+    char **pieces = calloc(n, sizeof *pieces);
+    uint32_t *lens = calloc(n, sizeof *lens);
+    char buf[512];
+    for (uint32_t t = 0; t < n; t++) {
+        int k = llama_token_to_piece(lv, (llama_token)t, buf, sizeof buf, 0, false);
+        lens[t] = k > 0 ? (uint32_t)k : 0;
+        pieces[t] = malloc(lens[t] + 1);
+        memcpy(pieces[t], buf, lens[t]);
+    }
+    double t0 = now_us();
+    mc_vocab *v = mc_vocab_new((const char *const *)pieces, lens, n);
+    double build_ms = (now_us() - t0) / 1e3;
+    ep_grammar *g;
+    char err[256];
+    if (ep_grammar_python(&g, err, sizeof err) != SM_OK)
+        return 1;
+    uint64_t *mask = malloc(((n + 63) / 64) * sizeof *mask);
+    size_t cap = 1 << 16, count = 0;
+    double *trie = malloc(cap * sizeof *trie), *brute = malloc(cap * sizeof *brute);
+    double fed_trie = 0, fed_brute = 0, allowed = 0;
+    for (int a = 2; a < argc; a++) {
+        if (strcmp(argv[a], "--holes") == 0 && a + 1 < argc) {
+            holes_per_file = atoi(argv[++a]);
+            continue;
+        }
+        size_t len;
+        char *text = read_file(argv[a], &len);
+        if (!text)
+            continue;
+        srand(7);
+        for (int h = 0; h < holes_per_file; h++) {
+            size_t at = (size_t)rand() % len, ls = at, le = at;
+            while (ls > 0 && text[ls - 1] != '\n')
+                ls--;
+            while (le < len && text[le] != '\n')
+                le++;
+            while (ls < le && (text[ls] == ' ' || text[ls] == '\t'))
+                ls++;
+            if (le - ls < 4)
+                continue;
+            ep_recognizer *rec;
+            if (ep_recognizer_new_fim(g, text, ls, text + le, len - le, &rec) != SM_OK)
+                continue;
+            for (size_t i = ls; i <= le && count < cap; i++) {
+                mc_mask_stats st;
+                double s = now_us();
+                allowed += mc_vocab_mask(v, rec, mask, &st);
+                trie[count] = now_us() - s;
+                fed_trie += (double)st.bytes_fed;
+                s = now_us();
+                mc_vocab_mask_brute(v, rec, mask, &st);
+                brute[count] = now_us() - s;
+                fed_brute += (double)st.bytes_fed;
+                count++;
+                if (i < le && ep_feed(rec, text + i, 1) != 1)
+                    break;
+            }
+            ep_recognizer_free(rec);
+        }
+        free(text);
+    }
+    if (!count) {
+        fprintf(stderr, "no positions\n");
+        return 1;
+    }
+    qsort(trie, count, sizeof *trie, cmp);
+    qsort(brute, count, sizeof *brute, cmp);
+    printf("%s: %u tokens, %u trie nodes (built in %.0f ms), %zu positions, %.0f tokens allowed on average\n", argv[1],
+           n, mc_vocab_nodes(v), build_ms, count, allowed / count);
+    printf("  trie:   median %.0f us, p90 %.0f us, p99 %.0f us, %.0f bytes fed per mask\n", trie[count / 2],
+           trie[count * 9 / 10], trie[count * 99 / 100], fed_trie / count);
+    printf("  brute:  median %.0f us, p90 %.0f us, p99 %.0f us, %.0f bytes fed per mask\n", brute[count / 2],
+           brute[count * 9 / 10], brute[count * 99 / 100], fed_brute / count);
+    printf("  the trie takes %.1fx less time (median)\n", brute[count / 2] / trie[count / 2]);
+    return 0;
+}

@@ -1,0 +1,157 @@
+/*
+ * Full-vocabulary masks: the trie walk gives exactly the tokens a check of
+ * every token on its own gives, on a small vocabulary and, when libllama is
+ * linked, on the real vocabularies llama.cpp ships (starcoder, qwen2,
+ * deepseek-coder, llama-spm), at every position along true middles.
+ */
+#include "seam_model_client.h"
+#include "test_support.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef SEAM_HAVE_LLAMA
+#include <llama.h>
+#endif
+
+typedef struct mask_case {
+    const char *left, *middle, *right;
+} mask_case;
+
+static const mask_case cases[] = {
+    {"import os\n\n\ndef read(path):\n    with open(", "path, encoding=\"utf-8\") as f:\n        return f.read()",
+     "\n\n\nprint(read(os.sep))\n"},
+    {"class Point:\n    def __init__(self, x, y):\n        self.x = x\n        ", "self.y = y\n",
+     "\n    def norm(self):\n        return (self.x ** 2 + self.y ** 2) ** 0.5\n"},
+    {"values = [1, 2, 3]\ntotal = sum(", "v * 2 for v in values if v > 1", ")\nprint(f'{total:>8}')\n"},
+    {"def greet(name):\n    return f\"Hello, {", "name.title()}! Caf\xc3\xa9 \xe2\x80\x94 ok", "\"\n"},
+};
+
+static ep_grammar *grammar(void)
+{
+    ep_grammar *g;
+    char err[256];
+    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK, "%s", err);
+    return g;
+}
+
+/* Compares the two masks at every `stride`-th byte of each case's middle. */
+static void check_masks(const mc_vocab *v, const ep_grammar *g, uint32_t stride, const char *what)
+{
+    uint32_t words = (mc_vocab_size(v) + 63) / 64;
+    uint64_t *trie = sm_malloc(words * sizeof *trie), *brute = sm_malloc(words * sizeof *brute);
+    uint32_t positions = 0, some_allowed = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const mask_case *c = &cases[i];
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new_fim(g, c->left, strlen(c->left), c->right, strlen(c->right), &rec), SM_OK);
+        size_t mlen = strlen(c->middle);
+        for (size_t at = 0; at <= mlen; at++) {
+            if (at % stride == 0 || at == mlen) {
+                mc_mask_stats st_trie, st_brute;
+                uint32_t a = mc_vocab_mask(v, rec, trie, &st_trie);
+                uint32_t b = mc_vocab_mask_brute(v, rec, brute, &st_brute);
+                cr_assert_eq(a, b, "%s, case %zu at %zu: trie %u tokens, brute force %u", what, i, at, a, b);
+                cr_assert(memcmp(trie, brute, words * sizeof *trie) == 0, "%s, case %zu at %zu: masks differ",
+                          what, i, at);
+                cr_assert_leq(st_trie.bytes_fed, st_brute.bytes_fed);
+                cr_assert(ep_viable(rec), "the walk leaves the recognizer as it was");
+                positions++;
+                some_allowed += a > 0;
+            }
+            if (at < mlen)
+                cr_assert_eq(ep_feed(rec, c->middle + at, 1), 1, "%s: the true middle of case %zu at %zu", what, i,
+                             at);
+        }
+        ep_recognizer_free(rec);
+    }
+    /* Along true middles the next true byte is always allowed, so a token
+     * is too, unless the vocabulary lacks a token for it. */
+    cr_assert_geq(some_allowed * 10, positions * 9, "%s: %u of %u positions allow a token", what, some_allowed,
+                  positions);
+    sm_free(trie);
+    sm_free(brute);
+}
+
+Test(model_mask, the_trie_equals_the_check_of_every_token_on_a_small_vocabulary)
+{
+    static const char *const pieces[] = {
+        "x", "xy", " =", "=", "(", ")", ")(", "1", "12", "\n", "\n    ", "", "path", " path", "pa", ",", ", ",
+        "\"", "\"utf", "-8\"", "for", " for", " in", ":", " :", "]", "}", "self", ".", ".y", "y", " y", "\xc3",
+        "\xa9", "\xc3\xa9", "\xe2\x80", "\x94", "{", "}!", "x", /* a duplicate */
+    };
+    uint32_t n = sizeof pieces / sizeof *pieces;
+    uint32_t lens[64];
+    for (uint32_t i = 0; i < n; i++)
+        lens[i] = (uint32_t)strlen(pieces[i]);
+    mc_vocab *v = mc_vocab_new(pieces, lens, n);
+    cr_assert_eq(mc_vocab_size(v), n);
+    ep_grammar *g = grammar();
+    check_masks(v, g, 1, "small vocabulary");
+    /* Known answers after "x = ": a number or a name, not ")" or "=". */
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new_fim(g, "x = ", 4, "\n", 1, &rec), SM_OK);
+    uint64_t mask[1];
+    mc_vocab_mask(v, rec, mask, NULL);
+    cr_assert(mask[0] & (1ull << 7), "\"1\" is allowed");
+    cr_assert(mask[0] & (1ull << 0), "\"x\" is allowed");
+    cr_assert(mask[0] & (1ull << (n - 1)), "its duplicate too");
+    cr_assert_not(mask[0] & (1ull << 5), "\")\" is not");
+    cr_assert_not(mask[0] & (1ull << 3), "\"=\" is not");
+    cr_assert_not(mask[0] & (1ull << 11), "a token without bytes never is");
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
+    mc_vocab_free(v);
+}
+
+#ifdef SEAM_HAVE_LLAMA
+static void quiet(enum ggml_log_level level, const char *text, void *data)
+{
+    (void)level, (void)text, (void)data;
+}
+
+/* A vocabulary-only GGUF file of llama.cpp's models/ folder, through libllama. */
+static mc_vocab *load_vocab(const char *name)
+{
+    const char *dir = getenv("SEAM_LLAMA_DIR");
+    cr_assert_not_null(dir, "SEAM_LLAMA_DIR names the llama.cpp build (scripts/test.sh exports it)");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/models/ggml-vocab-%s.gguf", dir, name);
+    llama_log_set(quiet, NULL);
+    struct llama_model_params mp = llama_model_default_params();
+    mp.vocab_only = true;
+    struct llama_model *model = llama_model_load_from_file(path, mp);
+    cr_assert_not_null(model, "%s loads", path);
+    const struct llama_vocab *lv = llama_model_get_vocab(model);
+    uint32_t n = (uint32_t)llama_vocab_n_tokens(lv);
+    char **pieces = sm_calloc(n, sizeof *pieces);
+    uint32_t *lens = sm_calloc(n, sizeof *lens);
+    char buf[512];
+    for (uint32_t t = 0; t < n; t++) {
+        int k = llama_token_to_piece(lv, (llama_token)t, buf, sizeof buf, 0, false);
+        lens[t] = k > 0 ? (uint32_t)k : 0;
+        pieces[t] = sm_strndup(buf, lens[t]);
+    }
+    mc_vocab *v = mc_vocab_new((const char *const *)pieces, lens, n);
+    for (uint32_t t = 0; t < n; t++)
+        sm_free(pieces[t]);
+    sm_free(pieces);
+    sm_free(lens);
+    llama_model_free(model);
+    return v;
+}
+
+Test(model_mask, the_trie_equals_the_check_of_every_token_on_real_vocabularies, .timeout = 600)
+{
+    static const char *const names[] = {"starcoder", "qwen2", "deepseek-coder", "llama-spm"};
+    ep_grammar *g = grammar();
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        mc_vocab *v = load_vocab(names[i]);
+        cr_assert_gt(mc_vocab_size(v), 30000);
+        cr_assert_gt(mc_vocab_nodes(v), mc_vocab_size(v) / 2);
+        check_masks(v, g, 19, names[i]);
+        mc_vocab_free(v);
+    }
+    ep_grammar_free(g);
+}
+#endif
