@@ -38,3 +38,22 @@ Test(config, bad_values_leave_the_configuration_unchanged)
     cr_assert_not_null(strstr(error, "unknown setting"));
     cfg_free(&config);
 }
+
+Test(config, how_to_ask_llama_cpp_and_whether_to_stream)
+{
+    cfg_config config;
+    cfg_init(&config);
+    char error[128];
+    cr_assert_eq(config.llamacpp_mode, CFG_LLAMACPP_COMPLETION);
+    cr_assert(config.stream);
+    cr_assert_eq(cfg_set(&config, "llamacpp_mode", "infill", error, sizeof error), SM_OK);
+    cr_assert_eq(config.llamacpp_mode, CFG_LLAMACPP_INFILL);
+    cr_assert_eq(cfg_set(&config, "llamacpp_mode", "chat", error, sizeof error), SM_EINVAL);
+    cr_assert_not_null(strstr(error, "completion or infill"));
+    cr_assert_eq(config.llamacpp_mode, CFG_LLAMACPP_INFILL);
+    cr_assert_eq(cfg_set(&config, "stream", "false", error, sizeof error), SM_OK);
+    cr_assert_not(config.stream);
+    cr_assert_eq(cfg_set(&config, "stream", "sometimes", error, sizeof error), SM_EINVAL);
+    cr_assert_not(config.stream);
+    cfg_free(&config);
+}
