@@ -145,7 +145,7 @@ int srv_cmd_complete(int argc, char **argv)
                 if (*p == '-')
                     *p = '_';
             if (strcmp(name, "config") == 0) {
-                if (srv_config_load_file(&config, argv[++i], error, sizeof error) != SM_OK) {
+                if (srv_config_load_file(&config, argv[++i], NULL, error, sizeof error) != SM_OK) {
                     fprintf(stderr, "seam: %s\n", error);
                     cfg_free(&config);
                     return 2;

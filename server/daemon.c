@@ -340,13 +340,16 @@ int srv_cmd_lsp(int argc, char **argv)
     sm_logger_init(&logger, config.log_level);
     char path[1024];
     char error[512];
-    if (config_path) {
-        if (srv_config_load_file(&config, config_path, error, sizeof error) != SM_OK)
-            sm_log(&logger, SM_LOG_ERROR, "%s; using the defaults", error);
-    } else if (srv_config_default_path(path, sizeof path) && access(path, R_OK) == 0) {
-        if (srv_config_load_file(&config, path, error, sizeof error) != SM_OK)
-            sm_log(&logger, SM_LOG_ERROR, "%s; using the defaults", error);
-    }
+    sm_buf ignored;
+    sm_buf_init(&ignored, 4096);
+    const char *file = config_path;
+    if (!file && srv_config_default_path(path, sizeof path) && access(path, R_OK) == 0)
+        file = path;
+    if (file && srv_config_load_file(&config, file, &ignored, error, sizeof error) != SM_OK)
+        sm_log(&logger, SM_LOG_ERROR, "%s; using the defaults", error);
+    if (ignored.len)
+        sm_log(&logger, SM_LOG_WARN, "%s: ignored settings seam does not know: %s", file, ignored.data);
+    sm_buf_free(&ignored);
     logger.level = config.log_level;
     if (config.log_file && sm_logger_open_file(&logger, config.log_file) != SM_OK)
         sm_log(&logger, SM_LOG_WARN, "cannot open the log file %s", config.log_file);

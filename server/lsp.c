@@ -684,8 +684,13 @@ static void srv__initialize(srv_lsp *lsp, const cJSON *id, const cJSON *params)
     const cJSON *options = cJSON_GetObjectItemCaseSensitive(params, "initializationOptions");
     if (cJSON_IsObject(options)) {
         char error[512];
-        if (srv_config_apply_json(&config, options, error, sizeof error) != SM_OK)
+        sm_buf ignored;
+        sm_buf_init(&ignored, 4096);
+        if (srv_config_apply_json(&config, options, &ignored, error, sizeof error) != SM_OK)
             srv__tell(lsp, true, 1, "seam: bad initializationOptions: %s; using the other settings", error);
+        else if (ignored.len)
+            srv__tell(lsp, false, 2, "seam: ignored settings it does not know: %s", ignored.data);
+        sm_buf_free(&ignored);
     }
     lsp->state = SRV__RUNNING;
     if (!srv__make_engine(lsp, &config)) {
@@ -773,11 +778,17 @@ static void srv__apply_settings(srv_lsp *lsp, const cJSON *settings)
     cfg_config config;
     cfg_copy(&config, &lsp->config);
     char error[512];
-    if (srv_config_apply_json(&config, settings, error, sizeof error) != SM_OK) {
+    sm_buf ignored;
+    sm_buf_init(&ignored, 4096);
+    if (srv_config_apply_json(&config, settings, &ignored, error, sizeof error) != SM_OK) {
         srv__tell(lsp, true, 1, "seam: %s; the previous settings stay in force", error);
         cfg_free(&config);
+        sm_buf_free(&ignored);
         return;
     }
+    if (ignored.len)
+        srv__tell(lsp, false, 2, "seam: ignored settings it does not know: %s", ignored.data);
+    sm_buf_free(&ignored);
     srv__make_engine(lsp, &config);
     cfg_free(&config);
     srv__tell(lsp, false, 3, "seam: settings updated (backend %s)", cfg_backend_name(lsp->config.backend));

@@ -236,9 +236,13 @@ bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end);
 /* ---- Settings from JSON (settings.c) ---------------------------------------------- */
 
 struct cJSON;
-/* Applies a JSON object of settings (or one under "seam"): all or nothing. */
-int srv_config_apply_json(cfg_config *config, const struct cJSON *object, char *error, size_t error_size);
-int srv_config_load_file(cfg_config *config, const char *path, char *error, size_t error_size);
+/* Applies a JSON object of settings (or one under "seam"): all or nothing
+ * for the settings seam knows.  Keys it does not know (an editor
+ * extension's own, say) are skipped and their names appended to `ignored`
+ * (comma-separated; may be NULL). */
+int srv_config_apply_json(cfg_config *config, const struct cJSON *object, sm_buf *ignored, char *error,
+                          size_t error_size);
+int srv_config_load_file(cfg_config *config, const char *path, sm_buf *ignored, char *error, size_t error_size);
 /* $XDG_CONFIG_HOME/seam/config.json, or ~/.config/seam/config.json. */
 bool srv_config_default_path(char *out, size_t size);
 

@@ -4,7 +4,9 @@
  *
  * A JSON object of settings, by cfg_set's names ("backend", "max_tokens",
  * ...); it may also sit under a "seam" key.  All of an object applies or
- * none of it: a bad value leaves the configuration as it was.
+ * none of it: a bad value leaves the configuration as it was.  Keys seam
+ * does not know are skipped and named, so an editor can keep settings of
+ * its own (the path to the binary) in the same section.
  */
 #include "seam_server.h"
 
@@ -14,7 +16,15 @@
 
 #define SRV_MAX_CONFIG_FILE (1u << 20)
 
-int srv_config_apply_json(cfg_config *config, const cJSON *object, char *error, size_t error_size)
+static bool srv__known_setting(const char *name)
+{
+    for (const char *const *n = cfg_names(); *n; n++)
+        if (strcmp(*n, name) == 0)
+            return true;
+    return false;
+}
+
+int srv_config_apply_json(cfg_config *config, const cJSON *object, sm_buf *ignored, char *error, size_t error_size)
 {
     if (cJSON_IsObject(object)) {
         const cJSON *inner = cJSON_GetObjectItemCaseSensitive(object, "seam");
@@ -29,6 +39,14 @@ int srv_config_apply_json(cfg_config *config, const cJSON *object, char *error, 
     cfg_copy(&next, config);
     const cJSON *item;
     cJSON_ArrayForEach(item, object) {
+        if (!item->string || !srv__known_setting(item->string)) {
+            if (ignored) {
+                if (ignored->len)
+                    sm_buf_append_str(ignored, ", ");
+                sm_buf_printf(ignored, "%.64s", item->string ? item->string : "?");
+            }
+            continue;
+        }
         char value[64];
         const char *text = value;
         if (cJSON_IsString(item))
@@ -59,7 +77,7 @@ int srv_config_apply_json(cfg_config *config, const cJSON *object, char *error, 
     return SM_OK;
 }
 
-int srv_config_load_file(cfg_config *config, const char *path, char *error, size_t error_size)
+int srv_config_load_file(cfg_config *config, const char *path, sm_buf *ignored, char *error, size_t error_size)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -81,7 +99,7 @@ int srv_config_load_file(cfg_config *config, const char *path, char *error, size
         return SM_EINVAL;
     }
     char inner[400];
-    int rc = srv_config_apply_json(config, json, inner, sizeof inner);
+    int rc = srv_config_apply_json(config, json, ignored, inner, sizeof inner);
     cJSON_Delete(json);
     if (rc)
         snprintf(error, error_size, "%s: %s", path, inner);

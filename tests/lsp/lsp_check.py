@@ -310,6 +310,22 @@ def session(seam, ch, workdir):
     ch.check(bool(shown) and shown[-1]["params"]["type"] == 1, "a bad setting is shown as an error")
     ch.check(r and "result" in r, "served after a bad setting: %r" % r)
 
+    # An editor's own settings beside seam's (the path to the binary): the
+    # known ones apply, the others are named in one warning.
+    before = len(c.notifications)
+    c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {
+        "path": "/opt/seam/bin/seam", "trace": {"server": "off"}, "max_lines": 2, "debounce_ms": 0}}})
+    rid = inline(9, end)
+    r = c.response(rid)
+    new = c.notifications[before:]
+    ch.check(any(n.get("method") == "window/logMessage" and n["params"]["type"] == 2
+                 and "path" in n["params"]["message"] and "trace" in n["params"]["message"] for n in new),
+             "unknown settings are named in a warning: %r" % new)
+    ch.check(any("settings updated" in n.get("params", {}).get("message", "") for n in new)
+             and not any(n.get("method") == "window/showMessage" for n in new),
+             "the known settings apply beside unknown ones: %r" % new)
+    ch.check(r and "result" in r, "served after settings with unknown keys: %r" % r)
+
     # A backend that cannot be reached: the request is answered, the user told.
     import socket
     with socket.socket() as sock:
