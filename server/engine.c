@@ -21,6 +21,8 @@ struct srv_engine {
     bool orphaned;               /* freed while training: the callback frees it */
     sm_logger *logger;
     SM_ARRAY(srv_job *) waiting; /* jobs waiting for the model */
+    void (*on_ready)(void *data); /* the embedded model is trained */
+    void *on_ready_data;
 };
 
 struct srv_job {
@@ -215,6 +217,8 @@ static void srv__model_ready(srv_engine *e, mc_ngram *model)
         srv__start_job(e->waiting.items[i]);
     }
     sm_array_clear(&e->waiting);
+    if (e->on_ready)
+        e->on_ready(e->on_ready_data);
 }
 
 void srv_engine_train(srv_engine *e, const mc_corpus *corpus)
@@ -251,6 +255,12 @@ bool srv_engine_move_model(srv_engine *from, srv_engine *to)
     from->backend = NULL;
     srv__model_ready(to, model);
     return true;
+}
+
+void srv_engine_on_ready(srv_engine *e, void (*on_ready)(void *data), void *data)
+{
+    e->on_ready = on_ready;
+    e->on_ready_data = data;
 }
 
 bool srv_engine_ready(const srv_engine *e)

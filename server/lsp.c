@@ -75,6 +75,13 @@ struct srv_lsp {
     bool pull_configuration;       /* the client answers workspace/configuration */
     uint32_t config_request;       /* id of our last workspace/configuration, 0: none */
     uint32_t next_request;
+    /* Progress while the embedded model trains (window/workDoneProgress). */
+    bool progress_supported;       /* the client creates progress tokens */
+    uint32_t progress_request;     /* id of our last workDoneProgress/create, 0: none */
+    uint32_t progress_token;       /* the number in the token "seam/training/N" */
+    bool progress_begun;
+    bool training;
+    bool initialized;              /* the client sent "initialized": we may send requests */
 };
 
 /* ---- Output -------------------------------------------------------------------- */
@@ -585,6 +592,10 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
 
 /* ---- Lifecycle and configuration --------------------------------------------------- */
 
+static void srv__training_started(srv_lsp *lsp);
+static void srv__training_done(void *data);
+static void srv__progress(srv_lsp *lsp, const char *kind, const char *message);
+
 /* Builds an engine for the configuration; on failure tells the user and
  * keeps the one there is. */
 static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
@@ -603,6 +614,12 @@ static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
             lsp->docs.items[i]->cache = NULL;
         }
     }
+    if (lsp->training) {
+        /* The engine that was training goes: so does its progress. */
+        srv__progress(lsp, "end", "the settings changed");
+        lsp->training = false;
+        lsp->progress_request = 0;
+    }
     srv_engine *old = lsp->engine;
     lsp->engine = e;
     bool same_corpus = old && lsp->config.backend == CFG_BACKEND_EMBEDDED &&
@@ -618,6 +635,9 @@ static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
         if (srv_engine_train_async(e, &corpus) != SM_OK) {
             mc_corpus_free(&corpus);
             srv__tell(lsp, true, 1, "seam could not start training its embedded model");
+        } else {
+            srv_engine_on_ready(e, srv__training_done, lsp);
+            srv__training_started(lsp);
         }
     }
     srv_engine_free(old);
@@ -669,6 +689,8 @@ static void srv__initialize(srv_lsp *lsp, const cJSON *id, const cJSON *params)
 
     const cJSON *ws_caps = cJSON_GetObjectItemCaseSensitive(caps, "workspace");
     lsp->pull_configuration = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ws_caps, "configuration"));
+    const cJSON *win_caps = cJSON_GetObjectItemCaseSensitive(caps, "window");
+    lsp->progress_supported = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(win_caps, "workDoneProgress"));
 
     const cJSON *folders = cJSON_GetObjectItemCaseSensitive(params, "workspaceFolders");
     const char *root = NULL;
@@ -726,6 +748,58 @@ static void srv__initialize(srv_lsp *lsp, const cJSON *id, const cJSON *params)
     srv__reply(lsp, id, result);
 }
 
+/* $/progress for the training token: "begin" or "end". */
+static void srv__progress(srv_lsp *lsp, const char *kind, const char *message)
+{
+    bool begin = strcmp(kind, "begin") == 0;
+    if (begin == lsp->progress_begun)
+        return;
+    lsp->progress_begun = begin;
+    char token[64];
+    snprintf(token, sizeof token, "seam/training/%u", lsp->progress_token);
+    cJSON *m = srv__message();
+    cJSON_AddStringToObject(m, "method", "$/progress");
+    cJSON *params = cJSON_AddObjectToObject(m, "params");
+    cJSON_AddStringToObject(params, "token", token);
+    cJSON *value = cJSON_AddObjectToObject(params, "value");
+    cJSON_AddStringToObject(value, "kind", kind);
+    if (begin) {
+        cJSON_AddStringToObject(value, "title", "seam");
+        cJSON_AddBoolToObject(value, "cancellable", false);
+    }
+    cJSON_AddStringToObject(value, "message", message);
+    srv__send(lsp, m);
+}
+
+/* The embedded model starts training: a progress token is asked for
+ * (clients that support it, once they sent "initialized": no request may
+ * precede the answer to initialize); the progress begins when the client
+ * answers. */
+static void srv__training_started(srv_lsp *lsp)
+{
+    lsp->training = true;
+    if (!lsp->progress_supported || !lsp->initialized || lsp->progress_request || lsp->progress_begun)
+        return;
+    lsp->progress_token++;
+    lsp->progress_request = ++lsp->next_request;
+    char token[64];
+    snprintf(token, sizeof token, "seam/training/%u", lsp->progress_token);
+    cJSON *m = srv__message();
+    cJSON_AddNumberToObject(m, "id", lsp->progress_request);
+    cJSON_AddStringToObject(m, "method", "window/workDoneProgress/create");
+    cJSON *params = cJSON_AddObjectToObject(m, "params");
+    cJSON_AddStringToObject(params, "token", token);
+    srv__send(lsp, m);
+}
+
+static void srv__training_done(void *data)
+{
+    srv_lsp *lsp = data;
+    lsp->training = false;
+    lsp->progress_request = 0;   /* a late answer begins nothing */
+    srv__progress(lsp, "end", "the embedded model is ready");
+}
+
 /* Asks the client for the "seam" section of its settings (LSP's pull
  * model); the answer arrives as a response to this request. */
 static void srv__pull_configuration(srv_lsp *lsp)
@@ -746,10 +820,17 @@ static void srv__pull_configuration(srv_lsp *lsp)
 
 static void srv__apply_settings(srv_lsp *lsp, const cJSON *settings);
 
-/* A response from the client: only our configuration request matters. */
+/* A response from the client: to our configuration request, or to the
+ * creation of a progress token (then the progress may begin). */
 static void srv__on_response(srv_lsp *lsp, const cJSON *msg)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    if (cJSON_IsNumber(id) && lsp->progress_request && (uint32_t)id->valuedouble == lsp->progress_request) {
+        lsp->progress_request = 0;
+        if (lsp->training && !cJSON_GetObjectItemCaseSensitive(msg, "error"))
+            srv__progress(lsp, "begin", "training the embedded model");
+        return;
+    }
     if (!cJSON_IsNumber(id) || lsp->config_request == 0 || (uint32_t)id->valuedouble != lsp->config_request)
         return;
     lsp->config_request = 0;
@@ -868,7 +949,10 @@ static void srv__dispatch(srv_lsp *lsp, const cJSON *msg)
     if (strcmp(method, "initialized") == 0) {
         srv__tell(lsp, false, 3, "seam %s ready (backend %s, positions in %s)", SEAM_VERSION,
                   cfg_backend_name(lsp->config.backend), lsp->encoding == LSP_ENCODING_UTF8 ? "utf-8" : "utf-16");
+        lsp->initialized = true;
         srv__pull_configuration(lsp);
+        if (lsp->training)
+            srv__training_started(lsp);   /* its progress token could not be asked for before */
     }
     else if (strcmp(method, "textDocument/didOpen") == 0)
         srv__did_open(lsp, params);

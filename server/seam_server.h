@@ -126,6 +126,9 @@ void srv_engine_free(srv_engine *engine);
 const cfg_config *srv_engine_config(const srv_engine *engine);
 const ep_grammar *srv_engine_grammar(const srv_engine *engine);
 bool srv_engine_ready(const srv_engine *engine);
+/* Calls on_ready(data) on the loop when the embedded model has been
+ * trained (not for an engine freed before that). */
+void srv_engine_on_ready(srv_engine *engine, void (*on_ready)(void *data), void *data);
 
 /* The embedded model's corpus: the workspace's Python files, then the
  * machine's standard library when the configuration allows. */

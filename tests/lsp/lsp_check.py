@@ -568,6 +568,57 @@ def waits_for_the_model(seam, ch, workdir):
         c.close()
 
 
+def progress_while_training(seam, ch):
+    """A client that supports window/workDoneProgress is asked to create a
+    token when the embedded model starts training, then gets "begin" once
+    it has answered and "end" when the model is ready; one that does not
+    support it gets neither."""
+    c = Client(seam)
+    try:
+        rid = c.request("initialize", {
+            "processId": os.getpid(), "rootUri": None,
+            "capabilities": {"window": {"workDoneProgress": True}},
+            "initializationOptions": {"train_stdlib": True, "debounce_ms": 0}})
+        ch.check(c.response(rid) is not None, "initialize answered")
+        c.notify("initialized", {})
+        create = None
+        seen = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            msg = c._read_message(0.5)
+            if msg is None:
+                continue
+            seen.append(msg)
+            if msg.get("method") == "window/workDoneProgress/create" and "id" in msg and create is None:
+                create = msg
+                c.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+            if msg.get("method") == "$/progress" and msg["params"]["value"]["kind"] == "end":
+                break
+        progress = [m["params"] for m in seen if m.get("method") == "$/progress"]
+        ch.check(create is not None and isinstance(create["params"].get("token"), str),
+                 "the server asks to create a progress token: %r" % seen)
+        kinds = [p["value"]["kind"] for p in progress]
+        ch.check(kinds == ["begin", "end"] and all(p["token"] == create["params"]["token"] for p in progress),
+                 "progress begins and ends on that token: %r" % progress)
+        ch.check(progress and "training" in progress[0]["value"].get("message", ""),
+                 "the progress says the model is training: %r" % progress)
+    finally:
+        c.close()
+    c = Client(seam)
+    try:
+        init(c, {"train_stdlib": True, "debounce_ms": 0})
+        seen = []
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            msg = c._read_message(0.3)
+            if msg is not None:
+                seen.append(msg)
+        ch.check(not any(m.get("method") in ("$/progress", "window/workDoneProgress/create") for m in seen),
+                 "no progress for a client that does not support it: %r" % seen)
+    finally:
+        c.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -580,6 +631,7 @@ def main():
     utf16_positions(args.seam, ch, workdir)
     pull_configuration(args.seam, ch)
     waits_for_the_model(args.seam, ch, workdir)
+    progress_while_training(args.seam, ch)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
