@@ -12,7 +12,7 @@ cd "$root"
 debian_packages=(
   gcc meson ninja-build pkg-config python3
   libuv1-dev libcjson-dev libtree-sitter-dev libcriterion-dev libcurl4-openssl-dev
-  neovim unicode-data
+  neovim emacs-nox elpa-eglot elpa-lsp-mode unicode-data
   # for the tests on llama.cpp (scripts/llama.sh, scripts/test_models.sh)
   g++ cmake git python3-numpy
 )

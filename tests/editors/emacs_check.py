@@ -1,0 +1,99 @@
+"""Emacs from Debian as a real LSP client of seam, through eglot and through
+lsp-mode (batch mode).
+
+    python3 tests/editors/emacs_check.py --seam build/debug/seam
+
+For each client and each case, Emacs opens a copy of the file, starts seam,
+asks for a completion at the cursor with completion-at-point, inserts the
+first candidate, and saves; the saved file must be the original with text
+inserted at the cursor (replacing the word before it), and CPython must
+accept it.  HOME and the XDG folders point into a temporary folder, where
+seam's configuration gives it a long latency budget (the first request
+waits for the embedded model) and no standard library to train on.
+"""
+
+import argparse
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CASES = [
+    # (file text, 1-based line, 0-based column): the cursor
+    ("import os\n\n\ndef main():\n    for name in os.listdir('.'):\n        print(name)\n    return os.pa\n", 7, 16),
+    ("values = [1, 2, 3]\ntotal = sum(\nprint(total)\n", 2, 12),
+    ("def area(r):\n    return 3.14 * r\n\n\nx = ar\n", 5, 6),
+]
+
+
+def offset(text, line, col):
+    lines = text.split("\n")
+    return sum(len(x) + 1 for x in lines[:line - 1]) + col
+
+
+def parses(text):
+    try:
+        ast.parse(text)
+        return True
+    except SyntaxError:
+        return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seam", required=True)
+    args = ap.parse_args()
+    seam = os.path.abspath(args.seam)
+    passed = failed = 0
+
+    def check(ok, what):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print("FAIL:", what)
+        return ok
+
+    home = tempfile.mkdtemp(prefix="seam-emacs-")
+    config = os.path.join(home, "config")
+    os.makedirs(os.path.join(config, "seam"))
+    with open(os.path.join(config, "seam", "config.json"), "w") as f:
+        json.dump({"timeout_ms": 20000, "train_stdlib": False}, f)
+    env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=config, XDG_CACHE_HOME=os.path.join(home, "cache"),
+               XDG_DATA_HOME=os.path.join(home, "data"), XDG_STATE_HOME=os.path.join(home, "state"))
+    for client in ("eglot", "lsp-mode"):
+        for i, (text, line, col) in enumerate(CASES):
+            work = os.path.join(home, "%s-%d" % (client, i))
+            os.makedirs(work)
+            path = os.path.join(work, "case.py")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            run = subprocess.run(["emacs", "--batch", "-Q", "-l", os.path.join(HERE, "emacs_complete.el"), client,
+                                  seam, path, str(line), str(col)],
+                                 capture_output=True, text=True, env=env, timeout=120)
+            with open(path, encoding="utf-8") as f:
+                saved = f.read()
+            what = "%s case %d" % (client, i)
+            if not check(run.returncode == 0, "%s: emacs exited %d: %s" % (what, run.returncode,
+                                                                        run.stderr[-600:])):
+                continue
+            at = offset(text, line, col)
+            word = re.search(r"\w*$", text[:at]).start()
+            inserted = saved[word:len(saved) - (len(text) - at)]
+            check(saved.startswith(text[:word]) and saved.endswith(text[at:]) and len(saved) > len(text),
+                  "%s: the saved file is the original with text inserted at the cursor: %r" % (what, saved))
+            check(inserted.startswith(text[word:at]), "%s: the completion continues the word typed: %r"
+                  % (what, inserted))
+            check(parses(saved), "%s: CPython accepts the saved file: %r" % (what, saved))
+    print("emacs: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
