@@ -14,7 +14,7 @@ debian_packages=(
   libuv1-dev libcjson-dev libtree-sitter-dev libcriterion-dev libcurl4-openssl-dev
   neovim emacs-nox elpa-eglot elpa-lsp-mode unicode-data
   # for the tests on llama.cpp (scripts/llama.sh, scripts/test_models.sh)
-  g++ cmake git python3-numpy
+  g++ cmake git python3-numpy python3-yaml
 )
 ts_python_version=0.23.6
 ts_python_sha256=aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a

@@ -4,7 +4,7 @@
 # tests/models/make_models.py) into the cache beside the llama.cpp build,
 # keyed by the build and the generator's text, and prints their folder.
 # Needs the llama.cpp build (scripts/llama.sh) for gguf-py and the
-# vocabularies, and Debian's python3-numpy.  Takes about a minute once.
+# vocabularies, and Debian's python3-numpy and python3-yaml.  Takes about a minute once.
 #
 #   scripts/test_models.sh [--bench]   # --bench adds the Qwen2.5-Coder-0.5B-shaped model
 set -euo pipefail
