@@ -523,8 +523,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             if (mc__can_end(d)) {
                 if (d->options.prefer_nonempty && d->middle.len == 0) {
                     /* Set aside: the next valid candidate may do. */
-                    d->empty_possible = true;
-                    d->empty_score = tok->logprob;
+                    mc__remember_complete(d, tok->logprob);
                     continue;
                 }
                 mc__finish(d, MC_STOP_EOS, NULL);
@@ -557,17 +556,16 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             size_t old_len = d->middle.len;
             uint32_t old_tokens = d->token_ends.size;
             if (keep == 0 || mc__try_token(d, tok->bytes, keep, -1)) {
-                if (mc__can_end(d) && !(d->options.prefer_nonempty && d->middle.len == 0)) {
+                if (mc__can_end(d)) {
                     /* Scored by the end's probability here, as any other
-                     * complete point: not by the line break's. */
+                     * complete point: not by the line break's.  An
+                     * explicit request's empty middle is only set aside. */
                     mc__remember_complete(d, mc__end_score(step));
-                    if (keep)
-                        d->tokens_generated++;
-                    return MC__LINE_STOP;
-                }
-                if (d->middle.len == 0 && mc__can_end(d)) {
-                    d->empty_possible = true;   /* an explicit request's last resort */
-                    d->empty_score = mc__end_score(step);
+                    if (!(d->options.prefer_nonempty && d->middle.len == 0)) {
+                        if (keep)
+                            d->tokens_generated++;
+                        return MC__LINE_STOP;
+                    }
                 }
                 ep_restore(d->rec, before);
                 d->middle.len = old_len;
@@ -620,6 +618,44 @@ static mc__verdict mc__backtrack(mc_decode *d)
     return MC__NONE;
 }
 
+/* Acts on a position's verdict.  A token taken: the middle is ready for
+ * the next position (true), unless it was the first of an explicit request
+ * and the empty middle set aside is overwhelmingly the model's choice.
+ * Otherwise the loop is finished (false), with `none` as the reason when
+ * no way on was found and no empty middle was set aside. */
+static bool mc__conclude(mc_decode *d, mc__verdict v, mc_stop_reason none)
+{
+    switch (v) {
+    case MC__TOOK:
+        if (d->empty_possible && d->token_ends.size == 1) {
+            const mc_step *first = &d->trail.items[0].step;
+            if (d->empty_score - mc__logsum_not_end(first) >= log(MC_EMPTY_ODDS)) {
+                mc__undo_to_start(d);
+                mc__finish(d, MC_STOP_EOS, NULL);
+                return false;
+            }
+            d->empty_refused = true;
+        }
+        d->pending_complete = mc__can_end(d);
+        if (d->pending_complete)
+            mc__add_end(d);
+        return true;
+    case MC__LINE_STOP:
+        mc__finish(d, MC_STOP_LINES, NULL);
+        return false;
+    case MC__NONE: {
+        /* An explicit request whose only valid way was the empty middle. */
+        bool empty = d->empty_possible && !d->have_best;
+        if (empty)
+            mc__undo_to_start(d);
+        mc__finish(d, empty ? MC_STOP_EOS : none, NULL);
+        return false;
+    }
+    default:
+        return false;   /* the end, or a run-on: finished already */
+    }
+}
+
 /* Decides one position; returns whether the request in flight may go on. */
 static bool mc__on_step(void *data, const mc_step *step)
 {
@@ -657,37 +693,10 @@ static bool mc__on_step(void *data, const mc_step *step)
         }
     }
     int32_t taken = v == MC__TOOK ? (int32_t)d->trail.items[d->trail.size - 1].order[d->trail.items[d->trail.size - 1].k] : -1;
-    if (v == MC__TOOK && d->empty_possible && d->token_ends.size == 1) {
-        const mc_step *first = &d->trail.items[0].step;
-        if (d->empty_score - mc__logsum_not_end(first) >= log(MC_EMPTY_ODDS)) {
-            /* The empty middle is overwhelmingly the model's choice. */
-            mc__undo_to_start(d);
-            d->filter_ns += mc__now_ns() - t0;
-            mc__finish(d, MC_STOP_EOS, NULL);
-            return false;
-        }
-        d->empty_refused = true;
-    }
-    if (v == MC__TOOK) {
-        d->pending_complete = mc__can_end(d);
-        if (d->pending_complete)
-            mc__add_end(d);
-    }
+    bool go_on = mc__conclude(d, v, MC_STOP_DEAD_END);
     d->filter_ns += mc__now_ns() - t0;
-    if (v == MC__ENDED || v == MC__REPEATED)
+    if (!go_on)
         return false;
-    if (v == MC__LINE_STOP) {
-        mc__finish(d, MC_STOP_LINES, NULL);
-        return false;
-    }
-    if (v == MC__NONE) {
-        /* An explicit request whose only valid way was the empty middle. */
-        bool empty = d->empty_possible && !d->have_best;
-        if (empty)
-            mc__undo_to_start(d);
-        mc__finish(d, empty ? MC_STOP_EOS : MC_STOP_DEAD_END, NULL);
-        return false;
-    }
     if (d->middle.len >= MC__MAX_MIDDLE || d->token_ends.size >= d->options.max_tokens) {
         if (d->pending_complete) {
             /* No next position: the end's probability here is unknown. */
@@ -698,25 +707,9 @@ static bool mc__on_step(void *data, const mc_step *step)
              * first position. */
             while (d->trail.size > 1)
                 mc__pos_free(&d->trail.items[--d->trail.size]);
-            v = mc__backtrack(d);
-            if (v == MC__TOOK) {
-                d->pending_complete = mc__can_end(d);
-                if (d->pending_complete)
-                    mc__add_end(d);
+            if (mc__conclude(d, mc__backtrack(d), MC_STOP_TOKENS))
                 d->diverged = true;
-                return false;
-            }
-            if (v == MC__ENDED || v == MC__REPEATED)
-                return false;
-            if (v == MC__LINE_STOP) {
-                mc__finish(d, MC_STOP_LINES, NULL);
-                return false;
-            }
-            if (d->empty_possible) {
-                mc__undo_to_start(d);
-                mc__finish(d, MC_STOP_EOS, NULL);
-                return false;
-            }
+            return false;
         }
         mc__finish(d, MC_STOP_TOKENS, NULL);
         return false;
