@@ -671,8 +671,6 @@ static int mc__hb_start(mc_backend *base, const mc_request *r, mc_step_cb on_ste
     if (r->generated_ids && r->generated_count) {
         c->generated_ids = sm_malloc(r->generated_count * sizeof *c->generated_ids);
         memcpy(c->generated_ids, r->generated_ids, r->generated_count * sizeof *c->generated_ids);
-    } else if (r->generated_ids) {
-        c->generated_ids = sm_malloc(sizeof *c->generated_ids);
     }
     c->request.left = c->left;
     c->request.right = c->right;
