@@ -254,3 +254,38 @@ int cfg_set(cfg_config *config, const char *name, const char *value, char *error
         snprintf(error, error_size, "unknown setting '%s'", name);
     return SM_EINVAL;
 }
+
+int cfg_reset(cfg_config *config, const char *name, const cfg_config *from)
+{
+    char **slot = cfg__string_slot(config, name);
+    if (slot) {
+        const char *value = *cfg__string_slot((cfg_config *)from, name);
+        sm_free(*slot);
+        *slot = value ? sm_strdup(value) : NULL;
+        return SM_OK;
+    }
+    for (size_t i = 0; i < sizeof cfg__numbers / sizeof *cfg__numbers; i++)
+        if (strcmp(name, cfg__numbers[i].name) == 0) {
+            memcpy((char *)config + cfg__numbers[i].offset, (const char *)from + cfg__numbers[i].offset,
+                   sizeof(uint32_t));
+            return SM_OK;
+        }
+    for (size_t i = 0; i < sizeof cfg__flags / sizeof *cfg__flags; i++)
+        if (strcmp(name, cfg__flags[i].name) == 0) {
+            memcpy((char *)config + cfg__flags[i].offset, (const char *)from + cfg__flags[i].offset, sizeof(bool));
+            return SM_OK;
+        }
+    if (strcmp(name, "backend") == 0)
+        config->backend = from->backend;
+    else if (strcmp(name, "llamacpp_mode") == 0)
+        config->llamacpp_mode = from->llamacpp_mode;
+    else if (strcmp(name, "log_level") == 0)
+        config->log_level = from->log_level;
+    else if (strcmp(name, "temperature") == 0)
+        config->temperature = from->temperature;
+    else if (strcmp(name, "top_p") == 0)
+        config->top_p = from->top_p;
+    else
+        return SM_EINVAL;
+    return SM_OK;
+}

@@ -71,6 +71,11 @@ void cfg_free(cfg_config *config);
  * name is unknown or the value is bad; the configuration is then unchanged. */
 int cfg_set(cfg_config *config, const char *name, const char *value, char *error, size_t error_size);
 
+/* Gives one setting, by name, the value it has in `from` (an editor's
+ * "unset" returns a setting to the value it had before the editor's
+ * layers).  Returns SM_OK, or SM_EINVAL when the name is unknown. */
+int cfg_reset(cfg_config *config, const char *name, const cfg_config *from);
+
 const char *cfg_backend_name(cfg_backend backend);
 
 /* Deep copy (the strings are duplicated).  Free the copy with cfg_free. */

@@ -64,6 +64,7 @@ struct srv_lsp {
     sm_logger *logger;
     lsp_framer framer;
     cfg_config config;
+    cfg_config base_config;        /* before the editor's settings: a null resets to it */
     lsp_encoding encoding;
     srv__state state;
     int exit_code;
@@ -82,6 +83,11 @@ struct srv_lsp {
     bool progress_begun;
     bool training;
     bool initialized;              /* the client sent "initialized": we may send requests */
+    /* seam/status notifications, for clients that ask for them
+     * (capabilities.experimental.seamStatus): an editor extension's
+     * status bar. */
+    bool status_supported;
+    char status_sent[256];         /* state and message last sent */
 };
 
 /* ---- Output -------------------------------------------------------------------- */
@@ -131,6 +137,26 @@ static void srv__notify(srv_lsp *lsp, const char *method, cJSON *params)
     cJSON_AddStringToObject(m, "method", method);
     cJSON_AddItemToObject(m, "params", params);
     srv__send(lsp, m);
+}
+
+/* seam/status: "training" (the embedded model), "ready", or
+ * "unreachable" (the model backend failed; the message says how), sent
+ * when it changes to clients that asked for it. */
+static void srv__status(srv_lsp *lsp, const char *state, const char *message)
+{
+    if (!lsp->status_supported || !lsp->initialized)
+        return;
+    char key[sizeof lsp->status_sent];
+    snprintf(key, sizeof key, "%s\n%s\n%s", state, cfg_backend_name(lsp->config.backend), message ? message : "");
+    if (strcmp(key, lsp->status_sent) == 0)
+        return;
+    memcpy(lsp->status_sent, key, sizeof key);
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "state", state);
+    cJSON_AddStringToObject(p, "backend", cfg_backend_name(lsp->config.backend));
+    if (message)
+        cJSON_AddStringToObject(p, "message", message);
+    srv__notify(lsp, "seam/status", p);
 }
 
 /* window/showMessage (show) or window/logMessage; type 1 error .. 4 log. */
@@ -418,8 +444,12 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
     if (!p->replied) {
         p->replied = true;
         /* What the user must know comes before the (empty) answer. */
-        if (c && c->reason == MC_STOP_ERROR && c->error)
+        if (c && c->reason == MC_STOP_ERROR && c->error) {
             srv__tell(lsp, true, 2, "seam: the model backend failed: %s", c->error);
+            srv__status(lsp, "unreachable", c->error);
+        } else if (c && !lsp->training) {
+            srv__status(lsp, "ready", NULL);
+        }
         if (!c && info->error && strcmp(info->error, "canceled") != 0) {
             srv__reply_error(lsp, p->id, SRV__INTERNAL_ERROR, info->error);
         } else {
@@ -637,17 +667,21 @@ static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
             srv__tell(lsp, true, 1, "seam could not start training its embedded model");
         } else {
             srv_engine_on_ready(e, srv__training_done, lsp);
-            srv__training_started(lsp);
+            lsp->training = true;
         }
     }
     srv_engine_free(old);
     cfg_free(&lsp->config);
     cfg_copy(&lsp->config, config);
+    if (lsp->training)
+        srv__training_started(lsp);
     lsp->framer.max_body = config->max_message_bytes;
     lsp->framer.body.max = config->max_message_bytes;
     lsp->logger->level = config->log_level;
     if (config->log_file && !lsp->logger->file && sm_logger_open_file(lsp->logger, config->log_file) != SM_OK)
         srv__tell(lsp, false, 2, "seam cannot open the log file %s", config->log_file);
+    if (!lsp->training)
+        srv__status(lsp, "ready", NULL);
     return true;
 }
 
@@ -691,6 +725,8 @@ static void srv__initialize(srv_lsp *lsp, const cJSON *id, const cJSON *params)
     lsp->pull_configuration = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ws_caps, "configuration"));
     const cJSON *win_caps = cJSON_GetObjectItemCaseSensitive(caps, "window");
     lsp->progress_supported = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(win_caps, "workDoneProgress"));
+    const cJSON *experimental = cJSON_GetObjectItemCaseSensitive(caps, "experimental");
+    lsp->status_supported = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(experimental, "seamStatus"));
 
     const cJSON *folders = cJSON_GetObjectItemCaseSensitive(params, "workspaceFolders");
     const char *root = NULL;
@@ -708,7 +744,7 @@ static void srv__initialize(srv_lsp *lsp, const cJSON *id, const cJSON *params)
         char error[512];
         sm_buf ignored;
         sm_buf_init(&ignored, 4096);
-        if (srv_config_apply_json(&config, options, &ignored, error, sizeof error) != SM_OK)
+        if (srv_config_apply_json(&config, options, &lsp->base_config, &ignored, error, sizeof error) != SM_OK)
             srv__tell(lsp, true, 1, "seam: bad initializationOptions: %s; using the other settings", error);
         else if (ignored.len)
             srv__tell(lsp, false, 2, "seam: ignored settings it does not know: %s", ignored.data);
@@ -778,6 +814,7 @@ static void srv__progress(srv_lsp *lsp, const char *kind, const char *message)
 static void srv__training_started(srv_lsp *lsp)
 {
     lsp->training = true;
+    srv__status(lsp, "training", "training the embedded model");
     if (!lsp->progress_supported || !lsp->initialized || lsp->progress_request || lsp->progress_begun)
         return;
     lsp->progress_token++;
@@ -798,6 +835,7 @@ static void srv__training_done(void *data)
     lsp->training = false;
     lsp->progress_request = 0;   /* a late answer begins nothing */
     srv__progress(lsp, "end", "the embedded model is ready");
+    srv__status(lsp, "ready", NULL);
 }
 
 /* Asks the client for the "seam" section of its settings (LSP's pull
@@ -861,7 +899,7 @@ static void srv__apply_settings(srv_lsp *lsp, const cJSON *settings)
     char error[512];
     sm_buf ignored;
     sm_buf_init(&ignored, 4096);
-    if (srv_config_apply_json(&config, settings, &ignored, error, sizeof error) != SM_OK) {
+    if (srv_config_apply_json(&config, settings, &lsp->base_config, &ignored, error, sizeof error) != SM_OK) {
         srv__tell(lsp, true, 1, "seam: %s; the previous settings stay in force", error);
         cfg_free(&config);
         sm_buf_free(&ignored);
@@ -953,6 +991,8 @@ static void srv__dispatch(srv_lsp *lsp, const cJSON *msg)
         srv__pull_configuration(lsp);
         if (lsp->training)
             srv__training_started(lsp);   /* its progress token could not be asked for before */
+        else
+            srv__status(lsp, "ready", NULL);
     }
     else if (strcmp(method, "textDocument/didOpen") == 0)
         srv__did_open(lsp, params);
@@ -1028,6 +1068,7 @@ srv_lsp *srv_lsp_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logge
     lsp->write = write;
     lsp->write_data = write_data;
     cfg_copy(&lsp->config, config);
+    cfg_copy(&lsp->base_config, config);
     lsp_framer_init(&lsp->framer, config->max_message_bytes);
     return lsp;
 }
@@ -1058,6 +1099,7 @@ void srv_lsp_free(srv_lsp *lsp)
     sm_array_free(&lsp->pending);
     lsp_framer_free(&lsp->framer);
     cfg_free(&lsp->config);
+    cfg_free(&lsp->base_config);
     sm_free(lsp->workspace);
     sm_free(lsp);
 }

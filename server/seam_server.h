@@ -242,9 +242,11 @@ struct cJSON;
 /* Applies a JSON object of settings (or one under "seam"): all or nothing
  * for the settings seam knows.  Keys it does not know (an editor
  * extension's own, say) are skipped and their names appended to `ignored`
- * (comma-separated; may be NULL). */
-int srv_config_apply_json(cfg_config *config, const struct cJSON *object, sm_buf *ignored, char *error,
-                          size_t error_size);
+ * (comma-separated; may be NULL).  A null value returns the setting to
+ * its value in `base` (the settings before the editor's layers); with
+ * `base` NULL it is skipped. */
+int srv_config_apply_json(cfg_config *config, const struct cJSON *object, const cfg_config *base, sm_buf *ignored,
+                          char *error, size_t error_size);
 int srv_config_load_file(cfg_config *config, const char *path, sm_buf *ignored, char *error, size_t error_size);
 /* $XDG_CONFIG_HOME/seam/config.json, or ~/.config/seam/config.json. */
 bool srv_config_default_path(char *out, size_t size);

@@ -24,7 +24,8 @@ static bool srv__known_setting(const char *name)
     return false;
 }
 
-int srv_config_apply_json(cfg_config *config, const cJSON *object, sm_buf *ignored, char *error, size_t error_size)
+int srv_config_apply_json(cfg_config *config, const cJSON *object, const cfg_config *base, sm_buf *ignored, char *error,
+                          size_t error_size)
 {
     if (cJSON_IsObject(object)) {
         const cJSON *inner = cJSON_GetObjectItemCaseSensitive(object, "seam");
@@ -60,6 +61,8 @@ int srv_config_apply_json(cfg_config *config, const cJSON *object, sm_buf *ignor
             else
                 snprintf(value, sizeof value, "%.17g", v);
         } else if (cJSON_IsNull(item)) {
+            if (base)
+                cfg_reset(&next, item->string, base);
             continue;
         } else {
             snprintf(error, error_size, "bad value for %s: expected a string, number or boolean",
@@ -99,7 +102,7 @@ int srv_config_load_file(cfg_config *config, const char *path, sm_buf *ignored, 
         return SM_EINVAL;
     }
     char inner[400];
-    int rc = srv_config_apply_json(config, json, ignored, inner, sizeof inner);
+    int rc = srv_config_apply_json(config, json, NULL, ignored, inner, sizeof inner);
     cJSON_Delete(json);
     if (rc)
         snprintf(error, error_size, "%s: %s", path, inner);

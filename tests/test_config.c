@@ -57,3 +57,50 @@ Test(config, how_to_ask_llama_cpp_and_whether_to_stream)
     cr_assert_not(config.stream);
     cfg_free(&config);
 }
+
+/* Every setting can be returned to another configuration's value: a
+ * configuration where each one was changed, reset name by name, ends equal
+ * to the base. */
+Test(config, every_setting_resets_to_the_base_value)
+{
+    cfg_config base, config;
+    cfg_init(&base);
+    char error[128];
+    cr_assert_eq(cfg_set(&base, "model", "base-model", error, sizeof error), SM_OK);
+    cfg_copy(&config, &base);
+    const char *changes[][2] = {
+        {"backend", "openai"}, {"endpoint", "http://127.0.0.1:9"}, {"model", "other"}, {"template", "starcoder"},
+        {"template_format", "{prefix}<m>{suffix}"}, {"template_stops", "<m>"}, {"api_key_env", "KEY"},
+        {"log_file", "/tmp/seam.log"}, {"log_level", "debug"}, {"temperature", "0.5"}, {"top_p", "0.5"},
+        {"max_tokens", "7"}, {"max_lines", "2"}, {"timeout_ms", "9"}, {"candidates", "3"}, {"run_ahead", "2"},
+        {"seed", "5"}, {"connect_timeout_ms", "7"}, {"first_byte_timeout_ms", "7"}, {"request_timeout_ms", "7"},
+        {"retries", "0"}, {"context_bytes", "300"}, {"corpus_bytes", "9"}, {"debounce_ms", "1"},
+        {"max_message_bytes", "5000"}, {"multiline", "false"}, {"tls_verify", "false"}, {"escape_guard", "false"},
+        {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"llamacpp_mode", "infill"}, {"stream", "false"},
+    };
+    size_t n = sizeof changes / sizeof *changes;
+    size_t names = 0;
+    for (const char *const *name = cfg_names(); *name; name++)
+        names++;
+    cr_assert_eq(n, names, "each known setting is changed once");
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(cfg_set(&config, changes[i][0], changes[i][1], error, sizeof error), SM_OK, "%s", error);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(cfg_reset(&config, changes[i][0], &base), SM_OK, "%s", changes[i][0]);
+    cr_assert_str_eq(config.model, "base-model");
+    cr_assert_null(config.endpoint);
+    cr_assert_null(config.log_file);
+    cfg_config defaults;
+    cfg_init(&defaults);
+    cr_assert_eq(config.backend, defaults.backend);
+    cr_assert_eq(config.max_tokens, defaults.max_tokens);
+    cr_assert_eq(config.max_message_bytes, defaults.max_message_bytes);
+    cr_assert_eq(config.temperature, defaults.temperature);
+    cr_assert_eq(config.multiline, defaults.multiline);
+    cr_assert_eq(config.stream, defaults.stream);
+    cr_assert_eq(config.llamacpp_mode, defaults.llamacpp_mode);
+    cr_assert_eq(config.log_level, defaults.log_level);
+    cr_assert_eq(cfg_reset(&config, "colour", &base), SM_EINVAL);
+    cfg_free(&config);
+    cfg_free(&base);
+}

@@ -619,6 +619,75 @@ def progress_while_training(seam, ch):
         c.close()
 
 
+def status_notifications(seam, ch, workdir):
+    """A client that asks for seam/status (capabilities.experimental.seamStatus)
+    hears "training" then "ready" from the embedded model, "unreachable"
+    with the reason when the backend cannot be reached, and "ready" again
+    when the settings change; a client that does not ask hears none."""
+    import socket
+
+    def statuses(c, until, timeout=30):
+        got = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            msg = c._read_message(0.3)
+            if msg is None:
+                continue
+            if msg.get("method") == "seam/status":
+                got.append(msg["params"])
+                if until(got):
+                    break
+            elif "id" in msg and "method" in msg:
+                c.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+            else:
+                c.notifications.append(msg)
+        return got
+
+    c = Client(seam)
+    try:
+        rid = c.request("initialize", {
+            "processId": os.getpid(), "rootUri": None,
+            "capabilities": {"experimental": {"seamStatus": True}},
+            "initializationOptions": {"train_stdlib": True, "debounce_ms": 0}})
+        ch.check(c.response(rid) is not None, "initialize answered")
+        c.notify("initialized", {})
+        got = statuses(c, lambda g: g[-1]["state"] == "ready")
+        ch.check([g["state"] for g in got] == ["training", "ready"] and got[0]["backend"] == "embedded",
+                 "the embedded model: training, then ready: %r" % got)
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {
+            "backend": "llamacpp", "endpoint": "http://127.0.0.1:%d" % port, "connect_timeout_ms": 300,
+            "retries": 0}}})
+        uri = "file://" + os.path.join(workdir, "status.py")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                           "text": "x = 1\n"}})
+        c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                     "position": {"line": 1, "character": 0},
+                                                     "context": {"triggerKind": 1}})
+        got = statuses(c, lambda g: g[-1]["state"] == "unreachable", timeout=15)
+        ch.check(got and got[-1]["state"] == "unreachable" and got[-1]["backend"] == "llamacpp"
+                 and "could not be reached" in got[-1].get("message", ""),
+                 "an unreachable backend: its status and the reason: %r" % got)
+        # An editor's unset setting (null) returns to the value before the
+        # editor's layers: the default backend here.
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {
+            "backend": None, "endpoint": None, "connect_timeout_ms": None, "retries": None}}})
+        got = statuses(c, lambda g: g[-1]["state"] == "ready", timeout=30)
+        ch.check(got and got[-1] == {"state": "ready", "backend": "embedded"},
+                 "settings unset: back to the embedded model, ready again: %r" % got)
+    finally:
+        c.close()
+    c = Client(seam)
+    try:
+        init(c, {"train_stdlib": False, "debounce_ms": 0})
+        got = statuses(c, lambda g: True, timeout=3)
+        ch.check(got == [], "no seam/status for a client that did not ask: %r" % got)
+    finally:
+        c.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -632,6 +701,7 @@ def main():
     pull_configuration(args.seam, ch)
     waits_for_the_model(args.seam, ch, workdir)
     progress_while_training(args.seam, ch)
+    status_notifications(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
