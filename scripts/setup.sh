@@ -15,6 +15,9 @@ debian_packages=(
   neovim emacs-nox elpa-eglot elpa-lsp-mode unicode-data
   # for the tests on llama.cpp (scripts/llama.sh, scripts/test_models.sh)
   g++ cmake git python3-numpy python3-yaml
+  # for the VS Code test (scripts/vscode.sh builds code-server's native
+  # modules; playwright-core drives chromium)
+  make libkrb5-dev chromium
 )
 ts_python_version=0.23.6
 ts_python_sha256=aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a

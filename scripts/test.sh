@@ -14,6 +14,12 @@ scripts/setup.sh || exit 1
 SEAM_LLAMA_DIR=$(scripts/llama.sh) || exit 1
 SEAM_TEST_MODELS=$(scripts/test_models.sh) || exit 1
 export SEAM_LLAMA_DIR SEAM_TEST_MODELS
+# code-server, Node 24 and playwright-core for the VS Code test, cached the
+# same way (about 3 minutes the first time), and seam's extension packaged
+# from editors/vscode.
+SEAM_VSCODE_DIR=$(scripts/vscode.sh) || exit 1
+SEAM_VSIX=$(scripts/vsix.sh) || exit 1
+export SEAM_VSCODE_DIR SEAM_VSIX
 SEAM_WITH_LLAMA="$SEAM_LLAMA_DIR" scripts/setup.sh debug asan || exit 1
 
 status=0
@@ -40,7 +46,7 @@ for build in debug asan; do
     echo "$build: $line"
     passed=$((passed + $(sed -n 's/^[a-z]*: \([0-9]*\) passed.*/\1/p' <<<"$line")))
     failed=$((failed + $(sed -n 's/.* \([0-9]*\) failed$/\1/p' <<<"$line")))
-  done < <(grep -aE '^(corpus|backends|llama|lsp|scope|neovim|emacs): [0-9]+ passed, [0-9]+ failed$' "$log")
+  done < <(grep -aE '^(corpus|backends|llama|lsp|scope|neovim|emacs|vscode): [0-9]+ passed, [0-9]+ failed$' "$log")
   # a test executable that failed without reporting a failed case (a crash,
   # a time-out) still counts as one failure
   if [ "$meson_ok" -eq 0 ] && [ "$failed" -eq "$failed_before" ]; then

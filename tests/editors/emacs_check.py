@@ -13,7 +13,6 @@ waits for the embedded model) and no standard library to train on.
 """
 
 import argparse
-import ast
 import json
 import os
 import re
@@ -22,6 +21,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from editor_env import Checker, isolated_env, parses  # noqa: E402
 
 CASES = [
     # (file text, 1-based line, 0-based column): the cursor
@@ -36,37 +37,18 @@ def offset(text, line, col):
     return sum(len(x) + 1 for x in lines[:line - 1]) + col
 
 
-def parses(text):
-    try:
-        ast.parse(text)
-        return True
-    except SyntaxError:
-        return False
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
     args = ap.parse_args()
     seam = os.path.abspath(args.seam)
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL:", what)
-        return ok
-
-    home = tempfile.mkdtemp(prefix="seam-emacs-")
-    config = os.path.join(home, "config")
-    os.makedirs(os.path.join(config, "seam"))
-    with open(os.path.join(config, "seam", "config.json"), "w") as f:
+    check = Checker()
+    top = tempfile.mkdtemp(prefix="seam-emacs-")
+    env = isolated_env(top)
+    home = env["HOME"]
+    os.makedirs(os.path.join(env["XDG_CONFIG_HOME"], "seam"))
+    with open(os.path.join(env["XDG_CONFIG_HOME"], "seam", "config.json"), "w") as f:
         json.dump({"timeout_ms": 20000, "train_stdlib": False}, f)
-    env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=config, XDG_CACHE_HOME=os.path.join(home, "cache"),
-               XDG_DATA_HOME=os.path.join(home, "data"), XDG_STATE_HOME=os.path.join(home, "state"))
     for client in ("eglot", "lsp-mode"):
         for i, (text, line, col) in enumerate(CASES):
             work = os.path.join(home, "%s-%d" % (client, i))
@@ -91,8 +73,8 @@ def main():
             check(inserted.startswith(text[word:at]), "%s: the completion continues the word typed: %r"
                   % (what, inserted))
             check(parses(saved), "%s: CPython accepts the saved file: %r" % (what, saved))
-    print("emacs: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    print("emacs: %d passed, %d failed" % (check.passed, check.failed))
+    return 1 if check.failed else 0
 
 
 if __name__ == "__main__":

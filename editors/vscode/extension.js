@@ -1,0 +1,265 @@
+// seam for VS Code: starts the seam language server for Python files and
+// shows its completions as inline (ghost text) completions.
+//
+// The server is `seam lsp --stdio`, found through the `seam.path` setting,
+// else on PATH.  The `seam.*` settings the user set are sent to it (as
+// initializationOptions, in answer to workspace/configuration, and on
+// change); a setting the user removed is sent as null, which returns it to
+// seam's own value.  The extension's own settings (path, the two toggles)
+// stay here.  The status bar shows the server's state from its seam/status
+// notifications.
+'use strict';
+
+const vscode = require('vscode');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { LanguageClient, State } = require('vscode-languageclient/node');
+
+// Keys of the seam section that belong to the extension, not to seam.
+const OWN_KEYS = ['path', 'inlineCompletions', 'completionItems'];
+
+// ---- Settings ------------------------------------------------------------------
+
+// The names of seam's own settings, as the extension contributes them.
+function seamSettingNames(packageJSON) {
+  const props = packageJSON.contributes.configuration.properties;
+  return Object.keys(props)
+    .map((key) => key.slice('seam.'.length))
+    .filter((name) => !OWN_KEYS.some((own) => name === own || name.startsWith(own + '.')));
+}
+
+// What the user set, from the most specific scope; null for the rest, so
+// that seam uses (or returns to) its own value.
+function seamSettings(names) {
+  const config = vscode.workspace.getConfiguration('seam');
+  const out = {};
+  for (const name of names) {
+    const i = config.inspect(name);
+    const value = i && [i.workspaceFolderValue, i.workspaceValue, i.globalValue].find((v) => v !== undefined);
+    out[name] = value === undefined ? null : value;
+  }
+  return out;
+}
+
+// The seam binary: the setting (with ~ expanded), else the first `seam`
+// on PATH; undefined when there is none.
+function findSeam() {
+  const configured = vscode.workspace.getConfiguration('seam').get('path', '');
+  const executable = (file) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (configured) {
+    const file = configured.startsWith('~/') ? path.join(os.homedir(), configured.slice(2)) : configured;
+    return executable(file) ? file : undefined;
+  }
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    if (dir && executable(path.join(dir, 'seam'))) {
+      return path.join(dir, 'seam');
+    }
+  }
+  return undefined;
+}
+
+// ---- Status bar ------------------------------------------------------------------
+
+const STATES = {
+  starting: { icon: '$(loading~spin)', text: 'seam', label: 'seam: starting' },
+  training: { icon: '$(sync~spin)', text: 'seam: training', label: 'seam: training the model' },
+  ready: { icon: '$(check)', text: 'seam', label: 'seam: ready' },
+  unreachable: { icon: '$(warning)', text: 'seam: unreachable', label: 'seam: backend unreachable', warn: true },
+  off: { icon: '$(circle-slash)', text: 'seam: off', label: 'seam: inline completions off' },
+  stopped: { icon: '$(error)', text: 'seam: stopped', label: 'seam: stopped', warn: true },
+  missing: { icon: '$(error)', text: 'seam: not found', label: 'seam: binary not found', warn: true },
+};
+
+class Status {
+  constructor() {
+    this.item = vscode.window.createStatusBarItem('seam.status', vscode.StatusBarAlignment.Right, 100);
+    this.item.name = 'seam';
+    this.item.command = 'seam.showLog';
+    this.server = 'starting';
+    this.detail = '';
+    this.enabled = true;
+    this.item.show();
+    this.render();
+  }
+
+  // The server's state ("starting", "training", "ready", "unreachable",
+  // "stopped", "missing") and what it said about it.
+  set(state, detail) {
+    this.server = STATES[state] ? state : 'ready';
+    this.detail = detail || '';
+    this.render();
+  }
+
+  setEnabled(enabled) {
+    this.enabled = enabled;
+    this.render();
+  }
+
+  render() {
+    const running = ['ready', 'training', 'unreachable'].includes(this.server);
+    const state = STATES[!this.enabled && running ? 'off' : this.server];
+    this.item.text = `${state.icon} ${state.text}`;
+    this.item.accessibilityInformation = { label: state.label };
+    this.item.tooltip = this.detail ? `${state.label}: ${this.detail}` : state.label;
+    this.item.backgroundColor = state.warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+  }
+
+  dispose() {
+    this.item.dispose();
+  }
+}
+
+// ---- The client ------------------------------------------------------------------
+
+// Asks seam for its state notifications (seam/status).
+class StatusFeature {
+  fillClientCapabilities(capabilities) {
+    capabilities.experimental = Object.assign(capabilities.experimental || {}, { seamStatus: true });
+  }
+  initialize() {}
+  getState() {
+    return { kind: 'static' };
+  }
+  clear() {}
+}
+
+function inlineEnabled() {
+  return vscode.workspace.getConfiguration('seam').get('inlineCompletions.enable', true);
+}
+
+function itemsEnabled() {
+  return vscode.workspace.getConfiguration('seam').get('completionItems.enable', false);
+}
+
+function makeClient(seam, names, log, status) {
+  const serverOptions = { command: seam, args: ['lsp', '--stdio'] };
+  const clientOptions = {
+    documentSelector: [{ language: 'python' }],
+    outputChannel: log,
+    initializationOptions: () => seamSettings(names),
+    connectionOptions: { maxRestartCount: 3 },
+    initializationFailedHandler: (error) => {
+      status.set('stopped', String(error && error.message ? error.message : error));
+      return false;
+    },
+    middleware: {
+      provideInlineCompletionItems: (document, position, context, token, next) =>
+        inlineEnabled() ? next(document, position, context, token) : null,
+      // seam's completion as a list item opens the suggestion list, which
+      // hides the ghost text: off unless asked for.
+      provideCompletionItem: (document, position, context, token, next) =>
+        itemsEnabled() ? next(document, position, context, token) : null,
+      workspace: {
+        configuration: async (params, token, next) => {
+          const answer = await next(params, token);
+          return params.items.map((item, i) =>
+            item.section === 'seam' ? seamSettings(names) : Array.isArray(answer) ? answer[i] : null);
+        },
+      },
+    },
+  };
+  const client = new LanguageClient('seam', 'seam', serverOptions, clientOptions);
+  client.registerFeature(new StatusFeature());
+  client.onDidChangeState((event) => {
+    if (event.newState === State.Starting) {
+      status.set('starting');
+    } else if (event.newState === State.Stopped) {
+      status.set('stopped');
+    }
+  });
+  client.onNotification('seam/status', (params) => {
+    if (params && typeof params.state === 'string') {
+      status.set(params.state, params.message);
+      log.info(`state: ${params.state}${params.message ? ` (${params.message})` : ''}`);
+    }
+  });
+  return client;
+}
+
+// ---- Activation ------------------------------------------------------------------
+
+async function activate(context) {
+  const log = vscode.window.createOutputChannel('seam', { log: true });
+  const status = new Status();
+  const names = seamSettingNames(context.extension.packageJSON);
+  let client;
+  context.subscriptions.push(log, status);
+  status.setEnabled(inlineEnabled());
+
+  async function start() {
+    const seam = findSeam();
+    if (!seam) {
+      status.set('missing');
+      const where = vscode.workspace.getConfiguration('seam').get('path', '') || 'seam on PATH';
+      log.error(`cannot find the seam binary (${where}); set seam.path`);
+      vscode.window.showErrorMessage(`seam: cannot find the seam binary (${where}).`, 'Open Settings').then((pick) => {
+        if (pick) {
+          vscode.commands.executeCommand('workbench.action.openSettings', 'seam.path');
+        }
+      });
+      return;
+    }
+    log.info(`starting ${seam}`);
+    client = makeClient(seam, names, log, status);
+    try {
+      await client.start();
+    } catch (error) {
+      status.set('stopped', String(error && error.message ? error.message : error));
+      log.error(`seam did not start: ${error}`);
+    }
+  }
+
+  async function stop() {
+    const old = client;
+    client = undefined;
+    if (old) {
+      try {
+        await old.stop(2000);
+      } catch (error) {
+        log.warn(`seam did not stop cleanly: ${error}`);
+      }
+    }
+  }
+
+  async function restart() {
+    await stop();
+    await start();
+  }
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('seam.restart', restart),
+    vscode.commands.registerCommand('seam.showLog', () => log.show(true)),
+    vscode.commands.registerCommand('seam.toggleInlineCompletions', async () => {
+      const config = vscode.workspace.getConfiguration('seam');
+      await config.update('inlineCompletions.enable', !inlineEnabled(), vscode.ConfigurationTarget.Global);
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (!event.affectsConfiguration('seam')) {
+        return;
+      }
+      status.setEnabled(inlineEnabled());
+      if (event.affectsConfiguration('seam.path')) {
+        restart();
+      } else if (client && client.state === State.Running && names.some((n) => event.affectsConfiguration(`seam.${n}`))) {
+        client.sendNotification('workspace/didChangeConfiguration', { settings: { seam: seamSettings(names) } });
+      }
+    }),
+    { dispose: () => stop() },
+  );
+  await start();
+}
+
+function deactivate() {
+  // The client is stopped by its disposable in context.subscriptions.
+  return undefined;
+}
+
+module.exports = { activate, deactivate };

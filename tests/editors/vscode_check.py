@@ -1,0 +1,367 @@
+"""A real VS Code (code-server, in Debian's chromium, headless) with seam's
+extension: ghost text typed for, accepted with Tab, saved, checked by CPython.
+
+    SEAM_VSCODE_DIR=$(scripts/vscode.sh) SEAM_VSIX=$(scripts/vsix.sh) \\
+        python3 tests/editors/vscode_check.py --seam build/debug/seam --artifacts DIR
+
+(scripts/test.sh exports both.)
+
+The extension is installed into a temporary extensions folder; code-server
+runs with HOME, the XDG folders, its user data and its config inside a
+temporary folder, and is stopped with everything it started.  In a folder
+with a Python file, the test (through tests/editors/vscode_drive.js) waits
+for the status bar to say seam is ready, then at several positions types a
+line, waits for ghost text, accepts it with Tab and saves: the file on disk
+must be the typed text plus the suggestion, and valid for CPython.  One
+suggestion must span several lines (a screenshot of it is saved in DIR).
+It also checks the status bar's states: training then ready at start,
+inline completions off (no ghost text) and on again, and an unreachable
+backend named there and then cleared.  Prints the time from the last
+keystroke to the ghost text (median over the positions).
+"""
+
+import argparse
+import json
+import os
+import queue
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from editor_env import Checker, isolated_env, parses  # noqa: E402
+
+SAMPLE = '''import os
+
+
+def python_files(root):
+    names = []
+    for name in sorted(os.listdir(root)):
+        if name.endswith(".py"):
+            names.append(os.path.join(root, name))
+    return names
+
+
+def total_size(paths):
+    size = 0
+    return size
+
+
+def main():
+    files = python_files(".")
+    print(total_size(files))
+'''
+
+# Where to type: after the line that starts with the anchor (its first
+# occurrence in the file as it is then), a new line with this text.
+POSITIONS = [
+    ("    size = 0", "    for path in paths:\n        size += "),
+    ("    print(total_size(files))", "\n\ndef count_lines(path):\n    "),
+    ("    print(total_size(files))", "    for name in files:\n        print("),
+    ("    names = []", "    if not os.path.isdir(root):\n        "),
+]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Driver:
+    """tests/editors/vscode_drive.js: a JSON command in, a JSON answer out."""
+
+    def __init__(self, node, tools, url, env):
+        self.proc = subprocess.Popen(
+            [node, os.path.join(HERE, "vscode_drive.js"), url, "/usr/bin/chromium"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=dict(env, NODE_PATH=os.path.join(tools, "tools", "node_modules")), start_new_session=True)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.stderr = []
+        threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def answer(self, timeout):
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            return {"ok": False, "error": "no answer in %d s" % timeout}
+        if line is None:
+            return {"ok": False, "error": "the driver exited: %s" % "".join(self.stderr[-20:])}
+        return json.loads(line)
+
+    def do(self, op, timeout=60, **args):
+        self.proc.stdin.write(json.dumps(dict(args, op=op)) + "\n")
+        self.proc.stdin.flush()
+        return self.answer(timeout)
+
+    def close(self):
+        try:
+            if self.proc.poll() is None:
+                self.do("quit", timeout=10)
+        except (BrokenPipeError, OSError):
+            pass
+        stop_group(self.proc)
+
+
+def stop_group(proc):
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def type_after(driver, path, anchor, text):
+    """Types a new line after the first line that is `anchor` (in the file
+    as saved); returns the file's text and the offset where the line
+    ends, or (text, -1) when there is no such line."""
+    before = read(path)
+    start = before.find("\n" + anchor + "\n")
+    if start < 0:
+        return before, -1
+    driver.do("goto", line=before[:start + 1].count("\n") + 1, col=len(anchor) + 1)
+    driver.do("type", text="\n" + text)
+    return before, start + 1 + len(anchor)
+
+
+def write_json(path, obj):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=2)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seam", required=True)
+    ap.add_argument("--tools", default=os.environ.get("SEAM_VSCODE_DIR"),
+                    help="scripts/vscode.sh's cache folder (default: $SEAM_VSCODE_DIR)")
+    ap.add_argument("--vsix", default=os.environ.get("SEAM_VSIX"), help="default: $SEAM_VSIX")
+    ap.add_argument("--artifacts", required=True, help="where the screenshot goes")
+    args = ap.parse_args()
+    if not args.tools or not os.path.isfile(os.path.join(args.tools, ".complete")):
+        raise SystemExit("SEAM_VSCODE_DIR does not name scripts/vscode.sh's cache: run scripts/test.sh "
+                         "(or export SEAM_VSCODE_DIR=$(scripts/vscode.sh))")
+    if not args.vsix or not os.path.isfile(args.vsix):
+        raise SystemExit("SEAM_VSIX does not name the extension: run scripts/test.sh "
+                         "(or export SEAM_VSIX=$(scripts/vsix.sh))")
+    seam = os.path.abspath(args.seam)
+    node = os.path.join(args.tools, "node", "bin", "node")
+    entry = os.path.join(args.tools, "tools", "node_modules", "code-server", "out", "node", "entry.js")
+    check = Checker()
+    top = tempfile.mkdtemp(prefix="seam-vscode-")
+    env = isolated_env(top)
+    data = os.path.join(top, "user-data")
+    exts = os.path.join(top, "extensions")
+    work = os.path.join(top, "project")
+    os.makedirs(work)
+    # seam's own log, shown when a check fails
+    seam_log = os.path.join(top, "seam.log")
+    write_json(os.path.join(env["XDG_CONFIG_HOME"], "seam", "config.json"),
+               {"log_file": seam_log, "log_level": "debug"})
+    path = os.path.join(work, "sample.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(SAMPLE)
+    settings_path = os.path.join(data, "User", "settings.json")
+    settings = {
+        "workbench.startupEditor": "none",
+        "chat.disableAIFeatures": True,
+        "security.workspace.trust.enabled": False,
+        "telemetry.telemetryLevel": "off",
+        "update.mode": "none",
+        "extensions.autoUpdate": False,
+        "extensions.autoCheckUpdates": False,
+        "workbench.tips.enabled": False,
+        # typing is literal: no list to hide the ghost text, no indentation
+        # or closing brackets added
+        "editor.quickSuggestions": {"other": "off", "comments": "off", "strings": "off"},
+        "editor.suggestOnTriggerCharacters": False,
+        "editor.wordBasedSuggestions": "off",
+        "editor.parameterHints.enabled": False,
+        "editor.autoIndent": "none",
+        "editor.autoClosingBrackets": "never",
+        "editor.autoClosingQuotes": "never",
+        "editor.autoSurround": "never",
+        "editor.formatOnType": False,
+        "editor.detectIndentation": False,
+        "editor.insertSpaces": True,
+        "editor.tabSize": 4,
+        "editor.inlineSuggest.enabled": True,
+        "editor.wordWrap": "off",
+        "files.autoSave": "off",
+        "seam.path": seam,
+    }
+    write_json(settings_path, settings)
+    port = free_port()
+    config = os.path.join(top, "code-server.yaml")
+    with open(config, "w") as f:
+        f.write("bind-addr: 127.0.0.1:%d\nauth: none\ncert: false\n" % port)
+    common = ["--config", config, "--user-data-dir", data, "--extensions-dir", exts]
+
+    install = subprocess.run([node, entry] + common + ["--install-extension", os.path.abspath(args.vsix)],
+                             capture_output=True, text=True, env=env, timeout=300)
+    check(install.returncode == 0 and os.path.isdir(os.path.join(exts)) and
+          any(d.startswith("seam.seam-") for d in os.listdir(exts)),
+          "the .vsix installs: %s %s" % (install.stdout[-500:], install.stderr[-500:]))
+
+    server = subprocess.Popen([node, entry] + common + [
+        "--disable-workspace-trust", "--disable-telemetry", "--disable-update-check",
+        "--disable-getting-started-override", "--reconnection-grace-time", "1", work],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
+    server_log = []
+    threading.Thread(target=lambda: server_log.extend(server.stdout), daemon=True).start()
+    driver = None
+    latencies = []
+    try:
+        url = "http://127.0.0.1:%d/?folder=%s" % (port, work)
+        deadline = time.monotonic() + 120
+        up = False
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d/healthz" % port, timeout=2).read()
+                up = True
+                break
+            except OSError:
+                time.sleep(0.3)
+        if not check(up, "code-server answers: %s" % "".join(server_log[-20:])):
+            raise RuntimeError("code-server did not start")
+        driver = Driver(node, args.tools, url, env)
+        r = driver.answer(120)
+        if not check(r.get("ready"), "VS Code's workbench loads: %r" % r):
+            raise RuntimeError("no workbench")
+        r = driver.do("open", file="sample.py")
+        check(r.get("ok"), "Quick Open opens sample.py: %r" % r)
+        r = driver.do("wait_status", label="seam: ready", timeout_ms=90000, timeout=120)
+        check(r.get("found"), "the status bar says seam is ready: %r" % r)
+        check("seam: training the model" in r.get("seen", []) and
+              r["seen"].index("seam: training the model") < len(r["seen"]) - 1,
+              "the status bar showed the model training before ready: %r" % r.get("seen"))
+
+        multi_line = False
+        for anchor, typed in POSITIONS:
+            before, at = type_after(driver, path, anchor, typed)
+            if not check(at >= 0, "anchor %r in the file" % anchor):
+                continue
+            shown = driver.do("ghost", timeout_ms=15000)
+            text = shown.get("text")
+            if not check(text, "ghost text after typing %r: %r" % (typed, shown)):
+                shot = os.path.join(os.path.abspath(args.artifacts), "vscode-no-ghost-text.png")
+                driver.do("screenshot", path=shot)
+                print("screenshot without ghost text: %s" % shot)
+                driver.do("key", key="Control+S")
+                continue
+            latencies.append(shown["ms"])
+            if os.environ.get("SEAM_VSCODE_DEBUG"):
+                print(json.dumps(driver.do("ghost_html"), indent=1))
+            if "\n" in text and not multi_line:
+                multi_line = True
+                shot = os.path.join(os.path.abspath(args.artifacts), "vscode-ghost-text.png")
+                r = driver.do("screenshot", path=shot)
+                check(r.get("ok") and os.path.getsize(shot) > 10000, "a screenshot of the ghost text: %r" % r)
+                print("screenshot of multi-line ghost text: %s" % shot)
+            driver.do("key", key="Tab")
+            driver.do("key", key="Control+S")
+            expected = before[:at] + "\n" + typed + text + before[at:]
+            got = None
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                got = read(path)
+                if got != before:
+                    break
+                time.sleep(0.1)
+            check(got == expected, "Tab inserts the ghost text where it was shown: typed %r, ghost %r, file %r"
+                  % (typed, text, got))
+            check(parses(got), "the file after %r + %r is valid for CPython:\n%s" % (typed, text, got))
+        check(multi_line, "one suggestion spans several lines")
+        if latencies:
+            print("keystroke to ghost text: median %.0f ms over %d positions (%s)"
+                  % (statistics.median(latencies), len(latencies), ", ".join("%d" % x for x in latencies)))
+
+        # Inline completions off: the status bar says so, and typing shows nothing.
+        driver.do("command", title="seam: Toggle Inline Completions")
+        r = driver.do("wait_status", label="seam: inline completions off", timeout_ms=10000)
+        check(r.get("found"), "toggled off: the status bar says so: %r" % r)
+        before, at = type_after(driver, path, "    return size", "    ")
+        r = driver.do("no_ghost", ms=4000)
+        check(r.get("ok") and not r.get("shown"), "no ghost text while inline completions are off: %r" % r)
+        driver.do("command", title="seam: Toggle Inline Completions")
+        r = driver.do("wait_status", label="seam: ready", timeout_ms=10000)
+        check(r.get("found"), "toggled on: ready again: %r" % r)
+        driver.do("type", text="total = len(")
+        shown = driver.do("ghost", timeout_ms=15000)
+        check(shown.get("text"), "ghost text again once toggled on: %r" % shown)
+        driver.do("key", key="Tab")
+        driver.do("key", key="Control+S")
+        time.sleep(0.5)
+        got = read(path)
+        check(got == before[:at] + "\n    total = len(" + (shown.get("text") or "") + before[at:] and parses(got),
+              "what was typed while off and after, and the suggestion, are in the file: %r" % got)
+
+        # VS Code's default quick suggestions: seam's completion does not
+        # open the suggestion list (which would hide the ghost text).
+        folder_settings = os.path.join(work, ".vscode", "settings.json")
+        write_json(folder_settings, {"editor.quickSuggestions": {"other": "on", "comments": "off", "strings": "off"}})
+        time.sleep(4)   # (the settings file is watched)
+        type_after(driver, path, "    return names", "    print(names")
+        shown = driver.do("ghost", timeout_ms=15000)
+        r = driver.do("suggest_visible")
+        driver.do("key", key="Escape")
+        driver.do("key", key="Control+S")
+        time.sleep(0.5)
+        check(shown.get("text") and r.get("ok") and not r.get("visible"),
+              "with quick suggestions on: ghost text and no suggestion list: %r %r in %r" % (shown, r, read(path)))
+
+        # A backend that cannot be reached: the status bar names it; the
+        # setting removed, seam is ready again.
+        write_json(folder_settings, {"seam.backend": "llamacpp", "seam.endpoint": "http://127.0.0.1:%d" % free_port()})
+        # (the settings file is watched: keep asking until they arrive)
+        for _ in range(10):
+            driver.do("type", text=" ")
+            r = driver.do("wait_status", label="seam: backend unreachable", timeout_ms=3000)
+            if r.get("found"):
+                break
+        check(r.get("found"), "an unreachable backend in the status bar: %r" % r)
+        write_json(folder_settings, {})
+        r = driver.do("wait_status", label="seam: ready", timeout_ms=30000)
+        check(r.get("found"), "the settings removed: the embedded model, ready: %r" % r)
+    except RuntimeError as e:
+        check(False, str(e))
+    finally:
+        if driver:
+            driver.close()
+        stop_group(server)
+        leftover = subprocess.run(["pgrep", "-f", top], capture_output=True, text=True).stdout.split()
+        check(not leftover, "every process the test started has stopped: %r" % leftover)
+        if check.failed and os.path.exists(seam_log):
+            print("seam's log (the end):\n" + read(seam_log)[-6000:])
+        shutil.rmtree(top, ignore_errors=True)
+    print("vscode: %d passed, %d failed" % (check.passed, check.failed))
+    return 1 if check.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
