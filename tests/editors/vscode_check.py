@@ -348,6 +348,25 @@ def main():
         write_json(folder_settings, {})
         r = driver.do("wait_status", label="seam: ready", timeout_ms=30000)
         check(r.get("found"), "the settings removed: the embedded model, ready: %r" % r)
+
+        # Restart; the log in an output channel (its end: what the new
+        # server said); a binary that is not there.
+        earlier = len(driver.do("status").get("seen", []))
+        driver.do("command", title="seam: Restart the Language Server")
+        r = driver.do("wait_status", label="seam: ready", timeout_ms=60000, timeout=90)
+        since = r.get("seen", [])[earlier:]
+        check(r.get("found") and since[-1:] == ["seam: ready"] and
+              {"seam: starting", "seam: training the model"} & set(since[:-1]),
+              "restarted: starting or training (a new embedded model), then ready: %r" % since)
+        driver.do("command", title="seam: Show the Log")
+        r = driver.do("panel_has", text="ready (backend embedded", timeout_ms=10000)
+        check(r.get("found"), "seam's log in the output channel: %r" % r)
+        write_json(folder_settings, {"seam.path": os.path.join(top, "no-such-seam")})
+        r = driver.do("wait_status", label="seam: binary not found", timeout_ms=20000, timeout=30)
+        check(r.get("found"), "a seam.path that names nothing: the status bar says so: %r" % r)
+        write_json(folder_settings, {})
+        r = driver.do("wait_status", label="seam: ready", timeout_ms=60000, timeout=90)
+        check(r.get("found"), "seam.path removed: seam found on the configured path again, ready: %r" % r)
     except RuntimeError as e:
         check(False, str(e))
     finally:

@@ -12,6 +12,7 @@
 //   ghost {timeout_ms}          wait for ghost text: {text, ms} (ms from the
 //                               last keystroke), or {text: null} on time-out
 //   no_ghost {ms}               {shown: bool}: whether ghost text appeared
+//   panel_has {text, timeout_ms} {found: bool}: the panel shows the text
 //   suggest_visible {}          {visible: bool}: the suggestion list is open
 //   command {title}             run a command by its title (F1)
 //   status {}                   {label, seen}: the seam status bar item's
@@ -155,6 +156,14 @@ const ops = {
     // Let a suggestion that is still arriving settle.
     await new Promise((r) => setTimeout(r, 300));
     return { text: (await ghostText()) ?? text, ms };
+  },
+  // Whether the text is shown in the panel (an output channel, say).
+  async panel_has({ text, timeout_ms: timeoutMs }) {
+    const found = await until(() => page.evaluate((t) => {
+      const panel = document.querySelector('.part.panel');
+      return !!panel && panel.innerText.replace(/\u00a0/g, ' ').includes(t);
+    }, text), timeoutMs || 10000, 100);
+    return { found: !!found };
   },
   async suggest_visible() {
     return { visible: await page.locator('.suggest-widget.visible').count() > 0 };
