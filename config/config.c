@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const cfg__backend_names[] = {"embedded", "llamacpp", "openai", "ollama"};
+static const char *const cfg__backend_names[] = {"embedded", "llamacpp", "openai", "ollama", "llama"};
 static const char *const cfg__llamacpp_modes[] = {"completion", "infill"};
 
 void cfg_init(cfg_config *config)
@@ -57,13 +57,15 @@ static char **cfg__string_slot(cfg_config *config, const char *name)
         return &config->api_key_env;
     if (strcmp(name, "log_file") == 0)
         return &config->log_file;
+    if (strcmp(name, "model_path") == 0)
+        return &config->model_path;
     return NULL;
 }
 
 void cfg_free(cfg_config *config)
 {
     char **slots[] = {&config->endpoint, &config->model, &config->template_name, &config->template_format,
-                      &config->template_stops, &config->api_key_env, &config->log_file};
+                      &config->template_stops, &config->api_key_env, &config->log_file, &config->model_path};
     for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
         sm_free(*slots[i]);
         *slots[i] = NULL;
@@ -74,7 +76,7 @@ void cfg_copy(cfg_config *dst, const cfg_config *src)
 {
     *dst = *src;
     char **slots[] = {&dst->endpoint, &dst->model, &dst->template_name, &dst->template_format,
-                      &dst->template_stops, &dst->api_key_env, &dst->log_file};
+                      &dst->template_stops, &dst->api_key_env, &dst->log_file, &dst->model_path};
     for (size_t i = 0; i < sizeof slots / sizeof *slots; i++)
         if (*slots[i])
             *slots[i] = sm_strdup(*slots[i]);
@@ -126,7 +128,7 @@ const char *const *cfg_names(void)
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "multiline", "tls_verify",
-        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", NULL,
+        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", NULL,
     };
     return names;
 }
@@ -188,7 +190,7 @@ int cfg_set(cfg_config *config, const char *name, const char *value, char *error
     if (strcmp(name, "backend") == 0) {
         int i = cfg__name_index(value, cfg__backend_names, sizeof cfg__backend_names / sizeof *cfg__backend_names);
         if (i < 0)
-            return cfg__fail(error, error_size, name, value, "embedded, llamacpp, openai or ollama");
+            return cfg__fail(error, error_size, name, value, "embedded, llamacpp, openai, ollama or llama");
         config->backend = (cfg_backend)i;
         return SM_OK;
     }

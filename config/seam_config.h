@@ -17,6 +17,7 @@ typedef enum cfg_backend {
     CFG_BACKEND_LLAMACPP,
     CFG_BACKEND_OPENAI,
     CFG_BACKEND_OLLAMA,
+    CFG_BACKEND_LLAMA,       /* a GGUF model in seam's process (libllama) */
 } cfg_backend;
 
 /* How the llamacpp backend asks for a middle: /completion with the
@@ -37,6 +38,7 @@ typedef struct cfg_config {
     char *template_stops;    /* owned; comma-separated stops of that format */
     char *api_key_env;       /* owned; the environment variable holding the key */
     char *log_file;          /* owned; NULL for stderr only */
+    char *model_path;        /* owned; the GGUF file of the llama backend */
     uint32_t max_tokens;     /* token budget of one completion */
     uint32_t max_lines;      /* line budget where the scope allows several lines */
     uint32_t timeout_ms;     /* latency budget of one completion */

@@ -96,6 +96,7 @@ struct mc_decode {
     char *error;
     uint32_t tokens_generated;
     uint32_t rejected;
+    uint32_t extended;                 /* positions decided past the candidates */
     uint32_t round_trips_at_start;
     uint32_t aux_at_start;
     uint32_t prompt_reports_at_start;
@@ -205,6 +206,7 @@ static mc_completion *mc__build_result(mc_decode *d)
     c->prompt_tokens_known =
         c->round_trips > 0 && d->backend->prompt_reports - d->prompt_reports_at_start == c->round_trips;
     c->rejected = d->rejected;
+    c->extended = d->extended;
     c->filter_ns = d->filter_ns;
     c->total_ns = mc__now_ns() - d->start_ns;
     c->error = d->error;
@@ -588,6 +590,67 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
     return MC__NONE;
 }
 
+/* ---- Past the candidates: the whole vocabulary ------------------------------------ */
+
+enum { MC__EXTEND = 16 };
+
+/* Inserts id into best[0..*have) (at most `cap`), ordered by logit. */
+static void mc__keep_best(const float *logits, int32_t *best, uint32_t *have, uint32_t cap, int32_t id)
+{
+    float v = logits[id];
+    if (*have == cap && v <= logits[best[cap - 1]])
+        return;
+    uint32_t i = *have < cap ? (*have)++ : cap - 1;
+    while (i > 0 && logits[best[i - 1]] < v) {
+        best[i] = best[i - 1];
+        i--;
+    }
+    best[i] = id;
+}
+
+/* When none of a position's candidates keeps the middle viable and the
+ * backend gave the whole distribution: the best tokens of the vocabulary
+ * that do (a full-vocabulary mask from the recognizer as it is at this
+ * position), and the best end of generation where the middle can end, are
+ * appended to `ext` (a copy of the step), best first.  Returns how many. */
+static uint32_t mc__extend(mc_decode *d, const mc_step *step, mc_step *ext)
+{
+    const mc_logits *f = step->full;
+    uint32_t words = (f->n_vocab + 63) / 64;
+    uint64_t *mask = sm_malloc((words ? words : 1) * sizeof *mask);
+    mc_vocab_mask(f->vocab, d->rec, mask, NULL);
+    for (uint32_t i = 0; i < step->count; i++) {
+        int32_t id = step->cands[i].id;
+        if (id >= 0 && (uint32_t)id < f->n_vocab)
+            mask[id / 64] &= ~(UINT64_C(1) << (id % 64));   /* tried already */
+    }
+    int32_t best[MC__EXTEND + 1];
+    uint32_t have = 0;
+    for (uint32_t w = 0; w < words; w++)
+        for (uint64_t bits = mask[w]; bits; bits &= bits - 1)
+            mc__keep_best(f->logits, best, &have, MC__EXTEND, (int32_t)(w * 64 + (uint32_t)__builtin_ctzll(bits)));
+    sm_free(mask);
+    bool has_end = false;
+    for (uint32_t i = 0; i < step->count; i++)
+        has_end |= step->cands[i].eos;
+    int32_t end = -1;
+    if (!has_end && f->n_eog && mc__can_end(d)) {
+        for (uint32_t i = 0; i < f->n_eog; i++)
+            if (f->eog[i] >= 0 && (uint32_t)f->eog[i] < f->n_vocab && (end < 0 || f->logits[f->eog[i]] > f->logits[end]))
+                end = f->eog[i];
+        if (end >= 0)
+            mc__keep_best(f->logits, best, &have, MC__EXTEND + 1, end);
+    }
+    for (uint32_t i = 0; i < have; i++) {
+        uint32_t len;
+        bool eos = best[i] == end;
+        const char *bytes = eos ? "" : mc_vocab_token(f->vocab, (uint32_t)best[i], &len);
+        mc_step_add_token(ext, bytes, eos ? 0 : len, f->logits[best[i]] - f->logsum, eos, best[i]);
+    }
+    d->extended++;
+    return have;
+}
+
 /* Back to the position before the last token taken, to try the next
  * candidate there; MC__NONE when none is left within the backtracking
  * budget.  Only while there is no complete point to fall back on. */
@@ -682,10 +745,23 @@ static bool mc__on_step(void *data, const mc_step *step)
     mc__order(d, step, pos.order);
     mc__verdict v = mc__decide(d, step, pos.order, &pos.k);
     bool backtracked = false;
+    mc__copy_step(&pos.step, step);
+    if (v == MC__NONE && step->full) {
+        /* Past the candidates, in the order of the whole distribution. */
+        uint32_t before = pos.step.count;
+        uint32_t added = mc__extend(d, step, &pos.step);
+        if (added) {
+            pos.order = sm_realloc(pos.order, pos.step.count * sizeof *pos.order);
+            for (uint32_t i = before; i < pos.step.count; i++)
+                pos.order[i] = i;
+            pos.k = before;
+            v = mc__decide(d, &pos.step, pos.order, &pos.k);
+        }
+    }
     if (v == MC__TOOK) {
-        mc__copy_step(&pos.step, step);
         sm_array_push(&d->trail, pos);
     } else {
+        mc_step_free(&pos.step);
         sm_free(pos.order);
         if (v == MC__NONE) {
             v = mc__backtrack(d);

@@ -6,11 +6,6 @@
 
 #include "seam_model_client.h"
 
-/* Every backend's request starts with this, so that mc_call_cancel can find
- * its backend's vtable. */
-struct mc_call {
-    const mc_backend_vtable *vtable;
-};
 
 /* ---- HTTP (http.c) ----------------------------------------------------------
  *

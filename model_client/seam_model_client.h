@@ -76,13 +76,30 @@ typedef struct mc_token {
     int32_t id;       /* the model's token id; -1 when unknown */
 } mc_token;
 
+typedef struct mc_vocab mc_vocab;
+
+/* A position's whole distribution, from a backend that has one (a model in
+ * seam's own process): the logit of every token of `vocab`.  Borrowed: valid
+ * during the on_step call that carries it. */
+typedef struct mc_logits {
+    const float *logits;       /* n_vocab of them */
+    uint32_t n_vocab;
+    double logsum;             /* log of the sum of exp(logit): logprob = logit - logsum */
+    const mc_vocab *vocab;     /* each token's bytes, in a trie */
+    const int32_t *eog;        /* the ids that end generation */
+    uint32_t n_eog;
+} mc_logits;
+
 /* One generated position: the model's candidates there, best first, and the
  * one it went on with (an index into cands, or -1 when it stopped there
- * without saying which token it chose). */
+ * without saying which token it chose).  With `full`, the loop can look
+ * past the candidates: when none of them keeps the middle viable, the best
+ * tokens of the whole vocabulary that do are tried next. */
 typedef struct mc_step {
     mc_token *cands;  /* owned */
     uint32_t count;
     int32_t chosen;
+    const mc_logits *full;   /* borrowed; NULL for backends with candidates only */
 } mc_step;
 
 void mc_step_free(mc_step *step);
@@ -129,6 +146,12 @@ typedef void (*mc_done_cb)(void *data, int status, const char *message);
 
 typedef struct mc_call mc_call;
 typedef struct mc_backend mc_backend;
+
+/* Every backend's request starts with this, so that mc_call_cancel can find
+ * its backend's vtable (a backend outside model_client/ embeds it too). */
+struct mc_call {
+    const struct mc_backend_vtable *vtable;
+};
 
 typedef struct mc_backend_vtable {
     const char *name;
@@ -278,13 +301,13 @@ int mc_backend_embedded_new(uv_loop_t *loop, const mc_ngram *model, mc_backend *
  * token below it.  Tokens without bytes (control tokens) and tokens longer
  * than 255 bytes are never allowed by a mask.
  */
-typedef struct mc_vocab mc_vocab;
-
 /* Copies count tokens' bytes (pieces[t] of lens[t] bytes; borrowed). */
 mc_vocab *mc_vocab_new(const char *const *pieces, const uint32_t *lens, uint32_t count);
 void mc_vocab_free(mc_vocab *vocab);
 uint32_t mc_vocab_size(const mc_vocab *vocab);
 uint32_t mc_vocab_nodes(const mc_vocab *vocab);   /* trie nodes: distinct token prefixes */
+/* Token t's bytes (*len of them; borrowed), "" for a token without bytes. */
+const char *mc_vocab_token(const mc_vocab *vocab, uint32_t t, uint32_t *len);
 
 typedef struct mc_mask_stats {
     uint64_t bytes_fed;    /* bytes fed to the recognizer for this mask */
@@ -369,6 +392,8 @@ typedef struct mc_completion {
     uint64_t prompt_tokens;       /* prompt tokens the server evaluated in all */
     bool prompt_tokens_known;     /* every round trip reported them */
     uint32_t rejected;            /* candidates the recognizer or filter refused */
+    uint32_t extended;            /* positions where no candidate would do and the
+                                     whole vocabulary was masked (mc_step.full) */
     bool empty_refused;           /* an empty completion was valid, and a non-empty
                                      one was chosen (prefer_nonempty) */
     uint64_t filter_ns;           /* time spent checking candidates */

@@ -191,6 +191,16 @@ uint32_t mc_vocab_nodes(const mc_vocab *v)
     return v->n_nodes;
 }
 
+const char *mc_vocab_token(const mc_vocab *v, uint32_t t, uint32_t *len)
+{
+    if (t >= v->n_tokens) {
+        *len = 0;
+        return "";
+    }
+    *len = v->lens[t];
+    return v->bytes[t];
+}
+
 /* ---- Masks ------------------------------------------------------------------------ */
 
 static void mc__set(uint64_t *mask, uint32_t t)

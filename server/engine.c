@@ -5,6 +5,10 @@
  */
 #include "seam_server.h"
 
+#ifdef SEAM_HAVE_INPROC
+#include "seam_inproc.h"
+#endif
+
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,7 @@ struct srv_engine {
     mc_backend *backend;
     mc_template *custom_template;
     mc_ngram *model;             /* the embedded model, once trained */
+    void *local_model;           /* ip_model of the llama backend, when built with it */
     bool training;
     bool orphaned;               /* freed while training: the callback frees it */
     sm_logger *logger;
@@ -82,6 +87,40 @@ bool srv_find_stdlib(char *out, size_t size)
     return false;
 }
 
+/* The llama backend: the GGUF file of model_path loaded in this process. */
+static int srv__local_backend(srv_engine *e, const cfg_config *config, char *error, size_t error_size)
+{
+#ifdef SEAM_HAVE_INPROC
+    if (!config->model_path) {
+        snprintf(error, error_size, "the llama backend needs model_path (a GGUF file)");
+        return SM_EINVAL;
+    }
+    ip_backend_options o = {0};
+    if (config->template_format) {
+        if (mc_template_custom(config->template_format, config->template_stops ? config->template_stops : "",
+                               &e->custom_template)) {
+            snprintf(error, error_size, "the template format needs {prefix} and {suffix}");
+            return SM_EINVAL;
+        }
+        o.tmpl = e->custom_template;
+    } else if (config->template_name && !(o.tmpl = mc_template_by_name(config->template_name))) {
+        snprintf(error, error_size, "unknown template \"%s\"", config->template_name);
+        return SM_EINVAL;
+    }
+    ip_model *model;
+    int rc = ip_model_load(config->model_path, e->logger, &model, error, error_size);
+    if (rc)
+        return rc;
+    e->local_model = model;
+    return ip_backend_new(e->loop, model, &o, &e->backend, error, error_size);
+#else
+    (void)e;
+    (void)config;
+    snprintf(error, error_size, "this seam was built without libllama: the llama backend is not available");
+    return SM_EINVAL;
+#endif
+}
+
 int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger, srv_engine **out, char *error,
                    size_t error_size)
 {
@@ -94,7 +133,11 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger,
         goto fail;
     if (config->backend == CFG_BACKEND_EMBEDDED)
         rc = SM_OK;
-    else {
+    else if (config->backend == CFG_BACKEND_LLAMA) {
+        rc = srv__local_backend(e, config, error, error_size);
+        if (rc)
+            goto fail;
+    } else {
         mc_http_options o;
         mc_http_options_init(&o);
         o.kind = config->backend == CFG_BACKEND_LLAMACPP ? MC_HTTP_LLAMACPP
@@ -153,6 +196,9 @@ void srv_engine_free(srv_engine *e)
     if (!e)
         return;
     mc_backend_free(e->backend);
+#ifdef SEAM_HAVE_INPROC
+    ip_model_free(e->local_model);
+#endif
     mc_template_free(e->custom_template);
     mc_ngram_free(e->model);
     ep_grammar_free(e->grammar);

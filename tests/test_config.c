@@ -76,7 +76,7 @@ Test(config, every_setting_resets_to_the_base_value)
         {"seed", "5"}, {"connect_timeout_ms", "7"}, {"first_byte_timeout_ms", "7"}, {"request_timeout_ms", "7"},
         {"retries", "0"}, {"context_bytes", "300"}, {"corpus_bytes", "9"}, {"debounce_ms", "1"},
         {"max_message_bytes", "5000"}, {"multiline", "false"}, {"tls_verify", "false"}, {"escape_guard", "false"},
-        {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"llamacpp_mode", "infill"}, {"stream", "false"},
+        {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"llamacpp_mode", "infill"}, {"stream", "false"}, {"model_path", "/tmp/m.gguf"},
     };
     size_t n = sizeof changes / sizeof *changes;
     size_t names = 0;
@@ -90,6 +90,7 @@ Test(config, every_setting_resets_to_the_base_value)
     cr_assert_str_eq(config.model, "base-model");
     cr_assert_null(config.endpoint);
     cr_assert_null(config.log_file);
+    cr_assert_null(config.model_path);
     cfg_config defaults;
     cfg_init(&defaults);
     cr_assert_eq(config.backend, defaults.backend);

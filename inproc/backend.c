@@ -1,0 +1,493 @@
+/*
+ * backend.c - the `llama` backend: a model in seam's process answers the
+ * decoding loop's requests.
+ *
+ * A request runs in libuv's thread pool: its prompt (the fill-in-the-middle
+ * tokens around the left and right contexts, then the middle so far) is
+ * compared with what the KV cache holds, only the tokens after the common
+ * prefix are evaluated, and up to n_ahead positions are generated greedily.
+ * Each position keeps the model's whole distribution (a copy of its
+ * logits), which the loop receives with the top candidates (mc_step.full).
+ * A cancel is seen between tokens, and inside a long evaluation through
+ * libllama's abort callback.  One context per backend: requests that
+ * overlap take turns.
+ */
+#include "ip_internal.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct ip__backend {
+    mc_backend base;
+    uv_loop_t *loop;
+    ip_model *model;                 /* held (ip_model_retain) */
+    struct llama_context *ctx;
+    uint32_t n_ctx;
+    uv_mutex_t lock;                 /* the context, one request at a time */
+    ip_ids cached;                   /* the tokens the KV cache holds, in order */
+    ip_ids pre, mid, suf;            /* the prompt's control parts */
+    bool suffix_first;               /* a template that puts the suffix first */
+    uint32_t in_flight;              /* requests not yet done */
+    bool closing;                    /* freed: the last request frees it */
+    _Atomic uint64_t evaluated, reused;
+} ip__backend;
+
+typedef struct ip__step {
+    mc_step step;
+    float *logits;                   /* owned: the position's distribution */
+    mc_logits full;
+} ip__step;
+
+typedef struct ip__call {
+    mc_call base;
+    ip__backend *b;
+    uv_work_t work;
+    atomic_bool canceled;
+    mc_step_cb on_step;
+    mc_done_cb on_done;
+    void *data;
+    /* the request, copied */
+    char *left, *right, *generated;
+    size_t left_len, right_len, generated_len;
+    int32_t *generated_ids;
+    uint32_t generated_count;
+    uint32_t max_new, n_ahead, n_candidates;
+    /* the answer */
+    SM_ARRAY(ip__step) steps;
+    int status;
+    char message[256];
+} ip__call;
+
+/* ---- The prompt ------------------------------------------------------------------ */
+
+/* Tokens of the contexts that fit in `budget`: the left context keeps its
+ * end, the right context its start, three quarters of the room to the left
+ * (what one side does not use goes to the other). */
+static void ip__cut(uint32_t left, uint32_t right, uint32_t budget, uint32_t *keep_left, uint32_t *keep_right)
+{
+    if (left + right <= budget) {
+        *keep_left = left;
+        *keep_right = right;
+        return;
+    }
+    uint32_t room_left = budget - budget / 4;
+    uint32_t room_right = budget - room_left;
+    if (left < room_left) {
+        room_right += room_left - left;
+        room_left = left;
+    } else if (right < room_right) {
+        room_left += room_right - right;
+        room_right = right;
+    }
+    *keep_left = room_left < left ? room_left : left;
+    *keep_right = room_right < right ? room_right : right;
+}
+
+static void ip__append(ip_ids *to, const int32_t *ids, uint32_t n)
+{
+    sm_array_reserve(to, to->size + n);
+    memcpy(to->items + to->size, ids, n * sizeof *ids);
+    to->size += n;
+}
+
+/* The whole prompt of a request: [BOS] PRE left SUF right MID generated,
+ * or a template's order. */
+static void ip__prompt(ip__call *c, ip_ids *out)
+{
+    ip__backend *b = c->b;
+    const ip_model *m = b->model;
+    ip_ids left = {0}, right = {0}, gen = {0};
+    ip_tokenize(m, c->left, c->left_len, false, &left);
+    ip_tokenize(m, c->right, c->right_len, false, &right);
+    if (c->generated_ids)
+        ip__append(&gen, c->generated_ids, c->generated_count);
+    else
+        ip_tokenize(m, c->generated, c->generated_len, false, &gen);
+    uint32_t fixed = b->pre.size + b->suf.size + b->mid.size + gen.size + 1;
+    uint32_t room = c->max_new ? c->max_new : c->n_ahead;
+    uint32_t budget = b->n_ctx > fixed + room ? b->n_ctx - fixed - room : 0;
+    uint32_t kl, kr;
+    ip__cut(left.size, right.size, budget, &kl, &kr);
+    out->size = 0;
+    const struct llama_vocab *lv = llama_model_get_vocab(m->model);
+    if (llama_vocab_get_add_bos(lv) && llama_vocab_bos(lv) >= 0)
+        sm_array_push(out, llama_vocab_bos(lv));
+    ip__append(out, b->pre.items, b->pre.size);
+    if (b->suffix_first) {
+        ip__append(out, right.items, kr);
+        ip__append(out, b->suf.items, b->suf.size);
+        ip__append(out, left.items + (left.size - kl), kl);
+    } else {
+        ip__append(out, left.items + (left.size - kl), kl);
+        ip__append(out, b->suf.items, b->suf.size);
+        ip__append(out, right.items, kr);
+    }
+    ip__append(out, b->mid.items, b->mid.size);
+    ip__append(out, gen.items, gen.size);
+    sm_array_free(&left);
+    sm_array_free(&right);
+    sm_array_free(&gen);
+}
+
+/* ---- Evaluation ------------------------------------------------------------------- */
+
+static bool ip__abort(void *data)
+{
+    ip__call *c = data;
+    return atomic_load(&c->canceled);
+}
+
+/* Evaluates ids[from..n) after the cache's first `from` tokens; the logits
+ * of the last one are kept.  False when libllama fails or is aborted (the
+ * cache then holds only the common prefix). */
+static bool ip__eval(ip__call *c, const int32_t *ids, uint32_t from, uint32_t n)
+{
+    ip__backend *b = c->b;
+    llama_memory_t mem = llama_get_memory(b->ctx);
+    llama_memory_seq_rm(mem, 0, (llama_pos)from, -1);
+    b->cached.size = from;
+    uint32_t n_batch = llama_n_batch(b->ctx);
+    struct llama_batch batch = llama_batch_init((int32_t)n_batch, 0, 1);
+    bool ok = true;
+    for (uint32_t at = from; at < n && ok;) {
+        uint32_t k = n - at < n_batch ? n - at : n_batch;
+        batch.n_tokens = (int32_t)k;
+        for (uint32_t i = 0; i < k; i++) {
+            batch.token[i] = ids[at + i];
+            batch.pos[i] = (llama_pos)(at + i);
+            batch.n_seq_id[i] = 1;
+            batch.seq_id[i][0] = 0;
+            batch.logits[i] = at + i == n - 1;
+        }
+        if (llama_decode(b->ctx, batch) != 0) {
+            ok = false;
+            break;
+        }
+        ip__append(&b->cached, ids + at, k);
+        atomic_fetch_add(&b->evaluated, k);
+        at += k;
+    }
+    llama_batch_free(batch);
+    if (!ok) {
+        llama_memory_seq_rm(mem, 0, (llama_pos)b->cached.size, -1);
+    }
+    return ok;
+}
+
+/* The position's candidates: the n best tokens by logit, an end of
+ * generation as an empty token marked eos; the logits kept whole. */
+static void ip__position(ip__call *c, ip__step *s)
+{
+    const ip_model *m = c->b->model;
+    uint32_t n = m->n_vocab;
+    const float *logits = llama_get_logits_ith(c->b->ctx, -1);
+    s->logits = sm_malloc((n ? n : 1) * sizeof *s->logits);
+    memcpy(s->logits, logits, n * sizeof *logits);
+    float top = -INFINITY;
+    for (uint32_t t = 0; t < n; t++)
+        if (s->logits[t] > top)
+            top = s->logits[t];
+    double sum = 0;
+    for (uint32_t t = 0; t < n; t++)
+        sum += exp((double)s->logits[t] - top);
+    double logsum = top + log(sum);
+    uint32_t k = c->n_candidates < n ? c->n_candidates : n;
+    int32_t *best = sm_malloc((k ? k : 1) * sizeof *best);
+    uint32_t have = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        float v = s->logits[t];
+        if (have == k && v <= s->logits[best[k - 1]])
+            continue;
+        uint32_t i = have < k ? have++ : k - 1;
+        while (i > 0 && s->logits[best[i - 1]] < v) {
+            best[i] = best[i - 1];
+            i--;
+        }
+        best[i] = (int32_t)t;
+    }
+    s->step = (mc_step){.chosen = have ? 0 : -1};
+    for (uint32_t i = 0; i < have; i++) {
+        uint32_t len;
+        const char *bytes = mc_vocab_token(m->vocab, (uint32_t)best[i], &len);
+        bool eos = ip_model_is_eog(m, best[i]);
+        mc_step_add_token(&s->step, eos ? "" : bytes, eos ? 0 : len, s->logits[best[i]] - logsum, eos, best[i]);
+    }
+    sm_free(best);
+    s->full = (mc_logits){.logits = s->logits, .n_vocab = n, .logsum = logsum, .vocab = m->vocab,
+                          .eog = m->eog.items, .n_eog = m->eog.size};
+}
+
+static void ip__work(uv_work_t *work)
+{
+    ip__call *c = work->data;
+    ip__backend *b = c->b;
+    uv_mutex_lock(&b->lock);
+    ip_ids prompt = {0};
+    if (atomic_load(&c->canceled)) {
+        c->status = SM_ECANCELED;
+        uv_mutex_unlock(&b->lock);
+        return;
+    }
+    llama_set_abort_callback(b->ctx, ip__abort, c);
+    ip__prompt(c, &prompt);
+    if (prompt.size + c->n_ahead >= b->n_ctx) {
+        c->status = SM_ETOOBIG;
+        snprintf(c->message, sizeof c->message, "the prompt (%u tokens) does not fit the context (%u)",
+                 prompt.size, b->n_ctx);
+        goto out;
+    }
+    uint32_t common = 0;
+    while (common < prompt.size && common < b->cached.size && prompt.items[common] == b->cached.items[common])
+        common++;
+    if (common == prompt.size)
+        common--;   /* its logits are needed again */
+    atomic_fetch_add(&b->reused, common);
+    if (!ip__eval(c, prompt.items, common, prompt.size)) {
+        c->status = atomic_load(&c->canceled) ? SM_ECANCELED : SM_EIO;
+        snprintf(c->message, sizeof c->message, "%s", c->status == SM_ECANCELED ? "canceled" : "the model failed");
+        goto out;
+    }
+    for (uint32_t i = 0; i < c->n_ahead; i++) {
+        if (atomic_load(&c->canceled)) {
+            c->status = SM_ECANCELED;
+            break;
+        }
+        ip__step s;
+        ip__position(c, &s);
+        sm_array_push(&c->steps, s);
+        if (s.step.count == 0 || s.step.cands[0].eos || i + 1 == c->n_ahead)
+            break;
+        int32_t next = s.step.cands[0].id;
+        sm_array_push(&prompt, next);
+        if (!ip__eval(c, prompt.items, prompt.size - 1, prompt.size)) {
+            c->status = atomic_load(&c->canceled) ? SM_ECANCELED : SM_EIO;
+            break;
+        }
+    }
+out:
+    llama_set_abort_callback(b->ctx, NULL, NULL);
+    sm_array_free(&prompt);
+    uv_mutex_unlock(&b->lock);
+}
+
+static void ip__backend_destroy(ip__backend *b);
+
+static void ip__call_free(ip__call *c)
+{
+    for (uint32_t i = 0; i < c->steps.size; i++) {
+        mc_step_free(&c->steps.items[i].step);
+        sm_free(c->steps.items[i].logits);
+    }
+    sm_array_free(&c->steps);
+    sm_free(c->left);
+    sm_free(c->right);
+    sm_free(c->generated);
+    sm_free(c->generated_ids);
+    sm_free(c);
+}
+
+static void ip__after(uv_work_t *work, int status)
+{
+    ip__call *c = work->data;
+    ip__backend *b = c->b;
+    int rc = status == UV_ECANCELED ? SM_ECANCELED : c->status;
+    if (rc == SM_OK) {
+        for (uint32_t i = 0; i < c->steps.size; i++) {
+            ip__step *s = &c->steps.items[i];
+            s->step.full = &s->full;
+            if (atomic_load(&c->canceled) || !c->on_step(c->data, &s->step)) {
+                rc = SM_ECANCELED;
+                break;
+            }
+        }
+    }
+    if (rc == SM_OK && atomic_load(&c->canceled))
+        rc = SM_ECANCELED;
+    c->on_done(c->data, rc, rc == SM_OK ? NULL : c->message[0] ? c->message : "canceled");
+    ip__call_free(c);
+    b->in_flight--;
+    if (b->closing && b->in_flight == 0)
+        ip__backend_destroy(b);
+}
+
+/* ---- The backend's vtable -------------------------------------------------------- */
+
+static char *ip__dup(const char *s, size_t len)
+{
+    return sm_strndup(s ? s : "", s ? len : 0);
+}
+
+static int ip__start(mc_backend *base, const mc_request *r, mc_step_cb on_step, mc_done_cb on_done, void *data,
+                     mc_call **out)
+{
+    ip__backend *b = (ip__backend *)base;
+    ip__call *c = sm_calloc(1, sizeof *c);
+    c->base.vtable = base->vtable;
+    c->b = b;
+    c->on_step = on_step;
+    c->on_done = on_done;
+    c->data = data;
+    c->left = ip__dup(r->left, r->left_len);
+    c->left_len = r->left ? r->left_len : 0;
+    c->right = ip__dup(r->right, r->right_len);
+    c->right_len = r->right ? r->right_len : 0;
+    c->generated = ip__dup(r->generated, r->generated_len);
+    c->generated_len = r->generated ? r->generated_len : 0;
+    if (r->generated_ids && r->generated_count) {
+        c->generated_ids = sm_malloc(r->generated_count * sizeof *c->generated_ids);
+        memcpy(c->generated_ids, r->generated_ids, r->generated_count * sizeof *c->generated_ids);
+        c->generated_count = r->generated_count;
+    }
+    c->max_new = r->max_new_tokens;
+    c->n_ahead = r->n_ahead ? r->n_ahead : 1;
+    c->n_candidates = r->n_candidates ? r->n_candidates : 1;
+    c->work.data = c;
+    atomic_init(&c->canceled, false);
+    int rc = uv_queue_work(b->loop, &c->work, ip__work, ip__after);
+    if (rc) {
+        ip__call_free(c);
+        return SM_EIO;
+    }
+    b->in_flight++;
+    base->round_trips++;
+    *out = &c->base;
+    return SM_OK;
+}
+
+static void ip__cancel(mc_call *call)
+{
+    ip__call *c = (ip__call *)call;
+    atomic_store(&c->canceled, true);
+    uv_cancel((uv_req_t *)&c->work);   /* not yet running: after_work says UV_ECANCELED */
+}
+
+static void ip__backend_destroy(ip__backend *b)
+{
+    llama_free(b->ctx);
+    ip_model_free(b->model);
+    uv_mutex_destroy(&b->lock);
+    sm_array_free(&b->cached);
+    sm_array_free(&b->pre);
+    sm_array_free(&b->mid);
+    sm_array_free(&b->suf);
+    sm_free(b);
+}
+
+static void ip__free(mc_backend *base)
+{
+    ip__backend *b = (ip__backend *)base;
+    if (b->in_flight) {
+        b->closing = true;   /* the last request's after_work frees it */
+        return;
+    }
+    ip__backend_destroy(b);
+}
+
+static const mc_backend_vtable ip__vtable = {
+    .name = "llama",
+    .start = ip__start,
+    .cancel = ip__cancel,
+    .free = ip__free,
+};
+
+/* ---- Creation --------------------------------------------------------------------- */
+
+/* The prompt's control parts from a template's format: the literal text
+ * around {prefix} and {suffix}, each of which must tokenize to control
+ * tokens only. */
+static int ip__template_parts(ip__backend *b, const mc_template *t, char *error, size_t error_size)
+{
+    const char *p = strstr(t->format, "{prefix}"), *s = strstr(t->format, "{suffix}");
+    if (!p || !s) {
+        snprintf(error, error_size, "the template %s lacks {prefix} or {suffix}", t->name);
+        return SM_EINVAL;
+    }
+    b->suffix_first = s < p;
+    const char *first = b->suffix_first ? s : p, *second = b->suffix_first ? p : s;
+    const char *end = second + 8;
+    ip_tokenize(b->model, t->format, (size_t)(first - t->format), true, &b->pre);
+    ip_tokenize(b->model, first + 8, (size_t)(second - first - 8), true, &b->suf);
+    ip_tokenize(b->model, end, strlen(end), true, &b->mid);
+    const struct llama_vocab *lv = llama_model_get_vocab(b->model->model);
+    ip_ids *parts[] = {&b->pre, &b->suf, &b->mid};
+    for (size_t i = 0; i < 3; i++)
+        for (uint32_t k = 0; k < parts[i]->size; k++)
+            if (!(llama_vocab_get_attr(lv, parts[i]->items[k]) & (LLAMA_TOKEN_ATTR_CONTROL |
+                                                                   LLAMA_TOKEN_ATTR_USER_DEFINED))) {
+                snprintf(error, error_size, "the template %s does not fit this model: its markers are not "
+                         "control tokens of its vocabulary", t->name);
+                return SM_EINVAL;
+            }
+    return SM_OK;
+}
+
+int ip_backend_new(uv_loop_t *loop, ip_model *model, const ip_backend_options *options, mc_backend **out,
+                   char *error, size_t error_size)
+{
+    *out = NULL;
+    ip__backend *b = sm_calloc(1, sizeof *b);
+    b->loop = loop;
+    b->model = model;
+    if (options->tmpl) {
+        if (ip__template_parts(b, options->tmpl, error, error_size) != SM_OK) {
+            sm_array_free(&b->pre);
+            sm_array_free(&b->suf);
+            sm_array_free(&b->mid);
+            sm_free(b);
+            return SM_EINVAL;
+        }
+    } else if (model->fim_pre >= 0 && model->fim_suf >= 0 && model->fim_mid >= 0) {
+        sm_array_push(&b->pre, model->fim_pre);
+        sm_array_push(&b->suf, model->fim_suf);
+        sm_array_push(&b->mid, model->fim_mid);
+    } else {
+        snprintf(error, error_size, "the model %s has no fill-in-the-middle tokens in its vocabulary; name a "
+                 "template that fits it", model->path);
+        sm_free(b);
+        return SM_EINVAL;
+    }
+    struct llama_context_params cp = llama_context_default_params();
+    uint32_t train = (uint32_t)llama_model_n_ctx_train(model->model);
+    uint32_t n_ctx = options->n_ctx ? options->n_ctx : 4096;
+    if (train && n_ctx > train)
+        n_ctx = train;
+    cp.n_ctx = n_ctx;
+    cp.n_batch = 512;
+    cp.n_ubatch = 512;
+    cp.n_seq_max = 1;
+    int threads = options->n_threads ? (int)options->n_threads : (int)uv_available_parallelism();
+    cp.n_threads = threads;
+    cp.n_threads_batch = threads;
+    cp.no_perf = true;
+    b->ctx = llama_init_from_model(model->model, cp);
+    if (!b->ctx) {
+        snprintf(error, error_size, "libllama could not make a context of %u tokens for %s", n_ctx, model->path);
+        sm_array_free(&b->pre);
+        sm_array_free(&b->suf);
+        sm_array_free(&b->mid);
+        sm_free(b);
+        return SM_ENOMEM;
+    }
+    b->n_ctx = llama_n_ctx(b->ctx);
+    uv_mutex_init(&b->lock);
+    ip_model_retain(model);
+    b->base.vtable = &ip__vtable;
+    b->base.max_candidates = 100;
+    *out = &b->base;
+    return SM_OK;
+}
+
+size_t ip_backend_memory(const mc_backend *base)
+{
+    const ip__backend *b = (const ip__backend *)base;
+    return llama_state_get_size(b->ctx);
+}
+
+void ip_backend_counts(const mc_backend *base, uint64_t *evaluated, uint64_t *reused)
+{
+    ip__backend *b = (ip__backend *)base;
+    *evaluated = atomic_load(&b->evaluated);
+    *reused = atomic_load(&b->reused);
+}

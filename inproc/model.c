@@ -1,0 +1,146 @@
+/*
+ * model.c - a GGUF model loaded through libllama, with what the decoding
+ * loop needs of its vocabulary: every token's bytes in a trie, the tokens
+ * that end generation, and the fill-in-the-middle tokens.
+ */
+#include "ip_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* libllama's log is process-wide; seam keeps it quiet (its errors are
+ * reported as seam's own messages). */
+static void ip__quiet(enum ggml_log_level level, const char *text, void *data)
+{
+    (void)level;
+    (void)text;
+    (void)data;
+}
+
+/* A clear reason for a file libllama would refuse, before it tries. */
+static int ip__check_file(const char *path, char *error, size_t error_size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(error, error_size, "cannot open the model file %s: %s", path, strerror(errno));
+        return SM_EIO;
+    }
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    if (got < sizeof magic || memcmp(magic, "GGUF", 4) != 0) {
+        snprintf(error, error_size, "%s is not a GGUF model file", path);
+        return SM_EINVAL;
+    }
+    return SM_OK;
+}
+
+static void ip__load_vocab(ip_model *m)
+{
+    const struct llama_vocab *lv = llama_model_get_vocab(m->model);
+    uint32_t n = (uint32_t)llama_vocab_n_tokens(lv);
+    char **pieces = sm_calloc(n ? n : 1, sizeof *pieces);
+    uint32_t *lens = sm_calloc(n ? n : 1, sizeof *lens);
+    char buf[512];
+    for (uint32_t t = 0; t < n; t++) {
+        /* Control tokens have no text here: the mask never allows them;
+         * the ends of generation are handled on their own. */
+        int k = llama_token_to_piece(lv, (llama_token)t, buf, sizeof buf, 0, false);
+        if (k > 0) {
+            pieces[t] = sm_strndup(buf, (size_t)k);
+            lens[t] = (uint32_t)k;
+        }
+        if (llama_vocab_is_eog(lv, (llama_token)t))
+            sm_array_push(&m->eog, (int32_t)t);
+    }
+    m->vocab = mc_vocab_new((const char *const *)pieces, lens, n);
+    for (uint32_t t = 0; t < n; t++)
+        sm_free(pieces[t]);
+    sm_free(pieces);
+    sm_free(lens);
+    m->n_vocab = n;
+    m->fim_pre = llama_vocab_fim_pre(lv);
+    m->fim_suf = llama_vocab_fim_suf(lv);
+    m->fim_mid = llama_vocab_fim_mid(lv);
+}
+
+int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *error, size_t error_size)
+{
+    *out = NULL;
+    int rc = ip__check_file(path, error, error_size);
+    if (rc)
+        return rc;
+    llama_log_set(ip__quiet, NULL);
+    llama_backend_init();
+    struct llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers = 0;
+    struct llama_model *model = llama_model_load_from_file(path, mp);
+    if (!model) {
+        snprintf(error, error_size, "%s could not be loaded as a model (truncated, or an architecture this "
+                 "libllama does not know)", path);
+        return SM_EINVAL;
+    }
+    ip_model *m = sm_calloc(1, sizeof *m);
+    m->model = model;
+    m->refs = 1;
+    m->path = sm_strdup(path);
+    ip__load_vocab(m);
+    sm_log(logger, SM_LOG_DEBUG, "model %s: %u tokens, %u ends of generation, FIM tokens %d %d %d", path,
+           m->n_vocab, m->eog.size, m->fim_pre, m->fim_suf, m->fim_mid);
+    *out = m;
+    return SM_OK;
+}
+
+void ip_model_retain(ip_model *m)
+{
+    m->refs++;
+}
+
+void ip_model_free(ip_model *m)
+{
+    if (!m || --m->refs > 0)
+        return;
+    mc_vocab_free(m->vocab);
+    sm_array_free(&m->eog);
+    llama_model_free(m->model);
+    sm_free(m->path);
+    sm_free(m);
+}
+
+void ip_model_get_info(const ip_model *m, ip_model_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->n_vocab = m->n_vocab;
+    info->n_ctx_train = (uint32_t)llama_model_n_ctx_train(m->model);
+    info->weight_bytes = llama_model_size(m->model);
+    llama_model_desc(m->model, info->desc, sizeof info->desc);
+    info->has_fim = m->fim_pre >= 0 && m->fim_suf >= 0 && m->fim_mid >= 0;
+}
+
+const mc_vocab *ip_model_vocab(const ip_model *m)
+{
+    return m->vocab;
+}
+
+bool ip_model_is_eog(const ip_model *m, int32_t id)
+{
+    return llama_vocab_is_eog(llama_model_get_vocab(m->model), id);
+}
+
+/* Tokenizes text; control-token strings are tokens only with `special`. */
+void ip_tokenize(const ip_model *m, const char *text, size_t len, bool special, ip_ids *out)
+{
+    const struct llama_vocab *lv = llama_model_get_vocab(m->model);
+    out->size = 0;
+    if (len == 0)
+        return;
+    size_t cap = len + 16;
+    sm_array_reserve(out, (uint32_t)cap);
+    int32_t n = llama_tokenize(lv, text, (int32_t)len, out->items, (int32_t)cap, false, special);
+    if (n < 0) {
+        sm_array_reserve(out, (uint32_t)-n);
+        n = llama_tokenize(lv, text, (int32_t)len, out->items, -n, false, special);
+    }
+    out->size = n > 0 ? (uint32_t)n : 0;
+}
