@@ -56,6 +56,7 @@ typedef struct ip__call {
     uint32_t max_new, n_ahead, n_candidates;
     /* the answer */
     SM_ARRAY(ip__step) steps;
+    uint32_t prompt_evaluated;       /* prompt tokens evaluated (not in the cache) */
     int status;
     char message[256];
 } ip__call;
@@ -244,6 +245,7 @@ static void ip__work(uv_work_t *work)
     if (common == prompt.size)
         common--;   /* its logits are needed again */
     atomic_fetch_add(&b->reused, common);
+    c->prompt_evaluated = prompt.size - common;
     if (!ip__eval(c, prompt.items, common, prompt.size)) {
         c->status = atomic_load(&c->canceled) ? SM_ECANCELED : SM_EIO;
         snprintf(c->message, sizeof c->message, "%s", c->status == SM_ECANCELED ? "canceled" : "the model failed");
@@ -293,6 +295,8 @@ static void ip__after(uv_work_t *work, int status)
     ip__call *c = work->data;
     ip__backend *b = c->b;
     int rc = status == UV_ECANCELED ? SM_ECANCELED : c->status;
+    b->base.prompt_tokens += c->prompt_evaluated;
+    b->base.prompt_reports++;
     if (rc == SM_OK) {
         for (uint32_t i = 0; i < c->steps.size; i++) {
             ip__step *s = &c->steps.items[i];

@@ -1,0 +1,204 @@
+"""seam's `llama` backend: a GGUF model in seam's own process (libllama),
+through `seam complete` and the language server.
+
+    SEAM_LLAMA_DIR=... SEAM_TEST_MODELS=... python3 tests/backends/inproc_check.py --seam build/debug/seam
+
+With the tiny models of tests/models/make_models.py, it must give:
+- the scripted model's exact output, ended where the model ends it, for the
+  starcoder and qwen2 vocabularies;
+- past an invalid first choice, the model's best valid token, also when the
+  model offers a single candidate (the full-vocabulary mask finds it);
+- a character split over one-byte tokens;
+- special-token strings in the user's file evaluated as text (the prompt's
+  length against llama-server's own tokenizer);
+- completions valid for CPython on real holes with random weights;
+- clear errors for a missing file, a file that is not GGUF, a truncated
+  model and a vocabulary without fill-in-the-middle tokens;
+- in the language server: a completion, a bad model path refused while the
+  previous settings keep serving, and requests cancelled by newer ones
+  while a decode runs, every one answered.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lsp"))
+from harness import Checker, valid  # noqa: E402
+from llama_check import COMPARE, DETOUR, holes, model, tokenize  # noqa: E402
+from llama_server import LlamaServer, cache_dirs  # noqa: E402
+from lsp_check import Client, init  # noqa: E402
+
+
+class InprocChecker(Checker):
+    def complete(self, left, right, settings):
+        run, out, _ = super().complete(self.write_case(left, right), ["--timeout-ms", "30000"] + settings,
+                                       timeout=120)
+        return run, out
+
+
+def local(path, *more):
+    return ["--backend", "llama", "--model-path", path] + list(more)
+
+
+def check_scripted(ch, models):
+    for vocab in ("starcoder", "qwen2"):
+        run, out = ch.complete(*COMPARE, local(model(models, "scripted-compare-%s.gguf" % vocab)))
+        if not ch.check(out is not None and run.returncode == 0, "scripted %s: %r" % (vocab, run.stderr)):
+            continue
+        ch.check(out["completion"] == " a < b" and out["stop"] == "eos" and out["backend"] == "llama",
+                 "scripted %s: %r ended by %s" % (vocab, out["completion"], out["stop"]))
+        ch.check(valid(COMPARE[0] + out["completion"] + COMPARE[1]), "scripted %s: invalid" % vocab)
+
+
+def check_detour(ch, models):
+    """The model's first choice (`]`) is invalid: with ten candidates the
+    second is taken; with one, the mask of the whole vocabulary finds it."""
+    for vocab in ("starcoder", "qwen2"):
+        for candidates in ("10", "1"):
+            what = "detour %s, %s candidate(s)" % (vocab, candidates)
+            run, out = ch.complete(*DETOUR, local(model(models, "scripted-detour-%s.gguf" % vocab),
+                                                  "--candidates", candidates))
+            if not ch.check(out is not None, "%s: %r" % (what, run.stderr)):
+                continue
+            ch.check(out["completion"] == "values)" and out["stop"] == "eos" and out["rejected"] >= 1,
+                     "%s: %r (%s, rejected %d)" % (what, out["completion"], out["stop"], out["rejected"]))
+            ch.check((out["vocabulary_masks"] >= 1) == (candidates == "1"),
+                     "%s: the vocabulary masked %d times" % (what, out["vocabulary_masks"]))
+
+
+def check_utf8(ch, models):
+    left, right = 'DASH = "', '"\n'
+    for vocab in ("starcoder", "qwen2"):
+        run, out = ch.complete(left, right, local(model(models, "scripted-utf8-%s.gguf" % vocab)))
+        if ch.check(out is not None, "utf8 %s: %r" % (vocab, run.stderr)):
+            ch.check(out["completion"] == "\u2014" and out["stop"] == "eos",
+                     "utf8 %s: %r ended by %s" % (vocab, out["completion"], out["stop"]))
+
+
+def check_special_text(ch, llama, models):
+    left = 'MARKS = ["<|endoftext|>", "<|fim_middle|>", "<|fim_prefix|>"]\n\n\n' + COMPARE[0]
+    right = COMPARE[1]
+    path = model(models, "scripted-compare-qwen2.gguf")
+    with LlamaServer(llama, path) as srv:
+        as_text = len(tokenize(srv.url, left, False)) + len(tokenize(srv.url, right, False))
+        as_special = len(tokenize(srv.url, left, True)) + len(tokenize(srv.url, right, True))
+    run, out = ch.complete(left, right, local(path))
+    if not ch.check(out is not None, "special text: %r" % run.stderr):
+        return
+    ch.check(out["completion"] == " a < b", "special text: %r" % out["completion"])
+    # The first request evaluates the whole prompt: the text's tokens and
+    # three control tokens; the later ones only what they add.
+    first = out.get("prompt_tokens_evaluated", 0) - (out["round_trips"] - 1)
+    ch.check(as_special < as_text and first == as_text + 3,
+             "special text: %r prompt tokens evaluated in %d requests, %d as text, %d as special" %
+             (out.get("prompt_tokens_evaluated"), out["round_trips"], as_text, as_special))
+
+
+def check_random(ch, models, count):
+    cases = holes(count, 23)
+    for vocab in ("starcoder", "qwen2"):
+        found = 0
+        for left, right in cases:
+            run, out = ch.complete(left, right, local(model(models, "random-%s.gguf" % vocab), "--max-tokens", "16"))
+            ok = out is not None and "error" not in out and run.returncode == 0
+            ch.check(ok, "random %s: %r %r" % (vocab, out, run.stderr[-300:]))
+            if ok and out["found"]:
+                found += 1
+                ch.check(valid(left + out["completion"] + right),
+                         "random %s: %r does not parse" % (vocab, out["completion"]))
+        ch.check(found >= 1, "random %s: no completion in %d holes" % (vocab, len(cases)))
+
+
+def check_bad_files(ch, models):
+    truncated = os.path.join(ch.dir, "truncated.gguf")
+    with open(model(models, "random-qwen2.gguf"), "rb") as f:
+        head = f.read(4096)
+    with open(truncated, "wb") as f:
+        f.write(head)
+    text = os.path.join(ch.dir, "notes.gguf")
+    with open(text, "w") as f:
+        f.write("not a model\n")
+    expect = [
+        (local(os.path.join(ch.dir, "missing.gguf")), "cannot open the model file"),
+        (local(text), "is not a GGUF model file"),
+        (local(truncated), "could not be loaded"),
+        (local(model(models, "random-qwen2-nofim.gguf")), "no fill-in-the-middle tokens"),
+        (local(model(models, "random-qwen2-nofim.gguf"), "--template", "qwen2.5-coder"), "does not fit"),
+        (["--backend", "llama"], "needs model_path"),
+    ]
+    for settings, message in expect:
+        run, out = ch.complete(*COMPARE, settings)
+        ch.check(run.returncode == 1 and message in run.stderr and run.returncode != -11 and not run.stdout,
+                 "%s: exit %d, %r" % (settings[-1], run.returncode, run.stderr))
+
+
+def check_lsp(ch, models):
+    c = Client(ch.seam)
+    try:
+        uri = "file://" + os.path.join(ch.dir, "lsp.py")
+        line = COMPARE[0].count("\n")
+        col = len(COMPARE[0].rsplit("\n", 1)[-1])
+        good = model(models, "scripted-compare-qwen2.gguf")
+        init(c, {"backend": "llama", "model_path": good, "debounce_ms": 0, "timeout_ms": 30000})
+        c.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": COMPARE[0] + COMPARE[1]}})
+
+        def ask():
+            return c.request("textDocument/inlineCompletion", {
+                "textDocument": {"uri": uri}, "position": {"line": line, "character": col},
+                "context": {"triggerKind": 1}})
+
+        def first_item(resp):
+            items = (resp or {}).get("result") or {}
+            items = items.get("items", items) if isinstance(items, dict) else items
+            return items[0]["insertText"] if items else None
+
+        resp = c.response(ask(), timeout=60)
+        ch.check(first_item(resp) == " a < b", "language server, llama backend: %r" % resp)
+        # A model path that cannot be loaded: told, and the model in use stays.
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {
+            "model_path": os.path.join(ch.dir, "missing.gguf")}}})
+        resp = c.response(ask(), timeout=60)
+        ch.check(first_item(resp) == " a < b", "a bad model path keeps the previous model: %r" % resp)
+        ch.check(any(n.get("method") == "window/showMessage" and "cannot open the model file" in
+                     n["params"]["message"] for n in c.notifications), "a bad model path is shown to the user")
+        # A random model decodes for a while: newer requests cancel older ones.
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {
+            "model_path": model(models, "random-starcoder.gguf"), "max_tokens": 64}}})
+        ids = [ask() for _ in range(12)]
+        answers = [c.response(i, timeout=120) for i in ids]
+        cancelled = sum(1 for a in answers if a and a.get("error", {}).get("code") == -32800)
+        ch.check(all(a is not None for a in answers) and "result" in answers[-1],
+                 "every request answered, the last with a result: %r" % answers[-1:])
+        ch.check(cancelled >= 1, "older requests cancelled by newer ones: %d of %d" % (cancelled, len(ids)))
+        resp = c.response(ask(), timeout=120)
+        ch.check(resp is not None and "result" in resp, "served after the cancellations: %r" % resp)
+    finally:
+        c.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seam", required=True)
+    ap.add_argument("--holes", type=int, default=6)
+    args = ap.parse_args()
+    llama, models = cache_dirs()
+    ch = InprocChecker(args.seam, "seam-inproc-")
+    check_scripted(ch, models)
+    check_detour(ch, models)
+    check_utf8(ch, models)
+    check_special_text(ch, llama, models)
+    check_random(ch, models, args.holes)
+    check_bad_files(ch, models)
+    check_lsp(ch, models)
+    shutil.rmtree(ch.dir, ignore_errors=True)
+    print("inproc: %d passed, %d failed" % (ch.passed, ch.failed))
+    return 1 if ch.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
