@@ -345,7 +345,11 @@ static int ip__start(mc_backend *base, const mc_request *r, mc_step_cb on_step, 
         c->generated_count = r->generated_count;
     }
     c->max_new = r->max_new_tokens;
-    c->n_ahead = r->n_ahead ? r->n_ahead : 1;
+    /* One position per request: the loop decides each token before the
+     * next forward pass is paid for (a request costs one token's
+     * evaluation, the KV cache holding the rest), where a server's
+     * run-ahead saves round trips but wastes what the loop refuses. */
+    c->n_ahead = 1;
     c->n_candidates = r->n_candidates ? r->n_candidates : 1;
     c->work.data = c;
     atomic_init(&c->canceled, false);
