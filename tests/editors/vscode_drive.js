@@ -189,6 +189,10 @@ const ops = {
   },
   async wait_status({ label, timeout_ms: timeoutMs }) {
     const found = await until(async () => (await statusLabel()) === label, timeoutMs || 30000, 50);
+    // (seen by this wait before the poller's next look: recorded here too)
+    if (found && statusSeen[statusSeen.length - 1] !== label) {
+      statusSeen.push(label);
+    }
     return { found: !!found, label: await statusLabel(), seen: statusSeen.slice() };
   },
   // The outer HTML of the elements whose class mentions ghost text (for
