@@ -3,7 +3,11 @@
 # with npm, and configures and builds the requested build directories.
 # Idempotent: a second run installs nothing and only rebuilds what changed.
 #
-#   scripts/setup.sh [release] [debug] [asan]
+#   scripts/setup.sh [--test-deps] [release] [debug] [asan]
+#
+# --test-deps also installs what only the tests need (the editors, chromium,
+# what builds llama.cpp and code-server's native modules), so that the main
+# job (scripts/demo.sh) does not wait for them.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,13 +16,20 @@ cd "$root"
 debian_packages=(
   gcc meson ninja-build pkg-config python3
   libuv1-dev libcjson-dev libtree-sitter-dev libcriterion-dev libcurl4-openssl-dev
-  neovim emacs-nox elpa-eglot elpa-lsp-mode unicode-data
+  unicode-data
+)
+test_packages=(
+  neovim emacs-nox elpa-eglot elpa-lsp-mode
   # for the tests on llama.cpp (scripts/llama.sh, scripts/test_models.sh)
   g++ cmake git python3-numpy python3-yaml
   # for the VS Code test (scripts/vscode.sh builds code-server's native
   # modules; playwright-core drives chromium)
   make libkrb5-dev chromium
 )
+if [ "${1:-}" = "--test-deps" ]; then
+  debian_packages+=("${test_packages[@]}")
+  shift
+fi
 ts_python_version=0.23.6
 ts_python_sha256=aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a
 ts_python_dir=third_party/tree-sitter-python

@@ -7,7 +7,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-scripts/setup.sh || exit 1
+scripts/setup.sh --test-deps || exit 1
 # llama.cpp and the tiny test models, built once into a cache outside the
 # clone (about 10 minutes the first time on 2 cores, then nothing); the
 # test builds link its libllama.
