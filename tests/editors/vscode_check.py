@@ -359,7 +359,9 @@ def main():
               {"seam: starting", "seam: training the model"} & set(since[:-1]),
               "restarted: starting or training (a new embedded model), then ready: %r" % since)
         driver.do("command", title="seam: Show the Log")
-        r = driver.do("panel_has", text="ready (backend embedded", timeout_ms=10000)
+        # (the panel draws only the lines in view, the end: the extension's
+        # own line for the state the new server reported)
+        r = driver.do("panel_has", text="state: ready", timeout_ms=15000)
         check(r.get("found"), "seam's log in the output channel: %r" % r)
         write_json(folder_settings, {"seam.path": os.path.join(top, "no-such-seam")})
         r = driver.do("wait_status", label="seam: binary not found", timeout_ms=20000, timeout=30)
