@@ -9,9 +9,9 @@
  * middle; the mask is computed before every byte of it.  Prints the median,
  * p90 and p99 of both, their ratio, and the bytes each feeds.
  */
+#include "seam_inproc.h"
 #include "seam_model_client.h"
 
-#include <llama.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +22,6 @@ static double now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static void quiet(enum ggml_log_level level, const char *text, void *data)
-{
-    (void)level, (void)text, (void)data;
 }
 
 static int cmp(const void *a, const void *b)
@@ -57,30 +52,16 @@ int main(int argc, char **argv)
         return 2;
     }
     int holes_per_file = 4;
-    llama_log_set(quiet, NULL);
-    struct llama_model_params mp = llama_model_default_params();
-    mp.vocab_only = true;
-    struct llama_model *model = llama_model_load_from_file(argv[1], mp);
-    if (!model) {
-        fprintf(stderr, "cannot load %s\n", argv[1]);
+    char err[512];
+    double t0 = now_us();
+    mc_vocab *v;
+    if (ip_vocab_load(argv[1], &v, err, sizeof err) != SM_OK) {
+        fprintf(stderr, "%s\n", err);
         return 1;
     }
-    const struct llama_vocab *lv = llama_model_get_vocab(model);
-    uint32_t n = (uint32_t)llama_vocab_n_tokens(lv);
-    char **pieces = calloc(n, sizeof *pieces);
-    uint32_t *lens = calloc(n, sizeof *lens);
-    char buf[512];
-    for (uint32_t t = 0; t < n; t++) {
-        int k = llama_token_to_piece(lv, (llama_token)t, buf, sizeof buf, 0, false);
-        lens[t] = k > 0 ? (uint32_t)k : 0;
-        pieces[t] = malloc(lens[t] + 1);
-        memcpy(pieces[t], buf, lens[t]);
-    }
-    double t0 = now_us();
-    mc_vocab *v = mc_vocab_new((const char *const *)pieces, lens, n);
-    double build_ms = (now_us() - t0) / 1e3;
+    double load_ms = (now_us() - t0) / 1e3;
+    uint32_t n = mc_vocab_size(v);
     ep_grammar *g;
-    char err[256];
     if (ep_grammar_python(&g, err, sizeof err) != SM_OK)
         return 1;
     uint64_t *mask = malloc(((n + 63) / 64) * sizeof *mask);
@@ -134,8 +115,8 @@ int main(int argc, char **argv)
     }
     qsort(trie, count, sizeof *trie, cmp);
     qsort(brute, count, sizeof *brute, cmp);
-    printf("%s: %u tokens, %u trie nodes (built in %.0f ms), %zu positions, %.0f tokens allowed on average\n", argv[1],
-           n, mc_vocab_nodes(v), build_ms, count, allowed / count);
+    printf("%s: %u tokens, %u trie nodes (read and built in %.0f ms), %zu positions, %.0f tokens allowed on average\n", argv[1],
+           n, mc_vocab_nodes(v), load_ms, count, allowed / count);
     printf("  trie:   median %.0f us, p90 %.0f us, p99 %.0f us, %.0f bytes fed per mask\n", trie[count / 2],
            trie[count * 9 / 10], trie[count * 99 / 100], fed_trie / count);
     printf("  brute:  median %.0f us, p90 %.0f us, p99 %.0f us, %.0f bytes fed per mask\n", brute[count / 2],

@@ -5,9 +5,12 @@
  * A request runs in libuv's thread pool: its prompt (the fill-in-the-middle
  * tokens around the left and right contexts, then the middle so far) is
  * compared with what the KV cache holds, only the tokens after the common
- * prefix are evaluated, and up to n_ahead positions are generated greedily.
- * Each position keeps the model's whole distribution (a copy of its
- * logits), which the loop receives with the top candidates (mc_step.full).
+ * prefix are evaluated, and the next position is given: one per request,
+ * whatever n_ahead asks, so that the loop decides each token before the
+ * next forward pass is paid for (a server's run-ahead saves round trips,
+ * and wastes what the loop refuses).  The position keeps the model's whole
+ * distribution (a copy of its logits), which the loop receives with the top
+ * candidates (mc_step.full).
  * A cancel is seen between tokens, and inside a long evaluation through
  * libllama's abort callback.  One context per backend: requests that
  * overlap take turns.
@@ -31,14 +34,8 @@ typedef struct ip__backend {
     bool suffix_first;               /* a template that puts the suffix first */
     uint32_t in_flight;              /* requests not yet done */
     bool closing;                    /* freed: the last request frees it */
-    _Atomic uint64_t evaluated, reused;
 } ip__backend;
 
-typedef struct ip__step {
-    mc_step step;
-    float *logits;                   /* owned: the position's distribution */
-    mc_logits full;
-} ip__step;
 
 typedef struct ip__call {
     mc_call base;
@@ -53,9 +50,12 @@ typedef struct ip__call {
     size_t left_len, right_len, generated_len;
     int32_t *generated_ids;
     uint32_t generated_count;
-    uint32_t max_new, n_ahead, n_candidates;
-    /* the answer */
-    SM_ARRAY(ip__step) steps;
+    uint32_t max_new, n_candidates;
+    /* the answer: one position */
+    bool have_step;
+    mc_step step;
+    float *logits;                   /* owned: the position's distribution */
+    mc_logits full;
     uint32_t prompt_evaluated;       /* prompt tokens evaluated (not in the cache) */
     int status;
     char message[256];
@@ -107,7 +107,7 @@ static void ip__prompt(ip__call *c, ip_ids *out)
     else
         ip_tokenize(m, c->generated, c->generated_len, false, &gen);
     uint32_t fixed = b->pre.size + b->suf.size + b->mid.size + gen.size + 1;
-    uint32_t room = c->max_new ? c->max_new : c->n_ahead;
+    uint32_t room = c->max_new ? c->max_new : 1;
     uint32_t budget = b->n_ctx > fixed + room ? b->n_ctx - fixed - room : 0;
     uint32_t kl, kr;
     ip__cut(left.size, right.size, budget, &kl, &kr);
@@ -167,7 +167,6 @@ static bool ip__eval(ip__call *c, const int32_t *ids, uint32_t from, uint32_t n)
             break;
         }
         ip__append(&b->cached, ids + at, k);
-        atomic_fetch_add(&b->evaluated, k);
         at += k;
     }
     llama_batch_free(batch);
@@ -179,44 +178,44 @@ static bool ip__eval(ip__call *c, const int32_t *ids, uint32_t from, uint32_t n)
 
 /* The position's candidates: the n best tokens by logit, an end of
  * generation as an empty token marked eos; the logits kept whole. */
-static void ip__position(ip__call *c, ip__step *s)
+static void ip__position(ip__call *c)
 {
     const ip_model *m = c->b->model;
     uint32_t n = m->n_vocab;
     const float *logits = llama_get_logits_ith(c->b->ctx, -1);
-    s->logits = sm_malloc((n ? n : 1) * sizeof *s->logits);
-    memcpy(s->logits, logits, n * sizeof *logits);
+    c->logits = sm_malloc((n ? n : 1) * sizeof *c->logits);
+    memcpy(c->logits, logits, n * sizeof *logits);
     float top = -INFINITY;
     for (uint32_t t = 0; t < n; t++)
-        if (s->logits[t] > top)
-            top = s->logits[t];
+        if (c->logits[t] > top)
+            top = c->logits[t];
     double sum = 0;
     for (uint32_t t = 0; t < n; t++)
-        sum += exp((double)s->logits[t] - top);
+        sum += exp((double)c->logits[t] - top);
     double logsum = top + log(sum);
     uint32_t k = c->n_candidates < n ? c->n_candidates : n;
     int32_t *best = sm_malloc((k ? k : 1) * sizeof *best);
     uint32_t have = 0;
     for (uint32_t t = 0; t < n; t++) {
-        float v = s->logits[t];
-        if (have == k && v <= s->logits[best[k - 1]])
+        float v = c->logits[t];
+        if (have == k && v <= c->logits[best[k - 1]])
             continue;
         uint32_t i = have < k ? have++ : k - 1;
-        while (i > 0 && s->logits[best[i - 1]] < v) {
+        while (i > 0 && c->logits[best[i - 1]] < v) {
             best[i] = best[i - 1];
             i--;
         }
         best[i] = (int32_t)t;
     }
-    s->step = (mc_step){.chosen = have ? 0 : -1};
+    c->step = (mc_step){.chosen = have ? 0 : -1};
     for (uint32_t i = 0; i < have; i++) {
         uint32_t len;
         const char *bytes = mc_vocab_token(m->vocab, (uint32_t)best[i], &len);
         bool eos = ip_model_is_eog(m, best[i]);
-        mc_step_add_token(&s->step, eos ? "" : bytes, eos ? 0 : len, s->logits[best[i]] - logsum, eos, best[i]);
+        mc_step_add_token(&c->step, eos ? "" : bytes, eos ? 0 : len, c->logits[best[i]] - logsum, eos, best[i]);
     }
     sm_free(best);
-    s->full = (mc_logits){.logits = s->logits, .n_vocab = n, .logsum = logsum, .vocab = m->vocab,
+    c->full = (mc_logits){.logits = c->logits, .n_vocab = n, .logsum = logsum, .vocab = m->vocab,
                           .eog = m->eog.items, .n_eog = m->eog.size};
 }
 
@@ -233,7 +232,7 @@ static void ip__work(uv_work_t *work)
     }
     llama_set_abort_callback(b->ctx, ip__abort, c);
     ip__prompt(c, &prompt);
-    if (prompt.size + c->n_ahead >= b->n_ctx) {
+    if (prompt.size + 1 >= b->n_ctx) {
         c->status = SM_ETOOBIG;
         snprintf(c->message, sizeof c->message, "the prompt (%u tokens) does not fit the context (%u)",
                  prompt.size, b->n_ctx);
@@ -244,30 +243,14 @@ static void ip__work(uv_work_t *work)
         common++;
     if (common == prompt.size)
         common--;   /* its logits are needed again */
-    atomic_fetch_add(&b->reused, common);
     c->prompt_evaluated = prompt.size - common;
     if (!ip__eval(c, prompt.items, common, prompt.size)) {
         c->status = atomic_load(&c->canceled) ? SM_ECANCELED : SM_EIO;
         snprintf(c->message, sizeof c->message, "%s", c->status == SM_ECANCELED ? "canceled" : "the model failed");
         goto out;
     }
-    for (uint32_t i = 0; i < c->n_ahead; i++) {
-        if (atomic_load(&c->canceled)) {
-            c->status = SM_ECANCELED;
-            break;
-        }
-        ip__step s;
-        ip__position(c, &s);
-        sm_array_push(&c->steps, s);
-        if (s.step.count == 0 || s.step.cands[0].eos || i + 1 == c->n_ahead)
-            break;
-        int32_t next = s.step.cands[0].id;
-        sm_array_push(&prompt, next);
-        if (!ip__eval(c, prompt.items, prompt.size - 1, prompt.size)) {
-            c->status = atomic_load(&c->canceled) ? SM_ECANCELED : SM_EIO;
-            break;
-        }
-    }
+    ip__position(c);
+    c->have_step = true;
 out:
     llama_set_abort_callback(b->ctx, NULL, NULL);
     sm_array_free(&prompt);
@@ -278,11 +261,8 @@ static void ip__backend_destroy(ip__backend *b);
 
 static void ip__call_free(ip__call *c)
 {
-    for (uint32_t i = 0; i < c->steps.size; i++) {
-        mc_step_free(&c->steps.items[i].step);
-        sm_free(c->steps.items[i].logits);
-    }
-    sm_array_free(&c->steps);
+    mc_step_free(&c->step);
+    sm_free(c->logits);
     sm_free(c->left);
     sm_free(c->right);
     sm_free(c->generated);
@@ -297,15 +277,10 @@ static void ip__after(uv_work_t *work, int status)
     int rc = status == UV_ECANCELED ? SM_ECANCELED : c->status;
     b->base.prompt_tokens += c->prompt_evaluated;
     b->base.prompt_reports++;
-    if (rc == SM_OK) {
-        for (uint32_t i = 0; i < c->steps.size; i++) {
-            ip__step *s = &c->steps.items[i];
-            s->step.full = &s->full;
-            if (atomic_load(&c->canceled) || !c->on_step(c->data, &s->step)) {
-                rc = SM_ECANCELED;
-                break;
-            }
-        }
+    if (rc == SM_OK && c->have_step) {
+        c->step.full = &c->full;
+        if (atomic_load(&c->canceled) || !c->on_step(c->data, &c->step))
+            rc = SM_ECANCELED;
     }
     if (rc == SM_OK && atomic_load(&c->canceled))
         rc = SM_ECANCELED;
@@ -345,11 +320,6 @@ static int ip__start(mc_backend *base, const mc_request *r, mc_step_cb on_step, 
         c->generated_count = r->generated_count;
     }
     c->max_new = r->max_new_tokens;
-    /* One position per request: the loop decides each token before the
-     * next forward pass is paid for (a request costs one token's
-     * evaluation, the KV cache holding the rest), where a server's
-     * run-ahead saves round trips but wastes what the loop refuses. */
-    c->n_ahead = 1;
     c->n_candidates = r->n_candidates ? r->n_candidates : 1;
     c->work.data = c;
     atomic_init(&c->canceled, false);
@@ -485,17 +455,4 @@ int ip_backend_new(uv_loop_t *loop, ip_model *model, const ip_backend_options *o
     b->base.max_candidates = 100;
     *out = &b->base;
     return SM_OK;
-}
-
-size_t ip_backend_memory(const mc_backend *base)
-{
-    const ip__backend *b = (const ip__backend *)base;
-    return llama_state_get_size(b->ctx);
-}
-
-void ip_backend_counts(const mc_backend *base, uint64_t *evaluated, uint64_t *reused)
-{
-    ip__backend *b = (ip__backend *)base;
-    *evaluated = atomic_load(&b->evaluated);
-    *reused = atomic_load(&b->reused);
 }

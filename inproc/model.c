@@ -36,38 +36,46 @@ static int ip__check_file(const char *path, char *error, size_t error_size)
     return SM_OK;
 }
 
-static void ip__load_vocab(ip_model *m)
+/* Every token's bytes in a trie.  Control tokens have no text here: a
+ * mask never allows them (the ends of generation are handled on their
+ * own). */
+static mc_vocab *ip__vocab_of(const struct llama_vocab *lv)
 {
-    const struct llama_vocab *lv = llama_model_get_vocab(m->model);
     uint32_t n = (uint32_t)llama_vocab_n_tokens(lv);
     char **pieces = sm_calloc(n ? n : 1, sizeof *pieces);
     uint32_t *lens = sm_calloc(n ? n : 1, sizeof *lens);
     char buf[512];
     for (uint32_t t = 0; t < n; t++) {
-        /* Control tokens have no text here: the mask never allows them;
-         * the ends of generation are handled on their own. */
         int k = llama_token_to_piece(lv, (llama_token)t, buf, sizeof buf, 0, false);
         if (k > 0) {
             pieces[t] = sm_strndup(buf, (size_t)k);
             lens[t] = (uint32_t)k;
         }
-        if (llama_vocab_is_eog(lv, (llama_token)t))
-            sm_array_push(&m->eog, (int32_t)t);
     }
-    m->vocab = mc_vocab_new((const char *const *)pieces, lens, n);
+    mc_vocab *v = mc_vocab_new((const char *const *)pieces, lens, n);
     for (uint32_t t = 0; t < n; t++)
         sm_free(pieces[t]);
     sm_free(pieces);
     sm_free(lens);
-    m->n_vocab = n;
+    return v;
+}
+
+static void ip__load_vocab(ip_model *m)
+{
+    const struct llama_vocab *lv = llama_model_get_vocab(m->model);
+    m->n_vocab = (uint32_t)llama_vocab_n_tokens(lv);
+    m->vocab = ip__vocab_of(lv);
+    for (uint32_t t = 0; t < m->n_vocab; t++)
+        if (llama_vocab_is_eog(lv, (llama_token)t))
+            sm_array_push(&m->eog, (int32_t)t);
     m->fim_pre = llama_vocab_fim_pre(lv);
     m->fim_suf = llama_vocab_fim_suf(lv);
     m->fim_mid = llama_vocab_fim_mid(lv);
 }
 
-int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *error, size_t error_size)
+/* libllama's model of the file, or an error with a message naming it. */
+static int ip__load(const char *path, bool vocab_only, struct llama_model **out, char *error, size_t error_size)
 {
-    *out = NULL;
     int rc = ip__check_file(path, error, error_size);
     if (rc)
         return rc;
@@ -75,12 +83,35 @@ int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *err
     llama_backend_init();
     struct llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
-    struct llama_model *model = llama_model_load_from_file(path, mp);
-    if (!model) {
+    mp.vocab_only = vocab_only;
+    *out = llama_model_load_from_file(path, mp);
+    if (!*out) {
         snprintf(error, error_size, "%s could not be loaded as a model (truncated, or an architecture this "
                  "libllama does not know)", path);
         return SM_EINVAL;
     }
+    return SM_OK;
+}
+
+int ip_vocab_load(const char *path, mc_vocab **out, char *error, size_t error_size)
+{
+    *out = NULL;
+    struct llama_model *model;
+    int rc = ip__load(path, true, &model, error, error_size);
+    if (rc)
+        return rc;
+    *out = ip__vocab_of(llama_model_get_vocab(model));
+    llama_model_free(model);
+    return SM_OK;
+}
+
+int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *error, size_t error_size)
+{
+    *out = NULL;
+    struct llama_model *model;
+    int rc = ip__load(path, false, &model, error, error_size);
+    if (rc)
+        return rc;
     ip_model *m = sm_calloc(1, sizeof *m);
     m->model = model;
     m->refs = 1;
@@ -106,21 +137,6 @@ void ip_model_free(ip_model *m)
     llama_model_free(m->model);
     sm_free(m->path);
     sm_free(m);
-}
-
-void ip_model_get_info(const ip_model *m, ip_model_info *info)
-{
-    memset(info, 0, sizeof *info);
-    info->n_vocab = m->n_vocab;
-    info->n_ctx_train = (uint32_t)llama_model_n_ctx_train(m->model);
-    info->weight_bytes = llama_model_size(m->model);
-    llama_model_desc(m->model, info->desc, sizeof info->desc);
-    info->has_fim = m->fim_pre >= 0 && m->fim_suf >= 0 && m->fim_mid >= 0;
-}
-
-const mc_vocab *ip_model_vocab(const ip_model *m)
-{
-    return m->vocab;
 }
 
 bool ip_model_is_eog(const ip_model *m, int32_t id)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #ifdef SEAM_HAVE_LLAMA
-#include <llama.h>
+#include "seam_inproc.h"
 #endif
 
 typedef struct mask_case {
@@ -105,39 +105,15 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_on_a_small_vocabulary)
 }
 
 #ifdef SEAM_HAVE_LLAMA
-static void quiet(enum ggml_log_level level, const char *text, void *data)
-{
-    (void)level, (void)text, (void)data;
-}
-
 /* A vocabulary-only GGUF file of llama.cpp's models/ folder, through libllama. */
 static mc_vocab *load_vocab(const char *name)
 {
     const char *dir = getenv("SEAM_LLAMA_DIR");
     cr_assert_not_null(dir, "SEAM_LLAMA_DIR names the llama.cpp build (scripts/test.sh exports it)");
-    char path[4096];
+    char path[4096], error[512];
     snprintf(path, sizeof path, "%s/models/ggml-vocab-%s.gguf", dir, name);
-    llama_log_set(quiet, NULL);
-    struct llama_model_params mp = llama_model_default_params();
-    mp.vocab_only = true;
-    struct llama_model *model = llama_model_load_from_file(path, mp);
-    cr_assert_not_null(model, "%s loads", path);
-    const struct llama_vocab *lv = llama_model_get_vocab(model);
-    uint32_t n = (uint32_t)llama_vocab_n_tokens(lv);
-    char **pieces = sm_calloc(n, sizeof *pieces);
-    uint32_t *lens = sm_calloc(n, sizeof *lens);
-    char buf[512];
-    for (uint32_t t = 0; t < n; t++) {
-        int k = llama_token_to_piece(lv, (llama_token)t, buf, sizeof buf, 0, false);
-        lens[t] = k > 0 ? (uint32_t)k : 0;
-        pieces[t] = sm_strndup(buf, lens[t]);
-    }
-    mc_vocab *v = mc_vocab_new((const char *const *)pieces, lens, n);
-    for (uint32_t t = 0; t < n; t++)
-        sm_free(pieces[t]);
-    sm_free(pieces);
-    sm_free(lens);
-    llama_model_free(model);
+    mc_vocab *v;
+    cr_assert_eq(ip_vocab_load(path, &v, error, sizeof error), SM_OK, "%s", error);
     return v;
 }
 
