@@ -196,17 +196,8 @@ static void ip__position(ip__call *c)
     uint32_t k = c->n_candidates < n ? c->n_candidates : n;
     int32_t *best = sm_malloc((k ? k : 1) * sizeof *best);
     uint32_t have = 0;
-    for (uint32_t t = 0; t < n; t++) {
-        float v = c->logits[t];
-        if (have == k && v <= c->logits[best[k - 1]])
-            continue;
-        uint32_t i = have < k ? have++ : k - 1;
-        while (i > 0 && c->logits[best[i - 1]] < v) {
-            best[i] = best[i - 1];
-            i--;
-        }
-        best[i] = (int32_t)t;
-    }
+    for (uint32_t t = 0; t < n; t++)
+        mc_logits_keep_best(c->logits, best, &have, k, (int32_t)t);
     c->step = (mc_step){.chosen = have ? 0 : -1};
     for (uint32_t i = 0; i < have; i++) {
         uint32_t len;

@@ -594,8 +594,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
 
 enum { MC__EXTEND = 16 };
 
-/* Inserts id into best[0..*have) (at most `cap`), ordered by logit. */
-static void mc__keep_best(const float *logits, int32_t *best, uint32_t *have, uint32_t cap, int32_t id)
+void mc_logits_keep_best(const float *logits, int32_t *best, uint32_t *have, uint32_t cap, int32_t id)
 {
     float v = logits[id];
     if (*have == cap && v <= logits[best[cap - 1]])
@@ -628,7 +627,7 @@ static uint32_t mc__extend(mc_decode *d, const mc_step *step, mc_step *ext)
     uint32_t have = 0;
     for (uint32_t w = 0; w < words; w++)
         for (uint64_t bits = mask[w]; bits; bits &= bits - 1)
-            mc__keep_best(f->logits, best, &have, MC__EXTEND, (int32_t)(w * 64 + (uint32_t)__builtin_ctzll(bits)));
+            mc_logits_keep_best(f->logits, best, &have, MC__EXTEND, (int32_t)(w * 64 + (uint32_t)__builtin_ctzll(bits)));
     sm_free(mask);
     bool has_end = false;
     for (uint32_t i = 0; i < step->count; i++)
@@ -639,7 +638,7 @@ static uint32_t mc__extend(mc_decode *d, const mc_step *step, mc_step *ext)
             if (f->eog[i] >= 0 && (uint32_t)f->eog[i] < f->n_vocab && (end < 0 || f->logits[f->eog[i]] > f->logits[end]))
                 end = f->eog[i];
         if (end >= 0)
-            mc__keep_best(f->logits, best, &have, MC__EXTEND + 1, end);
+            mc_logits_keep_best(f->logits, best, &have, MC__EXTEND + 1, end);
     }
     for (uint32_t i = 0; i < have; i++) {
         uint32_t len;

@@ -90,6 +90,10 @@ typedef struct mc_logits {
     uint32_t n_eog;
 } mc_logits;
 
+/* Keeps in best[0..*have), best first, the `cap` ids with the highest
+ * logits seen so far: inserts id where it belongs (or not at all). */
+void mc_logits_keep_best(const float *logits, int32_t *best, uint32_t *have, uint32_t cap, int32_t id);
+
 /* One generated position: the model's candidates there, best first, and the
  * one it went on with (an index into cands, or -1 when it stopped there
  * without saying which token it chose).  With `full`, the loop can look
