@@ -87,6 +87,26 @@ bool srv_find_stdlib(char *out, size_t size)
     return false;
 }
 
+/* The user's template, if any: their own format (kept in the engine) or a
+ * built-in one by name; *tmpl stays NULL when neither is set. */
+static int srv__template(srv_engine *e, const cfg_config *config, const mc_template **tmpl, char *error,
+                         size_t error_size)
+{
+    *tmpl = NULL;
+    if (config->template_format) {
+        if (mc_template_custom(config->template_format, config->template_stops ? config->template_stops : "",
+                               &e->custom_template)) {
+            snprintf(error, error_size, "the template format needs {prefix} and {suffix}");
+            return SM_EINVAL;
+        }
+        *tmpl = e->custom_template;
+    } else if (config->template_name && !(*tmpl = mc_template_by_name(config->template_name))) {
+        snprintf(error, error_size, "unknown template \"%s\"", config->template_name);
+        return SM_EINVAL;
+    }
+    return SM_OK;
+}
+
 /* The llama backend: the GGUF file of model_path loaded in this process. */
 static int srv__local_backend(srv_engine *e, const cfg_config *config, char *error, size_t error_size)
 {
@@ -96,19 +116,11 @@ static int srv__local_backend(srv_engine *e, const cfg_config *config, char *err
         return SM_EINVAL;
     }
     ip_backend_options o = {0};
-    if (config->template_format) {
-        if (mc_template_custom(config->template_format, config->template_stops ? config->template_stops : "",
-                               &e->custom_template)) {
-            snprintf(error, error_size, "the template format needs {prefix} and {suffix}");
-            return SM_EINVAL;
-        }
-        o.tmpl = e->custom_template;
-    } else if (config->template_name && !(o.tmpl = mc_template_by_name(config->template_name))) {
-        snprintf(error, error_size, "unknown template \"%s\"", config->template_name);
-        return SM_EINVAL;
-    }
+    int rc = srv__template(e, config, &o.tmpl, error, error_size);
+    if (rc)
+        return rc;
     ip_model *model;
-    int rc = ip_model_load(config->model_path, e->logger, &model, error, error_size);
+    rc = ip_model_load(config->model_path, e->logger, &model, error, error_size);
     if (rc)
         return rc;
     e->local_model = model;
@@ -146,22 +158,9 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger,
         o.llamacpp_mode = config->llamacpp_mode == CFG_LLAMACPP_INFILL ? MC_LLAMACPP_INFILL : MC_LLAMACPP_COMPLETION;
         o.endpoint = config->endpoint;
         o.model = config->model;
-        if (config->template_format) {
-            rc = mc_template_custom(config->template_format, config->template_stops ? config->template_stops : "",
-                                    &e->custom_template);
-            if (rc) {
-                snprintf(error, error_size, "the template format needs {prefix} and {suffix}");
-                goto fail;
-            }
-            o.tmpl = e->custom_template;
-        } else if (config->template_name) {
-            o.tmpl = mc_template_by_name(config->template_name);
-            if (!o.tmpl) {
-                snprintf(error, error_size, "unknown template \"%s\"", config->template_name);
-                rc = SM_EINVAL;
-                goto fail;
-            }
-        }
+        rc = srv__template(e, config, &o.tmpl, error, error_size);
+        if (rc)
+            goto fail;
         if (config->api_key_env) {
             o.api_key = getenv(config->api_key_env);
             if (!o.api_key)
