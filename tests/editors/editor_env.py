@@ -1,31 +1,16 @@
-"""What the editor checks share: a checker that counts, CPython as the
-judge, and an environment whose HOME and XDG folders lie inside a
-temporary folder (so that an editor writes nothing outside it)."""
+"""What the editor checks share: the language server check's counter,
+CPython as the judge (the backend checks' `valid`), and an environment
+whose HOME and XDG folders lie inside a temporary folder (so that an
+editor writes nothing outside it)."""
 
-import ast
 import os
+import sys
 
-
-class Checker:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def __call__(self, ok, what):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print("FAIL:", what)
-        return ok
-
-
-def parses(text):
-    try:
-        ast.parse(text)
-        return True
-    except SyntaxError:
-        return False
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TESTS, "lsp"))
+sys.path.insert(0, os.path.join(TESTS, "backends"))
+from harness import valid as parses  # noqa: E402,F401
+from lsp_check import Checker  # noqa: E402,F401
 
 
 def isolated_env(top):

@@ -42,7 +42,8 @@ def main():
     ap.add_argument("--seam", required=True)
     args = ap.parse_args()
     seam = os.path.abspath(args.seam)
-    check = Checker()
+    counts = Checker()
+    check = counts.check
     top = tempfile.mkdtemp(prefix="seam-emacs-")
     env = isolated_env(top)
     home = env["HOME"]
@@ -73,8 +74,8 @@ def main():
             check(inserted.startswith(text[word:at]), "%s: the completion continues the word typed: %r"
                   % (what, inserted))
             check(parses(saved), "%s: CPython accepts the saved file: %r" % (what, saved))
-    print("emacs: %d passed, %d failed" % (check.passed, check.failed))
-    return 1 if check.failed else 0
+    print("emacs: %d passed, %d failed" % (counts.passed, counts.failed))
+    return 1 if counts.failed else 0
 
 
 if __name__ == "__main__":

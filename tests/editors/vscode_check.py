@@ -172,7 +172,8 @@ def main():
     seam = os.path.abspath(args.seam)
     node = os.path.join(args.tools, "node", "bin", "node")
     entry = os.path.join(args.tools, "tools", "node_modules", "code-server", "out", "node", "entry.js")
-    check = Checker()
+    counts = Checker()
+    check = counts.check
     top = tempfile.mkdtemp(prefix="seam-vscode-")
     env = isolated_env(top)
     data = os.path.join(top, "user-data")
@@ -377,11 +378,11 @@ def main():
         stop_group(server)
         leftover = subprocess.run(["pgrep", "-f", top], capture_output=True, text=True).stdout.split()
         check(not leftover, "every process the test started has stopped: %r" % leftover)
-        if check.failed and os.path.exists(seam_log):
+        if counts.failed and os.path.exists(seam_log):
             print("seam's log (the end):\n" + read(seam_log)[-6000:])
         shutil.rmtree(top, ignore_errors=True)
-    print("vscode: %d passed, %d failed" % (check.passed, check.failed))
-    return 1 if check.failed else 0
+    print("vscode: %d passed, %d failed" % (counts.passed, counts.failed))
+    return 1 if counts.failed else 0
 
 
 if __name__ == "__main__":
