@@ -31,6 +31,10 @@ bool ep_escapes_valid(const char *token, size_t len, bool finished, size_t *resu
  * text (a token still growing) is not judged either. */
 bool ep_name_valid(const char *token, size_t len);
 
+/* Whether code point cp may stand in a name: first, XID_Start or "_";
+ * after that, XID_Continue. */
+bool ep_name_char_valid(uint32_t cp, bool first);
+
 /* The generated tables (unicode_tables.c). */
 extern const uint64_t ep_names_folded[];
 extern const uint32_t ep_names_folded_count;

@@ -92,4 +92,36 @@ typedef uint32_t ep_savepoint;
 ep_savepoint ep_save(ep_recognizer *rec);
 void ep_restore(ep_recognizer *rec, ep_savepoint point);
 
+/* ---- Vocabularies -----------------------------------------------------------
+ *
+ * A language model's vocabulary as a byte trie, so that the tokens a
+ * recognizer may take next are found together: tokens that share a prefix
+ * share the work of feeding it, and a refused prefix rules out every token
+ * that starts with it. */
+typedef struct ep_trie ep_trie;
+
+/* Tokens of this many bytes or more are left out of the trie (never
+ * allowed). */
+#define EP_TRIE_MAX_BYTES 256
+
+/* Builds the trie of strings[0..count): token t has the lens[t] bytes at
+ * strings[t] (borrowed; copied into the trie's own layout).  Tokens without
+ * bytes are left out.  Free with ep_trie_free. */
+ep_trie *ep_trie_new(const char *const *strings, const uint32_t *lens, uint32_t count);
+void ep_trie_free(ep_trie *trie);
+/* Trie nodes: the distinct non-empty prefixes of the tokens. */
+uint32_t ep_trie_nodes(const ep_trie *trie);
+
+typedef struct ep_trie_stats {
+    uint64_t nodes;        /* trie nodes visited */
+    uint64_t parsed;       /* of those, where the parser was consulted */
+} ep_trie_stats;
+
+/* Sets bit t of mask (ceil(count / 64) words, cleared first) for every
+ * token t whose bytes, fed after the text so far, leave `rec` viable;
+ * returns how many.  Bytes that only move the token in progress through the
+ * lexer's automaton are taken without the parser; the rest go through
+ * ep_feed.  `rec` is left as it was; stats may be NULL. */
+uint32_t ep_trie_viable(const ep_trie *trie, ep_recognizer *rec, uint64_t *mask, ep_trie_stats *stats);
+
 #endif

@@ -131,6 +131,14 @@ static bool ep__ascii_name_byte(unsigned char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+bool ep_name_char_valid(uint32_t cp, bool first)
+{
+    if (cp < 0x80)
+        return ep__ascii_name_byte((unsigned char)cp) && !(first && cp >= '0' && cp <= '9');
+    return first ? ep__in_ranges(ep_xid_start, ep_xid_start_count, cp)
+                 : ep__in_ranges(ep_xid_continue, ep_xid_continue_count, cp);
+}
+
 bool ep_name_valid(const char *token, size_t len)
 {
     const unsigned char *s = (const unsigned char *)token;

@@ -25,6 +25,13 @@ static const mask_case cases[] = {
      "\n    def norm(self):\n        return (self.x ** 2 + self.y ** 2) ** 0.5\n"},
     {"values = [1, 2, 3]\ntotal = sum(", "v * 2 for v in values if v > 1", ")\nprint(f'{total:>8}')\n"},
     {"def greet(name):\n    return f\"Hello, {", "name.title()}! Caf\xc3\xa9 \xe2\x80\x94 ok", "\"\n"},
+    /* escapes, some cut where a token may end: the walk's shortcut must not
+     * take bytes after a backslash */
+    {"SEP = ", "\"tab\\t, dash \\N{EM DASH}, \\x41 and {braces}\" + b'\\xff'", "\n"},
+    {"import re\nWORD = re.compile(", "r'\\s+(\\w+)\\b', re.I", ")\n"},
+    /* names and comments outside ASCII, a docstring over lines */
+    {"caf\xc3\xa9 = 1\n", "na\xc3\xafve = caf\xc3\xa9 + 1  # caf\xc3\xa9 \xe2\x80\x94 \xe6\x97\xa5\xe6\x9c\xac", "\n"},
+    {"def f():\n    ", "\"\"\"Sum \xce\xb1.\n\n    Returns {x}.\n    \"\"\"\n    return 1if True else 2", "\n"},
 };
 
 static ep_grammar *grammar(void)

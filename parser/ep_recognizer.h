@@ -1,0 +1,171 @@
+/*
+ * ep_recognizer.h - (internal to parser/) the recognizer's state, shared by
+ * the lexer and layout (recognizer.c) and the vocabulary walk (trie.c).
+ */
+#ifndef EP_RECOGNIZER_H
+#define EP_RECOGNIZER_H
+
+#include "ep_grammar.h"
+#include "ep_earley.h"
+#include "ep_quotient.h"
+
+#define EP_MAX_INDENT 100   /* CPython's MAXINDENT */
+#define EP_MAX_DEPTH 200    /* CPython's MAXLEVEL */
+#define EP_MAX_TEXT (256u << 20)
+/* A right context whose head (the text before its first usable top-level
+ * line) is at most this long gets no block path: feeding the head at
+ * can_end is then about as cheap as the path would make it. */
+#define EP_BLOCK_PATH_MIN 16
+/* At most this many cursor paths, for places on the right context's first
+ * line at most EP_CURSOR_REACH bytes from the cursor. */
+#define EP_CURSOR_PATHS 8
+#define EP_CURSOR_REACH 256
+
+typedef struct ep_indent {
+    uint32_t col, altcol;
+    uint32_t parent;      /* EP_NONE at the bottom (column 0) */
+    uint32_t level;       /* number of entries below this one */
+} ep_indent;
+
+typedef struct ep_run {
+    uint32_t chart;          /* parser state before the token in progress */
+    uint32_t dfa;            /* automaton state of the token in progress */
+    uint32_t tok_start;      /* offset where the token in progress starts */
+    uint32_t accept_end;     /* end of its longest accepted prefix (tok_start if none) */
+    int32_t accept_lexeme;   /* the lexeme that wins on that prefix, or -1 */
+    uint32_t indent;         /* top of the indentation stack (index into indents) */
+    uint32_t line_start;     /* offset of the current physical line */
+    uint32_t depth;          /* bracket depth */
+    bool at_line_start;      /* no token of the logical line yet */
+    bool line_has_tokens;
+    bool continued;          /* the last token was a backslash join */
+    bool dead;
+} ep_run;
+
+typedef struct ep_cursor_path {
+    uint32_t offset;         /* where, in the right context, the lexeme starts */
+    uint32_t depth;          /* the bracket depth there */
+    uint32_t symbol;         /* the quotient's start for the rest from there */
+} ep_cursor_path;
+
+/* How far the str literal in progress has been checked (escapes and
+ * f-string fields), as offsets in the token, so that a long literal fed a
+ * few bytes at a time is read once.  Valid while the text up to `checked`
+ * is unchanged. */
+typedef struct ep_string_check {
+    uint32_t tok_start;
+    uint32_t escapes;
+    uint32_t fields;
+    uint32_t checked;   /* text offset: the greater of the two */
+} ep_string_check;
+
+typedef struct ep_snapshot {
+    ep_run run;
+    ep_earley_mark earley;
+    uint32_t text_len;
+    uint32_t indents;
+    uint8_t utf8_need;
+    uint8_t utf8_lo, utf8_hi;
+} ep_snapshot;
+
+struct ep_recognizer {
+    const ep_grammar *grammar;
+    ep_grammar *owned_grammar;   /* a quotient built for this recognizer, or NULL */
+    /* Fill-in-the-middle with a layout: the right context is split at a
+     * top-level line into right_head (fed after the middle when asking
+     * can_end) and a tail that the quotient grammar stands for.  base is the
+     * grammar the quotient was built from (borrowed). */
+    const ep_grammar *base;
+    char *right_head;            /* owned; NULL when not in that mode */
+    size_t right_head_len;
+    const char *right_whole;     /* owned with right_head (one allocation) */
+    size_t right_len;
+    bool tail_split;             /* the quotient stands for a tail after right_head */
+    /* The symbol whose completion means "valid with the right context"
+     * (the start symbol, unless the grammar is a union of quotients). */
+    uint32_t accept_symbol;
+    /* Faster ways to can_end (Python), quotients in the same grammar (then
+     * a union, each told apart by its start symbol), each exact when the
+     * program meets its assumption:
+     *  - the block path: the quotient by the right context from its first
+     *    line at the cursor's block level, when the program reaches that
+     *    line with the indentation stack the left context ended with;
+     *  - the cursor paths: the quotient by the right context from where the
+     *    first lexeme after the cursor starts (one path per place it may
+     *    start), when the program is there mid-line with the left context's
+     *    indentation stack and the bracket depth that the right context
+     *    closes. */
+    bool block_path;
+    uint32_t block_symbol;
+    size_t block_split;          /* offset in the right context of that line */
+    SM_ARRAY(ep_indent) left_stack;    /* bottom first, without column 0 */
+    ep_cursor_path cursor_paths[EP_CURSOR_PATHS];
+    uint32_t cursor_path_count;
+    uint32_t cursor_reach;       /* bytes of the right context the paths look at */
+    uint32_t can_end_ways[EP_CAN_END_WAYS];   /* how can_end was answered, for tests */
+    ep_string_check string_check;
+    /* Parses f-string fields' expressions (ep_fstring_valid): made on first
+     * use, on the compiled grammar, with its save point 0 at the start. */
+    ep_recognizer *fields;
+    /* Tokenizing mode (ep_tokenize): tokens are recorded, not parsed. */
+    bool capture;
+    ep_tokens captured;
+    uint32_t min_depth;          /* the least bracket depth met while tokenizing */
+    ep_earley earley;
+    SM_ARRAY(char) text;
+    SM_ARRAY(ep_indent) indents;
+    SM_ARRAY(ep_snapshot) saves;
+    ep_run run;
+    /* UTF-8 validation across feeds: continuation bytes still expected and
+     * the range allowed for the next one. */
+    uint8_t utf8_need;
+    uint8_t utf8_lo, utf8_hi;
+};
+
+/* The state a save point holds. */
+ep_snapshot ep_snapshot_take(const ep_recognizer *rec);
+/* Returns the recognizer to `snap` (the save points are left alone). */
+void ep_snapshot_apply(ep_recognizer *rec, const ep_snapshot *snap);
+
+/* Moves UTF-8 validation over byte b: continuation bytes still expected and
+ * the range allowed for the next one.  False (state unchanged) if b does
+ * not continue valid UTF-8 or is NUL. */
+static inline bool ep_utf8_next(uint8_t *need, uint8_t *lo, uint8_t *hi, uint8_t b)
+{
+    if (*need) {
+        if (b < *lo || b > *hi)
+            return false;
+        (*need)--;
+        *lo = 0x80;
+        *hi = 0xBF;
+        return true;
+    }
+    if (b == 0)
+        return false;
+    if (b < 0x80)
+        return true;
+    if (b >= 0xC2 && b <= 0xDF) {
+        *need = 1;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        *need = 2;
+        if (b == 0xE0) *lo = 0xA0;
+        if (b == 0xED) *hi = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        *need = 3;
+        if (b == 0xF0) *lo = 0x90;
+        if (b == 0xF4) *hi = 0x8F;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Whether the token in progress can still grow into a lexeme allowed here
+ * (by the automaton and the parser alone). */
+bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run);
+/* Whether the token in progress passes CPython's checks beyond the lexer's
+ * patterns as far as it has been typed (names' characters, escapes,
+ * f-string fields). */
+bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end);
+
+#endif
