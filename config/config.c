@@ -119,6 +119,7 @@ static const cfg__flag cfg__flags[] = {
     {"escape_guard", offsetof(cfg_config, escape_guard)},
     {"cut_contexts", offsetof(cfg_config, cut_contexts)},
     {"train_stdlib", offsetof(cfg_config, train_stdlib)},
+    {"mask_every_step", offsetof(cfg_config, mask_every_step)},
 };
 
 const char *const *cfg_names(void)
@@ -128,7 +129,7 @@ const char *const *cfg_names(void)
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "multiline", "tls_verify",
-        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", NULL,
+        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step", NULL,
     };
     return names;
 }

@@ -15,7 +15,7 @@
  * probability the model gave the end there; when a budget stops the loop,
  * the best of them is the completion.
  */
-#include "seam_model_client.h"
+#include "mc_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -96,6 +96,7 @@ struct mc_decode {
     char *error;
     uint32_t tokens_generated;
     uint32_t rejected;
+    uint32_t past_lines;          /* of those, tokens that would go past the line budget */
     uint32_t extended;                 /* positions decided past the candidates */
     uint32_t round_trips_at_start;
     uint32_t aux_at_start;
@@ -206,6 +207,7 @@ static mc_completion *mc__build_result(mc_decode *d)
     c->prompt_tokens_known =
         c->round_trips > 0 && d->backend->prompt_reports - d->prompt_reports_at_start == c->round_trips;
     c->rejected = d->rejected;
+    c->past_lines = d->past_lines;
     c->extended = d->extended;
     c->filter_ns = d->filter_ns;
     c->total_ns = mc__now_ns() - d->start_ns;
@@ -245,16 +247,6 @@ static void mc__finish(mc_decode *d, mc_stop_reason reason, const char *error)
 }
 
 /* ---- One position ------------------------------------------------------------ */
-
-static double mc__next_random(mc_decode *d)
-{
-    /* splitmix64 */
-    uint64_t z = (d->rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (double)(z >> 11) / 9007199254740992.0;
-}
 
 /* The order in which a position's candidates are tried: as given when
  * greedy; when sampling, the nucleus (top_p) drawn without replacement with
@@ -298,7 +290,7 @@ static void mc__order(mc_decode *d, const mc_step *step, uint32_t *order)
             sum += weights[order[i]];
         if (sum <= 0)
             break;
-        double pick = mc__next_random(d) * sum;
+        double pick = mc_random(&d->rng) * sum;
         uint32_t j = k;
         for (; j + 1 < nucleus; j++) {
             pick -= weights[order[j]];
@@ -579,6 +571,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             if (d->have_best)
                 return MC__LINE_STOP;
             d->rejected++;
+            d->past_lines++;
             continue;
         }
         if (mc__try_token(d, tok->bytes, tok->len, tok->id)) {
@@ -592,62 +585,25 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
 
 /* ---- Past the candidates: the whole vocabulary ------------------------------------ */
 
-enum { MC__EXTEND = 16 };
+enum { MC__EXTEND = 16, MC__DRAWS = 8 };
 
-void mc_logits_keep_best(const float *logits, int32_t *best, uint32_t *have, uint32_t cap, int32_t id)
+/* Whether a position is chosen from its whole distribution rather than
+ * from its candidates first: when sampling (the masked distribution is
+ * drawn from) and when the options ask for the mask at every step. */
+static bool mc__from_full(const mc_decode *d, const mc_step *step)
 {
-    float v = logits[id];
-    if (*have == cap && v <= logits[best[cap - 1]])
-        return;
-    uint32_t i = *have < cap ? (*have)++ : cap - 1;
-    while (i > 0 && logits[best[i - 1]] < v) {
-        best[i] = best[i - 1];
-        i--;
-    }
-    best[i] = id;
+    return step->full && (d->options.temperature > 0 || d->options.mask_every_step);
 }
 
-/* When none of a position's candidates keeps the middle viable and the
- * backend gave the whole distribution: the best tokens of the vocabulary
- * that do (a full-vocabulary mask from the recognizer as it is at this
- * position), and the best end of generation where the middle can end, are
- * appended to `ext` (a copy of the step), best first.  Returns how many. */
-static uint32_t mc__extend(mc_decode *d, const mc_step *step, mc_step *ext)
+/* The choices of such a position, in `out` (empty). */
+static uint32_t mc__full_choices(mc_decode *d, const mc_step *step, mc_step *out)
 {
-    const mc_logits *f = step->full;
-    uint32_t words = (f->n_vocab + 63) / 64;
-    uint64_t *mask = sm_malloc((words ? words : 1) * sizeof *mask);
-    mc_vocab_mask(f->vocab, d->rec, mask, NULL);
-    for (uint32_t i = 0; i < step->count; i++) {
-        int32_t id = step->cands[i].id;
-        if (id >= 0 && (uint32_t)id < f->n_vocab)
-            mask[id / 64] &= ~(UINT64_C(1) << (id % 64));   /* tried already */
-    }
-    int32_t best[MC__EXTEND + 1];
-    uint32_t have = 0;
-    for (uint32_t w = 0; w < words; w++)
-        for (uint64_t bits = mask[w]; bits; bits &= bits - 1)
-            mc_logits_keep_best(f->logits, best, &have, MC__EXTEND, (int32_t)(w * 64 + (uint32_t)__builtin_ctzll(bits)));
-    sm_free(mask);
-    bool has_end = false;
-    for (uint32_t i = 0; i < step->count; i++)
-        has_end |= step->cands[i].eos;
-    int32_t end = -1;
-    if (!has_end && f->n_eog && mc__can_end(d)) {
-        for (uint32_t i = 0; i < f->n_eog; i++)
-            if (f->eog[i] >= 0 && (uint32_t)f->eog[i] < f->n_vocab && (end < 0 || f->logits[f->eog[i]] > f->logits[end]))
-                end = f->eog[i];
-        if (end >= 0)
-            mc_logits_keep_best(f->logits, best, &have, MC__EXTEND + 1, end);
-    }
-    for (uint32_t i = 0; i < have; i++) {
-        uint32_t len;
-        bool eos = best[i] == end;
-        const char *bytes = eos ? "" : mc_vocab_token(f->vocab, (uint32_t)best[i], &len);
-        mc_step_add_token(ext, bytes, eos ? 0 : len, f->logits[best[i]] - f->logsum, eos, best[i]);
-    }
     d->extended++;
-    return have;
+    bool end = mc__can_end(d);
+    if (d->options.temperature > 0)
+        return mc_full_sample(step->full, d->rec, end, d->options.temperature, d->options.top_p, &d->rng, MC__DRAWS,
+                              out);
+    return mc_full_best(step->full, d->rec, end, NULL, MC__EXTEND, out);
 }
 
 /* Back to the position before the last token taken, to try the next
@@ -736,19 +692,29 @@ static bool mc__on_step(void *data, const mc_step *step)
         mc__remember_complete(d, mc__end_score(step));
         d->pending_complete = false;
     }
-    mc__pos pos = {.order = sm_malloc((step->count ? step->count : 1) * sizeof *pos.order),
-                   .before = ep_save(d->rec),
+    mc__pos pos = {.before = ep_save(d->rec),
                    .middle_len = d->middle.len,
                    .tokens = d->token_ends.size,
                    .lines = d->lines};
-    mc__order(d, step, pos.order);
-    mc__verdict v = mc__decide(d, step, pos.order, &pos.k);
+    mc__verdict v = MC__NONE;
+    if (mc__from_full(d, step)) {
+        mc__full_choices(d, step, &pos.step);
+        pos.order = sm_malloc((pos.step.count ? pos.step.count : 1) * sizeof *pos.order);
+        for (uint32_t i = 0; i < pos.step.count; i++)
+            pos.order[i] = i;
+        v = mc__decide(d, &pos.step, pos.order, &pos.k);
+    } else {
+        pos.order = sm_malloc((step->count ? step->count : 1) * sizeof *pos.order);
+        mc__order(d, step, pos.order);
+        v = mc__decide(d, step, pos.order, &pos.k);
+        mc__copy_step(&pos.step, step);
+    }
     bool backtracked = false;
-    mc__copy_step(&pos.step, step);
-    if (v == MC__NONE && step->full) {
+    if (v == MC__NONE && step->full && !mc__from_full(d, step)) {
         /* Past the candidates, in the order of the whole distribution. */
         uint32_t before = pos.step.count;
-        uint32_t added = mc__extend(d, step, &pos.step);
+        d->extended++;
+        uint32_t added = mc_full_best(step->full, d->rec, mc__can_end(d), step, MC__EXTEND, &pos.step);
         if (added) {
             pos.order = sm_realloc(pos.order, pos.step.count * sizeof *pos.order);
             for (uint32_t i = before; i < pos.step.count; i++)

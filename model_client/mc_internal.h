@@ -62,4 +62,9 @@ bool mc_lines_feed(mc_lines *lines, const char *bytes, size_t len, mc_line_cb on
 /* The unterminated rest, for a body that ends without a final line break. */
 bool mc_lines_finish(mc_lines *lines, mc_line_cb on_line, void *data);
 
+/* ---- Random draws (full_vocab.c) ---------------------------------------------- */
+
+/* A uniform draw in [0, 1) from a splitmix64 state. */
+double mc_random(uint64_t *state);
+
 #endif

@@ -326,6 +326,25 @@ uint32_t mc_vocab_mask(const mc_vocab *vocab, ep_recognizer *rec, uint64_t *mask
  * checked and measured against. */
 uint32_t mc_vocab_mask_brute(const mc_vocab *vocab, ep_recognizer *rec, uint64_t *mask, mc_mask_stats *stats);
 
+/* ---- Choosing from a whole distribution --------------------------------------
+ *
+ * For a position whose backend gave every token's logit (mc_step.full),
+ * under the full-vocabulary mask of `rec` as it stands; an end of
+ * generation is added only when `can_end`.  Both append to `out` and return
+ * how many they appended. */
+
+/* The `cap` best tokens that keep the middle viable, best first, leaving
+ * out those `tried` lists (NULL: none), and the best end if `tried` has no
+ * end. */
+uint32_t mc_full_best(const mc_logits *f, ep_recognizer *rec, bool can_end, const mc_step *tried, uint32_t cap,
+                      mc_step *out);
+
+/* Up to `draws` tokens drawn without replacement from the distribution
+ * restricted to the tokens that keep the middle viable, at `temperature`
+ * (> 0), within its nucleus `top_p` (0 or 1: all of it). */
+uint32_t mc_full_sample(const mc_logits *f, ep_recognizer *rec, bool can_end, double temperature, double top_p,
+                        uint64_t *rng, uint32_t draws, mc_step *out);
+
 /* ---- The decoding loop ------------------------------------------------------
  *
  * Greedy by default: at each position the candidates are tried in order
@@ -358,6 +377,12 @@ typedef struct mc_decode_options {
      * MC_EMPTY_ODDS times as likely as all its other candidates there
      * together, or when no non-empty completion is found. */
     bool prefer_nonempty;
+    /* With a backend that gives the whole distribution (mc_step.full):
+     * greedy takes the best token of the full-vocabulary mask at every
+     * position instead of trying the candidates first and masking only when
+     * none keeps the middle viable (the same token either way).  Sampling
+     * always draws from the masked distribution. */
+    bool mask_every_step;
     /* Replaces ep_can_end(rec) when set (a recognizer on cut contexts that
      * must sometimes ask about the whole text). */
     bool (*can_end)(void *data, ep_recognizer *rec, const char *middle, size_t len);
@@ -397,6 +422,7 @@ typedef struct mc_completion {
     uint64_t prompt_tokens;       /* prompt tokens the server evaluated in all */
     bool prompt_tokens_known;     /* every round trip reported them */
     uint32_t rejected;            /* candidates the recognizer or filter refused */
+    uint32_t past_lines;          /* of those, tokens that would go past the line budget */
     uint32_t extended;            /* positions where no candidate would do and the
                                      whole vocabulary was masked (mc_step.full) */
     bool empty_refused;           /* an empty completion was valid, and a non-empty

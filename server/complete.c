@@ -93,6 +93,7 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
                                     c->round_trips ? (double)c->prompt_tokens / c->round_trips : 0);
         }
         cJSON_AddNumberToObject(o, "rejected", c->rejected);
+        cJSON_AddNumberToObject(o, "rejected_past_lines", c->past_lines);
         cJSON_AddNumberToObject(o, "vocabulary_masks", c->extended);
         cJSON_AddBoolToObject(o, "empty_refused", c->empty_refused);
         cJSON *t = cJSON_AddObjectToObject(o, "timings_us");

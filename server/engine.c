@@ -505,6 +505,7 @@ static void srv__setup_after(uv_work_t *work, int status)
     o.run_ahead = e->config.run_ahead;
     o.temperature = e->config.temperature;
     o.top_p = e->config.top_p;
+    o.mask_every_step = e->config.mask_every_step;
     o.seed = e->config.seed;
     o.context_budget = e->config.context_bytes;
     if (job->options.run_ahead)

@@ -137,4 +137,129 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_on_real_vocabularies, 
     }
     ep_grammar_free(g);
 }
+
+/* Random logits, all different, from a fixed generator (the same every
+ * run): a shuffled ramp from 0 to 20. */
+static void random_logits(float *logits, uint32_t n, uint64_t seed)
+{
+    for (uint32_t t = 0; t < n; t++)
+        logits[t] = (float)t * (20.0f / (float)n);
+    for (uint32_t t = n - 1; t > 0; t--) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t j = (uint32_t)((seed >> 33) % (t + 1));
+        float x = logits[t];
+        logits[t] = logits[j];
+        logits[j] = x;
+    }
+}
+
+static const float *sort_logits;
+
+static int by_logit(const void *a, const void *b)
+{
+    float x = sort_logits[*(const int32_t *)a], y = sort_logits[*(const int32_t *)b];
+    return x < y ? 1 : x > y ? -1 : (*(const int32_t *)a > *(const int32_t *)b) - (*(const int32_t *)a < *(const int32_t *)b);
+}
+
+/* The lazy way: tokens in logit order, each fed on its own, until one keeps
+ * the middle viable (an end only where it can end). */
+static int32_t first_allowed(const mc_vocab *v, ep_recognizer *rec, const float *logits, int32_t *order, int32_t eog,
+                             bool *eos)
+{
+    uint32_t n = mc_vocab_size(v);
+    for (uint32_t t = 0; t < n; t++)
+        order[t] = (int32_t)t;
+    sort_logits = logits;
+    qsort(order, n, sizeof *order, by_logit);
+    ep_savepoint at = ep_save(rec);
+    for (uint32_t i = 0; i < n; i++) {
+        *eos = order[i] == eog;
+        if (*eos) {
+            if (ep_can_end(rec))
+                return eog;
+            continue;
+        }
+        uint32_t len;
+        const char *bytes = mc_vocab_token(v, (uint32_t)order[i], &len);
+        bool ok = len && ep_feed(rec, bytes, len) == 1;
+        ep_restore(rec, at);
+        if (ok)
+            return order[i];
+    }
+    return -1;
+}
+
+Test(model_mask, the_masked_choices_are_the_lazy_ones_and_draws_are_allowed, .timeout = 600)
+{
+    mc_vocab *v = load_vocab("qwen2");
+    ep_grammar *g = grammar();
+    uint32_t n = mc_vocab_size(v);
+    float *logits = sm_malloc(n * sizeof *logits);
+    int32_t *order = sm_malloc(n * sizeof *order);
+    int32_t eog = -1;
+    for (uint32_t t = 0; t < n && eog < 0; t++) {
+        uint32_t len;
+        mc_vocab_token(v, t, &len);
+        if (!len)
+            eog = (int32_t)t;   /* a control token: no bytes */
+    }
+    cr_assert_geq(eog, 0);
+    uint32_t positions = 0, ends = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const mask_case *c = &cases[i];
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new_fim(g, c->left, strlen(c->left), c->right, strlen(c->right), &rec), SM_OK);
+        size_t mlen = strlen(c->middle);
+        for (size_t at = 0; at <= mlen; at++) {
+            if (at % 11 == 0 || at == mlen) {
+                random_logits(logits, n, i * 1000 + at);
+                if (at == mlen)
+                    logits[eog] = 30.0f;   /* the end is the model's first choice where the middle ends */
+                mc_logits f = {.logits = logits, .n_vocab = n, .logsum = 0, .vocab = v, .eog = &eog, .n_eog = 1};
+                bool can_end = ep_can_end(rec), eos = false;
+                int32_t lazy = first_allowed(v, rec, logits, order, eog, &eos);
+                mc_step best = {0};
+                cr_assert_geq(mc_full_best(&f, rec, can_end, NULL, 1, &best), 1);
+                cr_assert_eq(best.cands[0].id, lazy, "case %zu at %zu: the mask's best %d, the lazy way's %d", i, at,
+                             best.cands[0].id, lazy);
+                cr_assert_eq(best.cands[0].eos, eos);
+                ends += eos;
+                /* Draws: allowed, an end only where the middle can end, the
+                 * same for the same seed, and the mode at a low temperature. */
+                mc_step drawn = {0}, again = {0}, cold = {0};
+                uint64_t rng = 9, rng2 = 9, rng3 = 4;
+                uint32_t k = mc_full_sample(&f, rec, can_end, 1.0, 0.9, &rng, 8, &drawn);
+                cr_assert_eq(mc_full_sample(&f, rec, can_end, 1.0, 0.9, &rng2, 8, &again), k);
+                cr_assert_gt(k, 0);
+                for (uint32_t d = 0; d < k; d++) {
+                    cr_assert_eq(drawn.cands[d].id, again.cands[d].id);
+                    if (drawn.cands[d].eos) {
+                        cr_assert(can_end, "case %zu at %zu: an end drawn where the middle cannot end", i, at);
+                        continue;
+                    }
+                    ep_savepoint sp = ep_save(rec);
+                    cr_assert_eq(ep_feed(rec, drawn.cands[d].bytes, drawn.cands[d].len), 1,
+                                 "case %zu at %zu: draw %u is not allowed", i, at, d);
+                    ep_restore(rec, sp);
+                }
+                mc_full_sample(&f, rec, can_end, 1e-6, 1.0, &rng3, 1, &cold);
+                cr_assert_eq(cold.cands[0].id, lazy);
+                mc_step_free(&best);
+                mc_step_free(&drawn);
+                mc_step_free(&again);
+                mc_step_free(&cold);
+                positions++;
+            }
+            if (at < mlen)
+                cr_assert_eq(ep_feed(rec, c->middle + at, 1), 1);
+        }
+        ep_recognizer_free(rec);
+    }
+    cr_assert_gt(ends, 0, "some position ends the middle");
+    cr_assert_gt(positions, 20);
+    sm_free(logits);
+    sm_free(order);
+    ep_grammar_free(g);
+    mc_vocab_free(v);
+}
 #endif

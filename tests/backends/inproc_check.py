@@ -113,6 +113,67 @@ def check_random(ch, models, count):
         ch.check(found >= 1, "random %s: no completion in %d holes" % (vocab, len(cases)))
 
 
+def check_every_step(ch, models, count):
+    """Greedy with the mask at every position gives the lazy path's
+    completion (candidates first, the mask only where none is allowed)."""
+    run, out = ch.complete(*DETOUR, local(model(models, "scripted-detour-qwen2.gguf"), "--mask_every_step", "true"))
+    if ch.check(out is not None, "every step, detour: %r" % run.stderr):
+        ch.check(out["completion"] == "values)" and out["rejected"] == 0 and
+                 out["vocabulary_masks"] >= out["tokens_generated"] + 1,
+                 "every step, detour: %r, rejected %d, %d masks for %d tokens" %
+                 (out["completion"], out["rejected"], out["vocabulary_masks"], out["tokens_generated"]))
+    # Random weights: valid completions, a mask at every position (one
+    # position per round trip).  The completions themselves may differ from
+    # the lazy path's where the loop backtracks: there the lazy path has only
+    # the candidates left to try (test_model_mask.c checks that the first
+    # choice is the same token).
+    path = model(models, "random-qwen2.gguf")
+    for left, right in holes(count, 29):
+        run, out = ch.complete(left, right, local(path, "--max-tokens", "12", "--mask_every_step", "true"))
+        if not ch.check(out is not None and run.returncode == 0, "every step: %r" % run.stderr[-300:]):
+            continue
+        ch.check(out["vocabulary_masks"] >= out["round_trips"] - 1 and out["rejected"] == out["rejected_past_lines"],
+                 "every step: %d masks in %d round trips, %d refused (%d past the line budget)" %
+                 (out["vocabulary_masks"], out["round_trips"], out["rejected"], out["rejected_past_lines"]))
+        if out["found"]:
+            ch.check(valid(left + out["completion"] + right), "every step: %r does not parse" % out["completion"])
+
+
+def check_sampling(ch, models, count):
+    """Sampling draws from the distribution restricted to the tokens that
+    keep the middle valid: with random weights nearly every token of the
+    vocabulary is likely, and still no draw is refused."""
+    path = model(models, "random-qwen2.gguf")
+    cases = holes(count, 31)
+    differ = 0
+    for left, right in cases:
+        outs = []
+        for seed in ("5", "5", "6"):
+            run, out = ch.complete(left, right, local(path, "--max-tokens", "12", "--temperature", "1.0",
+                                                      "--top_p", "0.95", "--seed", seed))
+            if not ch.check(out is not None and run.returncode == 0, "sampling: %r" % run.stderr[-300:]):
+                break
+            outs.append(out)
+            # (the mask does not know the line budget: a draw may be refused
+            # for going past it, never by the recognizer)
+            ch.check(out["rejected"] == out["rejected_past_lines"] and out["vocabulary_masks"] >= out["round_trips"] - 1,
+                     "sampling: %d draws refused (%d past the line budget), %d masks in %d round trips" %
+                     (out["rejected"], out["rejected_past_lines"], out["vocabulary_masks"], out["round_trips"]))
+            if out["found"]:
+                ch.check(valid(left + out["completion"] + right), "sampling: %r does not parse" % out["completion"])
+        if len(outs) == 3:
+            ch.check(outs[0]["completion"] == outs[1]["completion"],
+                     "sampling: the same seed gave %r and %r" % (outs[0]["completion"], outs[1]["completion"]))
+            differ += outs[0]["completion"] != outs[2]["completion"]
+    ch.check(differ >= 1, "sampling: seeds 5 and 6 gave the same completions in all %d holes" % len(cases))
+    # At a low temperature the draw is the masked distribution's mode: the
+    # scripted model's detour, as greedy finds it.
+    run, out = ch.complete(*DETOUR, local(model(models, "scripted-detour-qwen2.gguf"), "--temperature", "0.05"))
+    if ch.check(out is not None, "sampling, detour: %r" % run.stderr):
+        ch.check(out["completion"] == "values)" and out["rejected"] == 0,
+                 "sampling, detour: %r, rejected %d" % (out["completion"], out["rejected"]))
+
+
 def check_bad_files(ch, models):
     truncated = os.path.join(ch.dir, "truncated.gguf")
     with open(model(models, "random-qwen2.gguf"), "rb") as f:
@@ -193,6 +254,8 @@ def main():
     check_utf8(ch, models)
     check_special_text(ch, llama, models)
     check_random(ch, models, args.holes)
+    check_every_step(ch, models, args.holes)
+    check_sampling(ch, models, args.holes)
     check_bad_files(ch, models)
     check_lsp(ch, models)
     shutil.rmtree(ch.dir, ignore_errors=True)
