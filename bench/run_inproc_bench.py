@@ -16,6 +16,13 @@ for the llama backend the positions where no candidate would do and the
 whole vocabulary was masked, with the mask's time (the loop's filter time
 is candidates plus masks).  `--candidates 1` makes every position whose top
 token is invalid go through the mask.
+
+Greedy runs both ways: lazily (the candidates in logit order, the mask only
+where none is allowed) and with the mask at every position
+(`mask_every_step`); they choose the same token at each position, so the
+completions agree unless the loop backtracks (the row says in how many
+holes they agree).  Sampling (temperature 0.8, top_p 0.95) draws from the
+masked distribution at every position.
 """
 
 import argparse
@@ -83,6 +90,10 @@ def main():
     results = {}
     local = ["--backend", "llama", "--model-path", model, "--candidates", args.candidates, "--context-bytes", "4096"]
     results["llama (in process)"] = [run(args.seam, where, local) for where, _, _ in cases]
+    results["llama, mask every step"] = [run(args.seam, where, local + ["--mask_every_step", "true"])
+                                         for where, _, _ in cases]
+    results["llama, sampling"] = [run(args.seam, where, local + ["--temperature", "0.8", "--top_p", "0.95"])
+                                  for where, _, _ in cases]
     with LlamaServer(llama, model, ctx=4096) as srv:
         remote = ["--backend", "llamacpp", "--endpoint", srv.url, "--candidates", args.candidates,
                   "--context-bytes", "4096"]
@@ -92,6 +103,9 @@ def main():
             if "error" not in r:
                 r["valid"] = not r["found"] or valid(left + r["completion"] + right)
         report(name, rows)
+    lazy, every = results["llama (in process)"], results["llama, mask every step"]
+    agree = sum(a.get("completion") == b.get("completion") for a, b in zip(lazy, every))
+    print("lazy and mask-every-step greedy completions agree in %d of %d holes" % (agree, len(cases)))
 
 
 if __name__ == "__main__":

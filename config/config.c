@@ -193,6 +193,7 @@ int cfg_set(cfg_config *config, const char *name, const char *value, char *error
         if (i < 0)
             return cfg__fail(error, error_size, name, value, "embedded, llamacpp, openai, ollama or llama");
         config->backend = (cfg_backend)i;
+        config->backend_chosen = true;
         return SM_OK;
     }
     if (strcmp(name, "llamacpp_mode") == 0) {
@@ -278,8 +279,10 @@ int cfg_reset(cfg_config *config, const char *name, const cfg_config *from)
             memcpy((char *)config + cfg__flags[i].offset, (const char *)from + cfg__flags[i].offset, sizeof(bool));
             return SM_OK;
         }
-    if (strcmp(name, "backend") == 0)
+    if (strcmp(name, "backend") == 0) {
         config->backend = from->backend;
+        config->backend_chosen = from->backend_chosen;
+    }
     else if (strcmp(name, "llamacpp_mode") == 0)
         config->llamacpp_mode = from->llamacpp_mode;
     else if (strcmp(name, "log_level") == 0)

@@ -30,6 +30,8 @@ typedef enum cfg_llamacpp_mode {
 
 typedef struct cfg_config {
     cfg_backend backend;
+    /* backend was set (not the default): no local model is looked for */
+    bool backend_chosen;
     cfg_llamacpp_mode llamacpp_mode;
     char *endpoint;          /* owned; NULL for the embedded model */
     char *model;             /* owned; may be NULL */

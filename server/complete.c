@@ -219,7 +219,7 @@ int srv_cmd_complete(int argc, char **argv)
         status = 1;
         goto out;
     }
-    if (config.backend == CFG_BACKEND_EMBEDDED) {
+    if (srv_engine_config(engine)->backend == CFG_BACKEND_EMBEDDED) {
         /* The file's folder is the workspace; the file itself comes first. */
         mc_corpus corpus;
         char *dir_copy = sm_strdup(spec);

@@ -133,6 +133,61 @@ static int srv__local_backend(srv_engine *e, const cfg_config *config, char *err
 #endif
 }
 
+/* The GGUF file a default configuration uses, if any (owned by the
+ * caller): model_path when it is set; else $SEAM_MODEL; else the first
+ * *.gguf, by name, in $XDG_CACHE_HOME/seam/models/ (~/.cache/seam/models/
+ * without it). */
+static char *srv__found_model(const cfg_config *config)
+{
+    if (config->model_path)
+        return sm_strdup(config->model_path);
+    const char *env = getenv("SEAM_MODEL");
+    if (env && *env)
+        return sm_strdup(env);
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char pattern[4096];
+    if (xdg && *xdg)
+        snprintf(pattern, sizeof pattern, "%s/seam/models/*.gguf", xdg);
+    else if (home && *home)
+        snprintf(pattern, sizeof pattern, "%s/.cache/seam/models/*.gguf", home);
+    else
+        return NULL;
+    glob_t found;
+    char *path = NULL;
+    if (glob(pattern, 0, NULL, &found) == 0 && found.gl_pathc > 0)
+        path = sm_strdup(found.gl_pathv[0]);   /* sorted */
+    globfree(&found);
+    return path;
+}
+
+/* Without a backend chosen, a model found on the machine (srv__found_model)
+ * is used in process; one that does not load leaves the embedded model,
+ * with a warning. */
+static void srv__use_found_model(srv_engine *e)
+{
+#ifdef SEAM_HAVE_INPROC
+    char *path = srv__found_model(&e->config);
+    if (!path)
+        return;
+    char error[512];
+    cfg_config with = {0};
+    cfg_copy(&with, &e->config);
+    sm_free(with.model_path);
+    with.model_path = path;
+    with.backend = CFG_BACKEND_LLAMA;
+    if (srv__local_backend(e, &with, error, sizeof error) == SM_OK) {
+        sm_log(e->logger, SM_LOG_INFO, "using the model %s in process", path);
+        cfg_free(&e->config);
+        e->config = with;
+        return;
+    }
+    sm_log(e->logger, SM_LOG_WARN, "the model %s was not used (%s): the embedded model serves", path, error);
+    cfg_free(&with);
+#else
+    (void)e;
+#endif
+}
+
 int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger, srv_engine **out, char *error,
                    size_t error_size)
 {
@@ -143,7 +198,9 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger,
     int rc = ep_grammar_python(&e->grammar, error, error_size);
     if (rc != SM_OK)
         goto fail;
-    if (config->backend == CFG_BACKEND_EMBEDDED)
+    if (config->backend == CFG_BACKEND_EMBEDDED && !config->backend_chosen)
+        srv__use_found_model(e);
+    if (e->config.backend == CFG_BACKEND_EMBEDDED || e->backend)
         rc = SM_OK;
     else if (config->backend == CFG_BACKEND_LLAMA) {
         rc = srv__local_backend(e, config, error, error_size);

@@ -174,6 +174,38 @@ def check_sampling(ch, models, count):
                  "sampling, detour: %r, rejected %d" % (out["completion"], out["rejected"]))
 
 
+def check_found_model(ch, models):
+    """Without a backend chosen, a model found on the machine is used in
+    process: $SEAM_MODEL, else the first *.gguf in $XDG_CACHE_HOME/seam/models/;
+    one that does not load leaves the embedded model, with a warning."""
+    cache = os.path.join(ch.dir, "cache")
+    os.makedirs(os.path.join(cache, "seam", "models"), exist_ok=True)
+    shutil.copy(model(models, "scripted-compare-qwen2.gguf"), os.path.join(cache, "seam", "models", "a.gguf"))
+    shutil.copy(model(models, "scripted-detour-qwen2.gguf"), os.path.join(cache, "seam", "models", "b.gguf"))
+    where = ch.write_case(*COMPARE)
+    base = {k: v for k, v in os.environ.items() if k != "SEAM_MODEL"}
+
+    def ask(what, env, settings=()):
+        run, out, _ = Checker.complete(ch, where, ["--timeout-ms", "30000"] + list(settings), timeout=120,
+                                       env=dict(base, **env))
+        ch.check(out is not None and run.returncode == 0, "%s: %r" % (what, run.stderr[-300:]))
+        return run, out or {}
+
+    _, out = ask("the models folder", {"XDG_CACHE_HOME": cache})
+    ch.check(out.get("backend") == "llama" and out.get("completion") == " a < b",
+             "the models folder: %s %r" % (out.get("backend"), out.get("completion")))
+    _, out = ask("$SEAM_MODEL", {"XDG_CACHE_HOME": cache, "SEAM_MODEL": model(models, "random-qwen2.gguf")})
+    ch.check(out.get("backend") == "llama" and out.get("completion") != " a < b",
+             "$SEAM_MODEL comes first: %s %r" % (out.get("backend"), out.get("completion")))
+    run, out = ask("a model that does not load", {"XDG_CACHE_HOME": cache, "SEAM_MODEL": os.path.join(ch.dir, "no.gguf")})
+    ch.check(out.get("backend") == "embedded" and "was not used" in run.stderr,
+             "a model that does not load: %s, %r" % (out.get("backend"), run.stderr[-200:]))
+    _, out = ask("backend chosen", {"XDG_CACHE_HOME": cache}, ["--backend", "embedded"])
+    ch.check(out.get("backend") == "embedded", "the embedded backend chosen: %s" % out.get("backend"))
+    _, out = ask("nothing found", {"XDG_CACHE_HOME": os.path.join(ch.dir, "empty")})
+    ch.check(out.get("backend") == "embedded", "no model found: %s" % out.get("backend"))
+
+
 def check_bad_files(ch, models):
     truncated = os.path.join(ch.dir, "truncated.gguf")
     with open(model(models, "random-qwen2.gguf"), "rb") as f:
@@ -256,6 +288,7 @@ def main():
     check_random(ch, models, args.holes)
     check_every_step(ch, models, args.holes)
     check_sampling(ch, models, args.holes)
+    check_found_model(ch, models)
     check_bad_files(ch, models)
     check_lsp(ch, models)
     shutil.rmtree(ch.dir, ignore_errors=True)
