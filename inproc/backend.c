@@ -441,9 +441,26 @@ int ip_backend_new(uv_loop_t *loop, ip_model *model, const ip_backend_options *o
     }
     b->n_ctx = llama_n_ctx(b->ctx);
     uv_mutex_init(&b->lock);
-    ip_model_retain(model);
     b->base.vtable = &ip__vtable;
+    ip_memory mem;
+    ip_backend_memory(&b->base, &mem);
+    sm_log(options->logger, SM_LOG_INFO, "model %s: weights %.1f MiB, KV cache %.1f MiB (%u tokens), vocabulary "
+           "%.1f MiB", model->path, mem.weights / 1048576.0, mem.kv_cache / 1048576.0, mem.n_ctx,
+           mem.vocabulary / 1048576.0);
+    ip_model_retain(model);
     b->base.max_candidates = 100;
     *out = &b->base;
     return SM_OK;
+}
+
+void ip_backend_memory(const mc_backend *backend, ip_memory *out)
+{
+    const ip__backend *b = (const ip__backend *)backend;
+    const struct llama_model *m = b->model->model;
+    uint64_t heads = (uint64_t)llama_model_n_head(m), kv_heads = (uint64_t)llama_model_n_head_kv(m);
+    uint64_t kv_width = heads ? (uint64_t)llama_model_n_embd(m) / heads * kv_heads : 0;
+    out->weights = llama_model_size(m);
+    out->kv_cache = (uint64_t)b->n_ctx * (uint64_t)llama_model_n_layer(m) * kv_width * 2 * 2;
+    out->vocabulary = mc_vocab_bytes(b->model->vocab);
+    out->n_ctx = b->n_ctx;
 }

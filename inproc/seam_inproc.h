@@ -41,6 +41,7 @@ typedef struct ip_backend_options {
     uint32_t n_ctx;            /* context in tokens; 0: min(model's, 4096) */
     uint32_t n_threads;        /* 0: the machine's cores */
     const mc_template *tmpl;   /* NULL: the vocabulary's FIM tokens */
+    sm_logger *logger;         /* borrowed; may be NULL */
 } ip_backend_options;
 
 /* A backend over `model` (which it holds until freed), with its
@@ -49,5 +50,16 @@ typedef struct ip_backend_options {
  * not tokens of the vocabulary. */
 int ip_backend_new(uv_loop_t *loop, ip_model *model, const ip_backend_options *options, mc_backend **out,
                    char *error, size_t error_size);
+
+/* What a llama backend holds in memory, in bytes. */
+typedef struct ip_memory {
+    uint64_t weights;        /* the model's tensors */
+    uint64_t kv_cache;       /* the context's KV cache (16-bit keys and values) */
+    uint64_t vocabulary;     /* each token's bytes and their trie */
+    uint32_t n_ctx;          /* the context, in tokens */
+} ip_memory;
+
+/* Fills *out for a backend made by ip_backend_new. */
+void ip_backend_memory(const mc_backend *backend, ip_memory *out);
 
 #endif

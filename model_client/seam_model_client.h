@@ -310,6 +310,7 @@ mc_vocab *mc_vocab_new(const char *const *pieces, const uint32_t *lens, uint32_t
 void mc_vocab_free(mc_vocab *vocab);
 uint32_t mc_vocab_size(const mc_vocab *vocab);
 uint32_t mc_vocab_nodes(const mc_vocab *vocab);   /* trie nodes: distinct token prefixes */
+size_t mc_vocab_bytes(const mc_vocab *vocab);     /* the memory it holds */
 /* Token t's bytes (*len of them; borrowed), "" for a token without bytes. */
 const char *mc_vocab_token(const mc_vocab *vocab, uint32_t t, uint32_t *len);
 

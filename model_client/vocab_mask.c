@@ -52,6 +52,14 @@ uint32_t mc_vocab_nodes(const mc_vocab *v)
     return ep_trie_nodes(v->trie);
 }
 
+size_t mc_vocab_bytes(const mc_vocab *v)
+{
+    size_t bytes = sizeof *v + ep_trie_bytes(v->trie) + (size_t)v->n_tokens * (sizeof *v->bytes + sizeof *v->lens);
+    for (uint32_t t = 0; t < v->n_tokens; t++)
+        bytes += v->lens[t] + 1;
+    return bytes;
+}
+
 const char *mc_vocab_token(const mc_vocab *v, uint32_t t, uint32_t *len)
 {
     if (t >= v->n_tokens) {

@@ -111,6 +111,8 @@ ep_trie *ep_trie_new(const char *const *strings, const uint32_t *lens, uint32_t 
 void ep_trie_free(ep_trie *trie);
 /* Trie nodes: the distinct non-empty prefixes of the tokens. */
 uint32_t ep_trie_nodes(const ep_trie *trie);
+/* The memory the trie holds, in bytes. */
+size_t ep_trie_bytes(const ep_trie *trie);
 
 typedef struct ep_trie_stats {
     uint64_t nodes;        /* trie nodes visited */

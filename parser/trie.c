@@ -181,6 +181,14 @@ uint32_t ep_trie_nodes(const ep_trie *t)
     return t->n_nodes;
 }
 
+size_t ep_trie_bytes(const ep_trie *t)
+{
+    uint32_t tokens = 0;
+    for (uint32_t i = 0; i < t->n_nodes; i++)
+        tokens += t->nodes[i].token_count;
+    return sizeof *t + (size_t)t->n_nodes * sizeof *t->nodes + (size_t)tokens * sizeof *t->tokens;
+}
+
 /* ---- The walk ------------------------------------------------------------------ */
 
 /* The state after a node's path.  A byte taken directly changes only the

@@ -109,6 +109,14 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
         cJSON_AddStringToObject(o, "error", r->error ? r->error : "no completion");
     }
     cJSON_AddStringToObject(o, "backend", cfg_backend_name(srv_engine_config(e)->backend));
+    srv_memory mem;
+    if (srv_engine_memory(e, &mem)) {
+        cJSON *m = cJSON_AddObjectToObject(o, "memory_bytes");
+        cJSON_AddNumberToObject(m, "weights", (double)mem.weights);
+        cJSON_AddNumberToObject(m, "kv_cache", (double)mem.kv_cache);
+        cJSON_AddNumberToObject(m, "vocabulary", (double)mem.vocabulary);
+        cJSON_AddNumberToObject(m, "context_tokens", mem.n_ctx);
+    }
     cJSON_AddNumberToObject(o, "offset", (double)offset);
     cJSON *sc = cJSON_AddObjectToObject(o, "scope");
     cJSON_AddStringToObject(sc, "kind", srv_scope_kind_name(scope->kind));

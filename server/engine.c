@@ -115,7 +115,7 @@ static int srv__local_backend(srv_engine *e, const cfg_config *config, char *err
         snprintf(error, error_size, "the llama backend needs model_path (a GGUF file)");
         return SM_EINVAL;
     }
-    ip_backend_options o = {0};
+    ip_backend_options o = {.logger = e->logger};
     int rc = srv__template(e, config, &o.tmpl, error, error_size);
     if (rc)
         return rc;
@@ -638,4 +638,19 @@ void srv_job_cancel(srv_job *job)
             }
         }
     }
+}
+
+bool srv_engine_memory(const srv_engine *e, srv_memory *out)
+{
+#ifdef SEAM_HAVE_INPROC
+    if (e->local_model && e->backend) {
+        ip_memory m;
+        ip_backend_memory(e->backend, &m);
+        *out = (srv_memory){m.weights, m.kv_cache, m.vocabulary, m.n_ctx};
+        return true;
+    }
+#endif
+    (void)e;
+    (void)out;
+    return false;
 }

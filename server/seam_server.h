@@ -124,6 +124,15 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger,
 /* Jobs still waiting for the model get their on_done with an error. */
 void srv_engine_free(srv_engine *engine);
 const cfg_config *srv_engine_config(const srv_engine *engine);
+
+/* What a model in seam's process holds in memory, in bytes. */
+typedef struct srv_memory {
+    uint64_t weights, kv_cache, vocabulary;
+    uint32_t n_ctx;           /* the KV cache's context, in tokens */
+} srv_memory;
+
+/* Fills *out and returns true when the engine runs a model in process. */
+bool srv_engine_memory(const srv_engine *engine, srv_memory *out);
 const ep_grammar *srv_engine_grammar(const srv_engine *engine);
 bool srv_engine_ready(const srv_engine *engine);
 /* Calls on_ready(data) on the loop when the embedded model has been

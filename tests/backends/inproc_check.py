@@ -52,6 +52,13 @@ def check_scripted(ch, models):
         ch.check(out["completion"] == " a < b" and out["stop"] == "eos" and out["backend"] == "llama",
                  "scripted %s: %r ended by %s" % (vocab, out["completion"], out["stop"]))
         ch.check(valid(COMPARE[0] + out["completion"] + COMPARE[1]), "scripted %s: invalid" % vocab)
+        # Memory: the weights are most of the file; the vocabulary's bytes
+        # and trie and the KV cache are counted.
+        mem = out.get("memory_bytes", {})
+        size = os.path.getsize(model(models, "scripted-compare-%s.gguf" % vocab))
+        ch.check(size // 2 <= mem.get("weights", 0) <= size and mem.get("vocabulary", 0) > 400000 and
+                 mem.get("kv_cache", 0) > 0 and mem.get("context_tokens", 0) >= 512,
+                 "scripted %s: memory %r for a file of %d bytes" % (vocab, mem, size))
 
 
 def check_detour(ch, models):
