@@ -697,7 +697,8 @@ static bool mc__on_step(void *data, const mc_step *step)
                    .tokens = d->token_ends.size,
                    .lines = d->lines};
     mc__verdict v = MC__NONE;
-    if (mc__from_full(d, step)) {
+    bool from_full = mc__from_full(d, step);
+    if (from_full) {
         mc__full_choices(d, step, &pos.step);
         pos.order = sm_malloc((pos.step.count ? pos.step.count : 1) * sizeof *pos.order);
         for (uint32_t i = 0; i < pos.step.count; i++)
@@ -710,7 +711,7 @@ static bool mc__on_step(void *data, const mc_step *step)
         mc__copy_step(&pos.step, step);
     }
     bool backtracked = false;
-    if (v == MC__NONE && step->full && !mc__from_full(d, step)) {
+    if (v == MC__NONE && step->full && !from_full) {
         /* Past the candidates, in the order of the whole distribution. */
         uint32_t before = pos.step.count;
         d->extended++;

@@ -32,12 +32,13 @@ void mc_logits_keep_best(const float *logits, int32_t *best, uint32_t *have, uin
     best[i] = id;
 }
 
-/* The mask of the tokens that keep `rec` viable (owned by the caller). */
-static uint64_t *mc__mask(const mc_logits *f, ep_recognizer *rec, uint32_t *words)
+/* The mask of the tokens that keep `rec` viable (owned by the caller), of
+ * `words` words, `*allowed` of them set. */
+static uint64_t *mc__mask(const mc_logits *f, ep_recognizer *rec, uint32_t *words, uint32_t *allowed)
 {
     *words = (f->n_vocab + 63) / 64;
     uint64_t *mask = sm_malloc((*words ? *words : 1) * sizeof *mask);
-    mc_vocab_mask(f->vocab, rec, mask, NULL);
+    *allowed = mc_vocab_mask(f->vocab, rec, mask, NULL);
     return mask;
 }
 
@@ -61,8 +62,8 @@ static void mc__add(const mc_logits *f, int32_t id, bool eos, mc_step *out)
 uint32_t mc_full_best(const mc_logits *f, ep_recognizer *rec, bool can_end, const mc_step *tried, uint32_t cap,
                       mc_step *out)
 {
-    uint32_t words;
-    uint64_t *mask = mc__mask(f, rec, &words);
+    uint32_t words, allowed;
+    uint64_t *mask = mc__mask(f, rec, &words, &allowed);
     bool has_end = false;
     for (uint32_t i = 0; tried && i < tried->count; i++) {
         int32_t id = tried->cands[i].id;
@@ -99,14 +100,11 @@ static int mc__by_logit(const void *a, const void *b)
 uint32_t mc_full_sample(const mc_logits *f, ep_recognizer *rec, bool can_end, double temperature, double top_p,
                         uint64_t *rng, uint32_t draws, mc_step *out)
 {
-    uint32_t words;
-    uint64_t *mask = mc__mask(f, rec, &words);
-    uint32_t n = 0;
-    for (uint32_t w = 0; w < words; w++)
-        n += (uint32_t)__builtin_popcountll(mask[w]);
+    uint32_t words, allowed;
+    uint64_t *mask = mc__mask(f, rec, &words, &allowed);
     int32_t end = can_end ? mc__best_end(f) : -1;
-    mc__weighted *pool = sm_malloc((n + 1) * sizeof *pool);
-    n = 0;
+    mc__weighted *pool = sm_malloc((allowed + 1) * sizeof *pool);
+    uint32_t n = 0;
     for (uint32_t w = 0; w < words; w++)
         for (uint64_t bits = mask[w]; bits; bits &= bits - 1) {
             int32_t id = (int32_t)(w * 64 + (uint32_t)__builtin_ctzll(bits));

@@ -160,6 +160,14 @@ static inline bool ep_utf8_next(uint8_t *need, uint8_t *lo, uint8_t *hi, uint8_t
     return true;
 }
 
+/* Whether a token, as far as it is typed, is a str literal as CPython's
+ * checks read it: at most two of "fFrRuU", then a quote.  *is_f and *raw
+ * (may be NULL) tell which prefixes it has. */
+bool ep_str_literal(const char *token, size_t len, bool *is_f, bool *raw);
+/* Whether a token holds a brace: without one an f-string has no field to
+ * check (and no stray "}"). */
+bool ep_has_brace(const char *token, size_t len);
+
 /* Whether the token in progress can still grow into a lexeme allowed here
  * (by the automaton and the parser alone). */
 bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run);

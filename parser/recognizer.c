@@ -738,11 +738,25 @@ static bool ep__starts_real_token(const ep_grammar *g, uint32_t state)
 
 /* ---- Tokens ------------------------------------------------------------- */
 
-/* Whether a string token holds a brace: without one an f-string has no
- * field to check (and no stray "}"). */
-static bool ep__has_brace(const char *token, size_t len)
+bool ep_has_brace(const char *token, size_t len)
 {
     return memchr(token, '{', len) || memchr(token, '}', len);
+}
+
+bool ep_str_literal(const char *token, size_t len, bool *is_f, bool *raw)
+{
+    size_t prefix = 0;
+    bool f = false, r = false;
+    while (prefix < len && prefix < 2 && token[prefix] && strchr("fFrRuU", token[prefix])) {
+        f |= token[prefix] == 'f' || token[prefix] == 'F';
+        r |= token[prefix] == 'r' || token[prefix] == 'R';
+        prefix++;
+    }
+    if (is_f)
+        *is_f = f;
+    if (raw)
+        *raw = r;
+    return prefix < len && (token[prefix] == '\'' || token[prefix] == '"');
 }
 
 /* The recognizer that parses f-string fields, made on first use; NULL only
@@ -799,7 +813,7 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     /* f-string expressions are parsed with the compiled grammar, not with a
      * quotient derived from it */
     if (lex->fstring && (!ep_escapes_valid(token, end - run->tok_start, true, &from) ||
-                         (ep__has_brace(token, end - run->tok_start) &&
+                         (ep_has_brace(token, end - run->tok_start) &&
                           (!ep__fields(rec) || !ep_fstring_valid(rec->fields, token, end - run->tok_start)))))
         return false;
     uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
@@ -916,15 +930,13 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
 {
     const ep_grammar *g = rec->grammar;
     const char *token = rec->text.items + run->tok_start;
-    uint32_t len = end - run->tok_start, prefix = 0;
+    uint32_t len = end - run->tok_start;
     if (rec->capture || g->layout != EP_LAYOUT_PYTHON)
         return true;
     if (!ep_name_valid(token, len))
         return false;
-    while (prefix < len && prefix < 2 && token[prefix] && strchr("fFrRuU", token[prefix]))
-        prefix++;
-    if (prefix >= len || (token[prefix] != '\'' && token[prefix] != '"'))
-        return true; /* not a str literal */
+    if (!ep_str_literal(token, len, NULL, NULL))
+        return true;
     bool finished = run->accept_end == end && run->accept_lexeme >= 0 && g->lexemes[run->accept_lexeme].fstring;
     ep_string_check *seen = &rec->string_check;
     if (seen->tok_start != run->tok_start || seen->checked > end) {
@@ -933,7 +945,7 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
     }
     size_t escapes = seen->escapes, fields = seen->fields;
     bool ok = ep_escapes_valid(token, len, finished, &escapes);
-    if (ok && ep__has_brace(token, len)) {
+    if (ok && ep_has_brace(token, len)) {
         ep_recognizer *parser = ep__fields(rec);
         ok = parser && (finished ? ep_fstring_valid(parser, token, len)
                                  : ep_fstring_prefix_valid(parser, token, len, &fields));

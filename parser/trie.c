@@ -11,13 +11,14 @@
  *
  * Most nodes of a real vocabulary are bytes inside a lexeme: the byte moves
  * the token in progress to another state of the lexer's automaton and the
- * parser is not involved.  Such a byte is taken without ep_feed when the
- * token so far passed CPython's checks and holds nothing that they look at
- * (a backslash or a brace): then the text is viable exactly when the token
- * can still grow into a lexeme the parser allows here, which depends only
- * on the parser's chart and the automaton's state, and is remembered for
- * the walk.  Every other byte (the token in progress ends, a new one starts,
- * a byte outside ASCII) goes through ep_feed from its parent's state.
+ * parser is not involved.  Such a byte is taken without ep_feed when
+ * CPython's checks of the token cannot change their verdict (ep__quiet; a
+ * character outside ASCII that ends in a name is checked on the spot):
+ * then the text is viable exactly when the token can still grow into a
+ * lexeme the parser allows here, which depends only on the parser's chart
+ * and the automaton's state, and is remembered for the walk.  Every other
+ * byte (the token in progress ends, a new one starts, a backslash or a
+ * brace) goes through ep_feed from its parent's state.
  */
 #include "ep_recognizer.h"
 #include "ep_unicode.h"
@@ -239,19 +240,14 @@ static bool ep__grows(ep__walk *walk, ep_recognizer *rec, const ep__step *step)
  * keep passing whatever ordinary bytes (ASCII, not a backslash or a brace)
  * come next: a name or a number, a bytes or raw literal, or a str literal
  * without an escape cut short and, if an f-string, without a brace.  The
- * literal's shape is read as ep_run_token_so_far reads it. */
+ * literal's shape is read as ep_run_token_so_far reads it
+ * (ep_str_literal). */
 static bool ep__quiet(const char *token, size_t len)
 {
-    size_t prefix = 0;
-    bool is_f = false, raw = false;
-    while (prefix < len && prefix < 2 && token[prefix] && strchr("fFrRuU", token[prefix])) {
-        is_f |= token[prefix] == 'f' || token[prefix] == 'F';
-        raw |= token[prefix] == 'r' || token[prefix] == 'R';
-        prefix++;
-    }
-    if (prefix >= len || (token[prefix] != '\'' && token[prefix] != '"'))
+    bool is_f, raw;
+    if (!ep_str_literal(token, len, &is_f, &raw))
         return true;
-    if (is_f && (memchr(token, '{', len) || memchr(token, '}', len)))
+    if (is_f && ep_has_brace(token, len))
         return false;
     if (raw)
         return true;
@@ -278,7 +274,7 @@ static bool ep__never_a_name(const char *token, size_t len)
         return true;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)token[i];
-        if (c < 0x80 && !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+        if (c < 0x80 && !ep_name_char_valid(c, false))
             return true;
     }
     return false;
