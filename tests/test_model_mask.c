@@ -42,12 +42,20 @@ static ep_grammar *grammar(void)
     return g;
 }
 
-/* Compares the two masks at every `stride`-th byte of each case's middle. */
-static void check_masks(const mc_vocab *v, const ep_grammar *g, uint32_t stride, const char *what)
+/* A position along a case's true middle. */
+typedef struct mask_position {
+    ep_recognizer *rec;     /* fed the left context and the middle up to `at` */
+    size_t case_index, at;
+    bool last;              /* the whole middle has been fed */
+} mask_position;
+
+typedef void (*position_check)(void *data, const mask_position *p);
+
+/* Calls check at every `stride`-th byte of each case's true middle and at
+ * its end, feeding the middle in between; returns how many positions. */
+static uint32_t along_middles(const ep_grammar *g, uint32_t stride, position_check check, void *data)
 {
-    uint32_t words = (mc_vocab_size(v) + 63) / 64;
-    uint64_t *trie = sm_malloc(words * sizeof *trie), *brute = sm_malloc(words * sizeof *brute);
-    uint32_t positions = 0, some_allowed = 0;
+    uint32_t positions = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const mask_case *c = &cases[i];
         ep_recognizer *rec;
@@ -55,29 +63,53 @@ static void check_masks(const mc_vocab *v, const ep_grammar *g, uint32_t stride,
         size_t mlen = strlen(c->middle);
         for (size_t at = 0; at <= mlen; at++) {
             if (at % stride == 0 || at == mlen) {
-                mc_mask_stats st_trie, st_brute;
-                uint32_t a = mc_vocab_mask(v, rec, trie, &st_trie);
-                uint32_t b = mc_vocab_mask_brute(v, rec, brute, &st_brute);
-                cr_assert_eq(a, b, "%s, case %zu at %zu: trie %u tokens, brute force %u", what, i, at, a, b);
-                cr_assert(memcmp(trie, brute, words * sizeof *trie) == 0, "%s, case %zu at %zu: masks differ",
-                          what, i, at);
-                cr_assert_leq(st_trie.bytes_fed, st_brute.bytes_fed);
-                cr_assert(ep_viable(rec), "the walk leaves the recognizer as it was");
+                mask_position p = {rec, i, at, at == mlen};
+                check(data, &p);
                 positions++;
-                some_allowed += a > 0;
             }
             if (at < mlen)
-                cr_assert_eq(ep_feed(rec, c->middle + at, 1), 1, "%s: the true middle of case %zu at %zu", what, i,
-                             at);
+                cr_assert_eq(ep_feed(rec, c->middle + at, 1), 1, "the true middle of case %zu at %zu", i, at);
         }
         ep_recognizer_free(rec);
     }
+    return positions;
+}
+
+typedef struct masks_check {
+    const mc_vocab *v;
+    const char *what;
+    uint32_t words;
+    uint64_t *trie, *brute;
+    uint32_t some_allowed;
+} masks_check;
+
+static void compare_masks(void *data, const mask_position *p)
+{
+    masks_check *m = data;
+    mc_mask_stats st_trie, st_brute;
+    uint32_t a = mc_vocab_mask(m->v, p->rec, m->trie, &st_trie);
+    uint32_t b = mc_vocab_mask_brute(m->v, p->rec, m->brute, &st_brute);
+    cr_assert_eq(a, b, "%s, case %zu at %zu: trie %u tokens, brute force %u", m->what, p->case_index, p->at, a, b);
+    cr_assert(memcmp(m->trie, m->brute, m->words * sizeof *m->trie) == 0, "%s, case %zu at %zu: masks differ",
+              m->what, p->case_index, p->at);
+    cr_assert_leq(st_trie.bytes_fed, st_brute.bytes_fed);
+    cr_assert(ep_viable(p->rec), "the walk leaves the recognizer as it was");
+    m->some_allowed += a > 0;
+}
+
+/* Compares the two masks at every `stride`-th byte of each case's middle. */
+static void check_masks(const mc_vocab *v, const ep_grammar *g, uint32_t stride, const char *what)
+{
+    masks_check m = {.v = v, .what = what, .words = (mc_vocab_size(v) + 63) / 64};
+    m.trie = sm_malloc(m.words * sizeof *m.trie);
+    m.brute = sm_malloc(m.words * sizeof *m.brute);
+    uint32_t positions = along_middles(g, stride, compare_masks, &m);
     /* Along true middles the next true byte is always allowed, so a token
      * is too, unless the vocabulary lacks a token for it. */
-    cr_assert_geq(some_allowed * 10, positions * 9, "%s: %u of %u positions allow a token", what, some_allowed,
+    cr_assert_geq(m.some_allowed * 10, positions * 9, "%s: %u of %u positions allow a token", what, m.some_allowed,
                   positions);
-    sm_free(trie);
-    sm_free(brute);
+    sm_free(m.trie);
+    sm_free(m.brute);
 }
 
 Test(model_mask, the_trie_equals_the_check_of_every_token_on_a_small_vocabulary)
@@ -189,76 +221,77 @@ static int32_t first_allowed(const mc_vocab *v, ep_recognizer *rec, const float 
     return -1;
 }
 
+typedef struct choices_check {
+    const mc_vocab *v;
+    uint32_t n;
+    float *logits;
+    int32_t *order;
+    int32_t eog;
+    uint32_t ends;
+} choices_check;
+
+static void compare_choices(void *data, const mask_position *p)
+{
+    choices_check *c = data;
+    ep_recognizer *rec = p->rec;
+    size_t i = p->case_index, at = p->at;
+    random_logits(c->logits, c->n, i * 1000 + at);
+    if (p->last)
+        c->logits[c->eog] = 30.0f;   /* the end is the model's first choice where the middle ends */
+    mc_logits f = {.logits = c->logits, .n_vocab = c->n, .logsum = 0, .vocab = c->v, .eog = &c->eog, .n_eog = 1};
+    bool can_end = ep_can_end(rec), eos = false;
+    int32_t lazy = first_allowed(c->v, rec, c->logits, c->order, c->eog, &eos);
+    mc_step best = {0};
+    cr_assert_geq(mc_full_best(&f, rec, can_end, NULL, 1, &best), 1);
+    cr_assert_eq(best.cands[0].id, lazy, "case %zu at %zu: the mask's best %d, the lazy way's %d", i, at,
+                 best.cands[0].id, lazy);
+    cr_assert_eq(best.cands[0].eos, eos);
+    c->ends += eos;
+    /* Draws: allowed, an end only where the middle can end, the same for
+     * the same seed, and the mode at a low temperature. */
+    mc_step drawn = {0}, again = {0}, cold = {0};
+    uint64_t rng = 9, rng2 = 9, rng3 = 4;
+    uint32_t k = mc_full_sample(&f, rec, can_end, 1.0, 0.9, &rng, 8, &drawn);
+    cr_assert_eq(mc_full_sample(&f, rec, can_end, 1.0, 0.9, &rng2, 8, &again), k);
+    cr_assert_gt(k, 0);
+    for (uint32_t d = 0; d < k; d++) {
+        cr_assert_eq(drawn.cands[d].id, again.cands[d].id);
+        if (drawn.cands[d].eos) {
+            cr_assert(can_end, "case %zu at %zu: an end drawn where the middle cannot end", i, at);
+            continue;
+        }
+        ep_savepoint sp = ep_save(rec);
+        cr_assert_eq(ep_feed(rec, drawn.cands[d].bytes, drawn.cands[d].len), 1,
+                     "case %zu at %zu: draw %u is not allowed", i, at, d);
+        ep_restore(rec, sp);
+    }
+    mc_full_sample(&f, rec, can_end, 1e-6, 1.0, &rng3, 1, &cold);
+    cr_assert_eq(cold.cands[0].id, lazy);
+    mc_step_free(&best);
+    mc_step_free(&drawn);
+    mc_step_free(&again);
+    mc_step_free(&cold);
+}
+
 Test(model_mask, the_masked_choices_are_the_lazy_ones_and_draws_are_allowed, .timeout = 600)
 {
     mc_vocab *v = load_vocab("qwen2");
     ep_grammar *g = grammar();
-    uint32_t n = mc_vocab_size(v);
-    float *logits = sm_malloc(n * sizeof *logits);
-    int32_t *order = sm_malloc(n * sizeof *order);
-    int32_t eog = -1;
-    for (uint32_t t = 0; t < n && eog < 0; t++) {
+    choices_check c = {.v = v, .n = mc_vocab_size(v), .eog = -1};
+    c.logits = sm_malloc(c.n * sizeof *c.logits);
+    c.order = sm_malloc(c.n * sizeof *c.order);
+    for (uint32_t t = 0; t < c.n && c.eog < 0; t++) {
         uint32_t len;
         mc_vocab_token(v, t, &len);
         if (!len)
-            eog = (int32_t)t;   /* a control token: no bytes */
+            c.eog = (int32_t)t;   /* a control token: no bytes */
     }
-    cr_assert_geq(eog, 0);
-    uint32_t positions = 0, ends = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const mask_case *c = &cases[i];
-        ep_recognizer *rec;
-        cr_assert_eq(ep_recognizer_new_fim(g, c->left, strlen(c->left), c->right, strlen(c->right), &rec), SM_OK);
-        size_t mlen = strlen(c->middle);
-        for (size_t at = 0; at <= mlen; at++) {
-            if (at % 11 == 0 || at == mlen) {
-                random_logits(logits, n, i * 1000 + at);
-                if (at == mlen)
-                    logits[eog] = 30.0f;   /* the end is the model's first choice where the middle ends */
-                mc_logits f = {.logits = logits, .n_vocab = n, .logsum = 0, .vocab = v, .eog = &eog, .n_eog = 1};
-                bool can_end = ep_can_end(rec), eos = false;
-                int32_t lazy = first_allowed(v, rec, logits, order, eog, &eos);
-                mc_step best = {0};
-                cr_assert_geq(mc_full_best(&f, rec, can_end, NULL, 1, &best), 1);
-                cr_assert_eq(best.cands[0].id, lazy, "case %zu at %zu: the mask's best %d, the lazy way's %d", i, at,
-                             best.cands[0].id, lazy);
-                cr_assert_eq(best.cands[0].eos, eos);
-                ends += eos;
-                /* Draws: allowed, an end only where the middle can end, the
-                 * same for the same seed, and the mode at a low temperature. */
-                mc_step drawn = {0}, again = {0}, cold = {0};
-                uint64_t rng = 9, rng2 = 9, rng3 = 4;
-                uint32_t k = mc_full_sample(&f, rec, can_end, 1.0, 0.9, &rng, 8, &drawn);
-                cr_assert_eq(mc_full_sample(&f, rec, can_end, 1.0, 0.9, &rng2, 8, &again), k);
-                cr_assert_gt(k, 0);
-                for (uint32_t d = 0; d < k; d++) {
-                    cr_assert_eq(drawn.cands[d].id, again.cands[d].id);
-                    if (drawn.cands[d].eos) {
-                        cr_assert(can_end, "case %zu at %zu: an end drawn where the middle cannot end", i, at);
-                        continue;
-                    }
-                    ep_savepoint sp = ep_save(rec);
-                    cr_assert_eq(ep_feed(rec, drawn.cands[d].bytes, drawn.cands[d].len), 1,
-                                 "case %zu at %zu: draw %u is not allowed", i, at, d);
-                    ep_restore(rec, sp);
-                }
-                mc_full_sample(&f, rec, can_end, 1e-6, 1.0, &rng3, 1, &cold);
-                cr_assert_eq(cold.cands[0].id, lazy);
-                mc_step_free(&best);
-                mc_step_free(&drawn);
-                mc_step_free(&again);
-                mc_step_free(&cold);
-                positions++;
-            }
-            if (at < mlen)
-                cr_assert_eq(ep_feed(rec, c->middle + at, 1), 1);
-        }
-        ep_recognizer_free(rec);
-    }
-    cr_assert_gt(ends, 0, "some position ends the middle");
+    cr_assert_geq(c.eog, 0);
+    uint32_t positions = along_middles(g, 11, compare_choices, &c);
+    cr_assert_gt(c.ends, 0, "some position ends the middle");
     cr_assert_gt(positions, 20);
-    sm_free(logits);
-    sm_free(order);
+    sm_free(c.logits);
+    sm_free(c.order);
     ep_grammar_free(g);
     mc_vocab_free(v);
 }
