@@ -31,6 +31,7 @@ void cfg_init(cfg_config *config)
     config->request_timeout_ms = 30000;
     config->retries = 1;
     config->context_bytes = 8192;
+    config->cached_documents = 4;
     config->tls_verify = true;
     config->stream = true;
     config->escape_guard = true;
@@ -102,6 +103,7 @@ static const cfg__number cfg__numbers[] = {
     CFG__N(request_timeout_ms, 1, 600000),
     CFG__N(retries, 0, 5),
     CFG__N(context_bytes, 256, 1u << 24),
+    CFG__N(cached_documents, 1, 16),
     CFG__N(corpus_bytes, 0, 1u << 30),
     CFG__N(debounce_ms, 0, 10000),
     CFG__N(max_message_bytes, 4096, 1u << 30),
@@ -129,7 +131,8 @@ const char *const *cfg_names(void)
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "multiline", "tls_verify",
-        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step", NULL,
+        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",
+        "cached_documents", NULL,
     };
     return names;
 }

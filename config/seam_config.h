@@ -56,6 +56,7 @@ typedef struct cfg_config {
     uint32_t request_timeout_ms;
     uint32_t retries;
     uint32_t context_bytes;  /* context sent to the model around the cursor */
+    uint32_t cached_documents; /* llama backend: documents whose KV cache is kept */
     bool tls_verify;
     bool stream;             /* model servers stream their answers */
     bool escape_guard;       /* completions may not leave their scope */

@@ -14,6 +14,11 @@
  * A cancel is seen between tokens, and inside a long evaluation through
  * libllama's abort callback.  One context per backend: requests that
  * overlap take turns.
+ *
+ * The context has a sequence (a slot) per document whose KV cache is kept:
+ * a request goes to the slot that shares the most of its prompt, or, when
+ * none shares half of it (another document, or a far place in one), to the
+ * slot used least recently.  Each slot has the whole context in tokens.
  */
 #include "ip_internal.h"
 
@@ -22,6 +27,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A sequence of the KV cache: the tokens it holds, in order. */
+typedef struct ip__slot {
+    ip_ids cached;
+    uint64_t used;                   /* the backend's `uses` when it last served; 0: never */
+} ip__slot;
+
 typedef struct ip__backend {
     mc_backend base;
     uv_loop_t *loop;
@@ -29,7 +40,9 @@ typedef struct ip__backend {
     struct llama_context *ctx;
     uint32_t n_ctx;
     uv_mutex_t lock;                 /* the context, one request at a time */
-    ip_ids cached;                   /* the tokens the KV cache holds, in order */
+    ip__slot *slots;                 /* owned: n_slots sequences of the KV cache */
+    uint32_t n_slots;
+    uint64_t uses;                   /* requests evaluated, to order the slots by use */
     ip_ids pre, mid, suf;            /* the prompt's control parts */
     bool suffix_first;               /* a template that puts the suffix first */
     uint32_t in_flight;              /* requests not yet done */
@@ -57,6 +70,7 @@ typedef struct ip__call {
     float *logits;                   /* owned: the position's distribution */
     mc_logits full;
     uint32_t prompt_evaluated;       /* prompt tokens evaluated (not in the cache) */
+    uint32_t slot;                   /* the sequence that serves it */
     int status;
     char message[256];
 } ip__call;
@@ -140,15 +154,17 @@ static bool ip__abort(void *data)
     return atomic_load(&c->canceled);
 }
 
-/* Evaluates ids[from..n) after the cache's first `from` tokens; the logits
+/* Evaluates ids[from..n) after the slot's first `from` tokens; the logits
  * of the last one are kept.  False when libllama fails or is aborted (the
- * cache then holds only the common prefix). */
+ * slot then holds only what was evaluated). */
 static bool ip__eval(ip__call *c, const int32_t *ids, uint32_t from, uint32_t n)
 {
     ip__backend *b = c->b;
+    ip__slot *slot = &b->slots[c->slot];
+    llama_seq_id seq = (llama_seq_id)c->slot;
     llama_memory_t mem = llama_get_memory(b->ctx);
-    llama_memory_seq_rm(mem, 0, (llama_pos)from, -1);
-    b->cached.size = from;
+    llama_memory_seq_rm(mem, seq, (llama_pos)from, -1);
+    slot->cached.size = from;
     uint32_t n_batch = llama_n_batch(b->ctx);
     struct llama_batch batch = llama_batch_init((int32_t)n_batch, 0, 1);
     bool ok = true;
@@ -159,21 +175,43 @@ static bool ip__eval(ip__call *c, const int32_t *ids, uint32_t from, uint32_t n)
             batch.token[i] = ids[at + i];
             batch.pos[i] = (llama_pos)(at + i);
             batch.n_seq_id[i] = 1;
-            batch.seq_id[i][0] = 0;
+            batch.seq_id[i][0] = seq;
             batch.logits[i] = at + i == n - 1;
         }
         if (llama_decode(b->ctx, batch) != 0) {
             ok = false;
             break;
         }
-        ip__append(&b->cached, ids + at, k);
+        ip__append(&slot->cached, ids + at, k);
         at += k;
     }
     llama_batch_free(batch);
-    if (!ok) {
-        llama_memory_seq_rm(mem, 0, (llama_pos)b->cached.size, -1);
-    }
+    if (!ok)
+        llama_memory_seq_rm(mem, seq, (llama_pos)slot->cached.size, -1);
     return ok;
+}
+
+static uint32_t ip__common(const ip_ids *a, const ip_ids *b)
+{
+    uint32_t n = 0;
+    while (n < a->size && n < b->size && a->items[n] == b->items[n])
+        n++;
+    return n;
+}
+
+/* The slot for `prompt`: the one sharing the longest prefix with it, unless
+ * that is less than half of it; then the least recently used. */
+static uint32_t ip__choose_slot(const ip__backend *b, const ip_ids *prompt)
+{
+    uint32_t best = 0, best_common = 0, oldest = 0;
+    for (uint32_t i = 0; i < b->n_slots; i++) {
+        uint32_t k = ip__common(&b->slots[i].cached, prompt);
+        if (k > best_common)
+            best = i, best_common = k;
+        if (b->slots[i].used < b->slots[oldest].used)
+            oldest = i;
+    }
+    return best_common * 2 >= prompt->size ? best : oldest;
 }
 
 /* The position's candidates: the n best tokens by logit, an end of
@@ -229,9 +267,9 @@ static void ip__work(uv_work_t *work)
                  prompt.size, b->n_ctx);
         goto out;
     }
-    uint32_t common = 0;
-    while (common < prompt.size && common < b->cached.size && prompt.items[common] == b->cached.items[common])
-        common++;
+    c->slot = ip__choose_slot(b, &prompt);
+    b->slots[c->slot].used = ++b->uses;
+    uint32_t common = ip__common(&b->slots[c->slot].cached, &prompt);
     if (common == prompt.size)
         common--;   /* its logits are needed again */
     c->prompt_evaluated = prompt.size - common;
@@ -337,7 +375,9 @@ static void ip__backend_destroy(ip__backend *b)
     llama_free(b->ctx);
     ip_model_free(b->model);
     uv_mutex_destroy(&b->lock);
-    sm_array_free(&b->cached);
+    for (uint32_t i = 0; i < b->n_slots; i++)
+        sm_array_free(&b->slots[i].cached);
+    sm_free(b->slots);
     sm_array_free(&b->pre);
     sm_array_free(&b->mid);
     sm_array_free(&b->suf);
@@ -422,10 +462,12 @@ int ip_backend_new(uv_loop_t *loop, ip_model *model, const ip_backend_options *o
     uint32_t n_ctx = options->n_ctx ? options->n_ctx : 4096;
     if (train && n_ctx > train)
         n_ctx = train;
-    cp.n_ctx = n_ctx;
+    uint32_t n_slots = options->n_slots ? options->n_slots : 4;
+    cp.n_ctx = n_ctx * n_slots;
     cp.n_batch = 512;
     cp.n_ubatch = 512;
-    cp.n_seq_max = 1;
+    cp.n_seq_max = n_slots;
+    cp.kv_unified = false;   /* a stream per slot: attention sees only its own document */
     int threads = options->n_threads ? (int)options->n_threads : (int)uv_available_parallelism();
     cp.n_threads = threads;
     cp.n_threads_batch = threads;
@@ -439,14 +481,16 @@ int ip_backend_new(uv_loop_t *loop, ip_model *model, const ip_backend_options *o
         sm_free(b);
         return SM_ENOMEM;
     }
-    b->n_ctx = llama_n_ctx(b->ctx);
+    b->n_ctx = llama_n_ctx_seq(b->ctx);
+    b->n_slots = llama_n_seq_max(b->ctx);
+    b->slots = sm_calloc(b->n_slots, sizeof *b->slots);
     uv_mutex_init(&b->lock);
     b->base.vtable = &ip__vtable;
     ip_memory mem;
     ip_backend_memory(&b->base, &mem);
-    sm_log(options->logger, SM_LOG_INFO, "model %s: weights %.1f MiB, KV cache %.1f MiB (%u tokens), vocabulary "
-           "%.1f MiB", model->path, mem.weights / 1048576.0, mem.kv_cache / 1048576.0, mem.n_ctx,
-           mem.vocabulary / 1048576.0);
+    sm_log(options->logger, SM_LOG_INFO, "model %s: weights %.1f MiB, KV cache %.1f MiB (%u documents of %u "
+           "tokens), vocabulary %.1f MiB", model->path, mem.weights / 1048576.0, mem.kv_cache / 1048576.0,
+           mem.n_slots, mem.n_ctx, mem.vocabulary / 1048576.0);
     ip_model_retain(model);
     b->base.max_candidates = 100;
     *out = &b->base;
@@ -460,7 +504,8 @@ void ip_backend_memory(const mc_backend *backend, ip_memory *out)
     uint64_t heads = (uint64_t)llama_model_n_head(m), kv_heads = (uint64_t)llama_model_n_head_kv(m);
     uint64_t kv_width = heads ? (uint64_t)llama_model_n_embd(m) / heads * kv_heads : 0;
     out->weights = llama_model_size(m);
-    out->kv_cache = (uint64_t)b->n_ctx * (uint64_t)llama_model_n_layer(m) * kv_width * 2 * 2;
+    out->kv_cache = (uint64_t)b->n_ctx * b->n_slots * (uint64_t)llama_model_n_layer(m) * kv_width * 2 * 2;
     out->vocabulary = mc_vocab_bytes(b->model->vocab);
     out->n_ctx = b->n_ctx;
+    out->n_slots = b->n_slots;
 }

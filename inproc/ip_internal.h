@@ -18,10 +18,8 @@ struct ip_model {
     ip_ids eog;               /* the ids that end generation */
     int32_t fim_pre, fim_suf, fim_mid;   /* -1 when the vocabulary has none */
     uint32_t refs;            /* the loader's and each backend's */
+    uint64_t file_id[4];      /* the file as loaded (ip_model_same_file) */
 };
-
-/* Another owner of the model: ip_model_free releases each. */
-void ip_model_retain(ip_model *model);
 
 bool ip_model_is_eog(const ip_model *model, int32_t id);
 /* Tokenizes text into out (cleared first); control-token strings become

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* libllama's log is process-wide; seam keeps it quiet (its errors are
  * reported as seam's own messages). */
@@ -73,6 +74,15 @@ static void ip__load_vocab(ip_model *m)
     m->fim_mid = llama_vocab_fim_mid(lv);
 }
 
+/* What tells a file from its replacement: device, inode, size, change time. */
+static void ip__file_id(const struct stat *st, uint64_t id[4])
+{
+    id[0] = (uint64_t)st->st_dev;
+    id[1] = (uint64_t)st->st_ino;
+    id[2] = (uint64_t)st->st_size;
+    id[3] = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+}
+
 /* libllama's model of the file, or an error with a message naming it. */
 static int ip__load(const char *path, bool vocab_only, struct llama_model **out, char *error, size_t error_size)
 {
@@ -116,6 +126,9 @@ int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *err
     m->model = model;
     m->refs = 1;
     m->path = sm_strdup(path);
+    struct stat st;
+    if (stat(path, &st) == 0)
+        ip__file_id(&st, m->file_id);
     ip__load_vocab(m);
     sm_log(logger, SM_LOG_DEBUG, "model %s: %u tokens, %u ends of generation, FIM tokens %d %d %d", path,
            m->n_vocab, m->eog.size, m->fim_pre, m->fim_suf, m->fim_mid);
@@ -126,6 +139,16 @@ int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *err
 void ip_model_retain(ip_model *m)
 {
     m->refs++;
+}
+
+bool ip_model_same_file(const ip_model *m, const char *path)
+{
+    struct stat st;
+    uint64_t id[4];
+    if (!m || !path || strcmp(m->path, path) != 0 || stat(path, &st) != 0)
+        return false;
+    ip__file_id(&st, id);
+    return memcmp(id, m->file_id, sizeof id) == 0;
 }
 
 void ip_model_free(ip_model *m)

@@ -6,8 +6,8 @@
  *    full-vocabulary masks); ip_vocab_load: the vocabulary alone;
  *  - the `llama` backend over it: the fill-in-the-middle prompt as token ids
  *    (the user's text always tokenized as text), generation in libuv's
- *    thread pool, cancellable between tokens, the KV cache kept between
- *    requests so that only new tokens are evaluated, and every position's
+ *    thread pool, cancellable between tokens, the KV cache kept per
+ *    document so that only new tokens are evaluated, and every position's
  *    whole distribution handed to the decoding loop (mc_step.full).
  *
  * Built only when libllama is found (meson option `llama`).
@@ -15,6 +15,7 @@
 #ifndef SEAM_INPROC_H
 #define SEAM_INPROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -30,6 +31,12 @@ typedef struct ip_model ip_model;
 int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *error, size_t error_size);
 /* Releases the loader's hold: the model goes when no backend uses it. */
 void ip_model_free(ip_model *model);
+/* Another holder of the model (a configuration that shares it): each
+ * retain is released by an ip_model_free.  On the loop's thread only. */
+void ip_model_retain(ip_model *model);
+/* True when `path` names the file the model was loaded from, unchanged
+ * since (same inode, size and modification time). */
+bool ip_model_same_file(const ip_model *model, const char *path);
 
 /* Only the vocabulary of a GGUF file (llama.cpp's vocabulary-only files
  * will do): every token's bytes in a trie, control tokens without bytes.
@@ -38,7 +45,8 @@ void ip_model_free(ip_model *model);
 int ip_vocab_load(const char *path, mc_vocab **out, char *error, size_t error_size);
 
 typedef struct ip_backend_options {
-    uint32_t n_ctx;            /* context in tokens; 0: min(model's, 4096) */
+    uint32_t n_ctx;            /* context of a document in tokens; 0: min(model's, 4096) */
+    uint32_t n_slots;          /* documents whose KV cache is kept; 0: 4 */
     uint32_t n_threads;        /* 0: the machine's cores */
     const mc_template *tmpl;   /* NULL: the vocabulary's FIM tokens */
     sm_logger *logger;         /* borrowed; may be NULL */
@@ -56,7 +64,8 @@ typedef struct ip_memory {
     uint64_t weights;        /* the model's tensors */
     uint64_t kv_cache;       /* the context's KV cache (16-bit keys and values) */
     uint64_t vocabulary;     /* each token's bytes and their trie */
-    uint32_t n_ctx;          /* the context, in tokens */
+    uint32_t n_ctx;          /* a document's context, in tokens */
+    uint32_t n_slots;        /* documents whose KV cache is kept */
 } ip_memory;
 
 /* Fills *out for a backend made by ip_backend_new. */

@@ -116,6 +116,7 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
         cJSON_AddNumberToObject(m, "kv_cache", (double)mem.kv_cache);
         cJSON_AddNumberToObject(m, "vocabulary", (double)mem.vocabulary);
         cJSON_AddNumberToObject(m, "context_tokens", mem.n_ctx);
+        cJSON_AddNumberToObject(m, "cached_documents", mem.documents);
     }
     cJSON_AddNumberToObject(o, "offset", (double)offset);
     cJSON *sc = cJSON_AddObjectToObject(o, "scope");
@@ -221,7 +222,7 @@ int srv_cmd_complete(int argc, char **argv)
     sm_logger logger;
     sm_logger_init(&logger, config.log_level);
     srv_engine *engine;
-    rc = srv_engine_new(&loop, &config, &logger, &engine, error, sizeof error);
+    rc = srv_engine_new(&loop, &config, NULL, &logger, &engine, error, sizeof error);
     if (rc) {
         fprintf(stderr, "seam: %s\n", error);
         status = 1;

@@ -22,6 +22,7 @@ struct srv_engine {
     mc_template *custom_template;
     mc_ngram *model;             /* the embedded model, once trained */
     void *local_model;           /* ip_model of the llama backend, when built with it */
+    void *previous_model;        /* borrowed while being made: a model to share */
     bool training;
     bool orphaned;               /* freed while training: the callback frees it */
     sm_logger *logger;
@@ -115,14 +116,17 @@ static int srv__local_backend(srv_engine *e, const cfg_config *config, char *err
         snprintf(error, error_size, "the llama backend needs model_path (a GGUF file)");
         return SM_EINVAL;
     }
-    ip_backend_options o = {.logger = e->logger};
+    ip_backend_options o = {.logger = e->logger, .n_slots = config->cached_documents};
     int rc = srv__template(e, config, &o.tmpl, error, error_size);
     if (rc)
         return rc;
-    ip_model *model;
-    rc = ip_model_load(config->model_path, e->logger, &model, error, error_size);
-    if (rc)
+    ip_model *model = e->previous_model;
+    if (model && ip_model_same_file(model, config->model_path)) {
+        ip_model_retain(model);
+        sm_log(e->logger, SM_LOG_INFO, "the model %s stays loaded", config->model_path);
+    } else if ((rc = ip_model_load(config->model_path, e->logger, &model, error, error_size)) != SM_OK) {
         return rc;
+    }
     e->local_model = model;
     return ip_backend_new(e->loop, model, &o, &e->backend, error, error_size);
 #else
@@ -188,11 +192,12 @@ static void srv__use_found_model(srv_engine *e)
 #endif
 }
 
-int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger, srv_engine **out, char *error,
-                   size_t error_size)
+int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const srv_engine *previous, sm_logger *logger,
+                   srv_engine **out, char *error, size_t error_size)
 {
     srv_engine *e = sm_calloc(1, sizeof *e);
     e->loop = loop;
+    e->previous_model = previous ? previous->local_model : NULL;
     e->logger = logger;
     cfg_copy(&e->config, config);
     int rc = ep_grammar_python(&e->grammar, error, error_size);
@@ -240,6 +245,7 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger,
         if (rc)
             goto fail;
     }
+    e->previous_model = NULL;
     *out = e;
     return SM_OK;
 fail:
@@ -646,7 +652,7 @@ bool srv_engine_memory(const srv_engine *e, srv_memory *out)
     if (e->local_model && e->backend) {
         ip_memory m;
         ip_backend_memory(e->backend, &m);
-        *out = (srv_memory){m.weights, m.kv_cache, m.vocabulary, m.n_ctx};
+        *out = (srv_memory){m.weights, m.kv_cache, m.vocabulary, m.n_ctx, m.n_slots};
         return true;
     }
 #endif

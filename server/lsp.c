@@ -457,12 +457,16 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
             lsp->completions_served++;
         }
     }
+    char evaluated[48] = "";
+    if (c && c->prompt_tokens_known)
+        snprintf(evaluated, sizeof evaluated, ", %llu prompt tokens evaluated", (unsigned long long)c->prompt_tokens);
     sm_log(lsp->logger, SM_LOG_DEBUG,
-           "completion %s: %s, %zu bytes, stop %s, setup %.2f ms%s, total %.2f ms, %u round trips, %u rejected, "
+           "completion %s: %s, %zu bytes, stop %s, setup %.2f ms%s, total %.2f ms, %u round trips%s, %u rejected, "
            "scope %s",
            p->inline_kind ? "inline" : "item", c && c->found ? "found" : "none", c ? c->len : 0,
            c ? mc_stop_reason_name(c->reason) : "error", info->setup_ns / 1e6, info->reused ? " (cached)" : "",
-           info->total_ns / 1e6, c ? c->round_trips : 0, c ? c->rejected : 0, srv_scope_kind_name(p->scope.kind));
+           info->total_ns / 1e6, c ? c->round_trips : 0, evaluated, c ? c->rejected : 0,
+           srv_scope_kind_name(p->scope.kind));
     mc_completion_free(c);
     srv__pending_release(lsp, p);
 }
@@ -632,7 +636,7 @@ static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
 {
     char error[512];
     srv_engine *e;
-    if (srv_engine_new(lsp->loop, config, lsp->logger, &e, error, sizeof error) != SM_OK) {
+    if (srv_engine_new(lsp->loop, config, lsp->engine, lsp->logger, &e, error, sizeof error) != SM_OK) {
         srv__tell(lsp, true, 1, "seam: %s; the previous settings stay in force", error);
         return false;
     }

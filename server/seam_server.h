@@ -118,8 +118,11 @@ typedef struct srv_completion_info {
 typedef void (*srv_job_cb)(void *data, mc_completion *completion, const srv_completion_info *info);
 
 /* Copies `config`.  For the embedded backend, jobs wait until a model is
- * trained (srv_engine_train or srv_engine_train_async). */
-int srv_engine_new(uv_loop_t *loop, const cfg_config *config, sm_logger *logger, srv_engine **out, char *error,
+ * trained (srv_engine_train or srv_engine_train_async).  A model in process
+ * that `previous` (borrowed, may be NULL) loaded from the same unchanged
+ * file is shared instead of loaded again. */
+int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const srv_engine *previous, sm_logger *logger,
+                   srv_engine **out, char *error,
                    size_t error_size);
 /* Jobs still waiting for the model get their on_done with an error. */
 void srv_engine_free(srv_engine *engine);
@@ -128,7 +131,8 @@ const cfg_config *srv_engine_config(const srv_engine *engine);
 /* What a model in seam's process holds in memory, in bytes. */
 typedef struct srv_memory {
     uint64_t weights, kv_cache, vocabulary;
-    uint32_t n_ctx;           /* the KV cache's context, in tokens */
+    uint32_t n_ctx;           /* a document's context in the KV cache, in tokens */
+    uint32_t documents;       /* documents whose KV cache is kept */
 } srv_memory;
 
 /* Fills *out and returns true when the engine runs a model in process. */

@@ -16,11 +16,14 @@ With the tiny models of tests/models/make_models.py, it must give:
   model and a vocabulary without fill-in-the-middle tokens;
 - in the language server: a completion, a bad model path refused while the
   previous settings keep serving, and requests cancelled by newer ones
-  while a decode runs, every one answered.
+  while a decode runs, every one answered;
+- each document's KV cache kept: back in a document, only new tokens are
+  evaluated; a settings change keeps the model loaded.
 """
 
 import argparse
 import os
+import re
 import shutil
 import sys
 
@@ -236,6 +239,62 @@ def check_bad_files(ch, models):
                  "%s: exit %d, %r" % (settings[-1], run.returncode, run.stderr))
 
 
+def check_documents(ch, models):
+    """Each document keeps its KV cache: back in a document after another,
+    only the new tokens are evaluated; with one cached document the whole
+    prompt is evaluated again.  A settings change keeps the model loaded."""
+    docs = holes(2, 23)
+    evaluated = {}
+    for slots in (4, 1):
+        log = os.path.join(ch.dir, "documents-%d.log" % slots)
+        c = Client(ch.seam)
+        try:
+            init(c, {"backend": "llama", "model_path": model(models, "random-qwen2.gguf"), "debounce_ms": 0,
+                     "timeout_ms": 30000, "max_tokens": 3, "cached_documents": slots, "log_file": log,
+                     "log_level": "debug"})
+            uris = []
+            for i, (left, right) in enumerate(docs):
+                uris.append("file://" + os.path.join(ch.dir, "doc%d.py" % i))
+                c.notify("textDocument/didOpen", {"textDocument": {
+                    "uri": uris[-1], "languageId": "python", "version": 1, "text": left + right}})
+
+            def ask(i):
+                left = docs[i][0]
+                rid = c.request("textDocument/inlineCompletion", {
+                    "textDocument": {"uri": uris[i]},
+                    "position": {"line": left.count("\n"), "character": len(left.rsplit("\n", 1)[-1].encode())},
+                    "context": {"triggerKind": 1}})
+                return c.response(rid, timeout=60)
+
+            answers = [ask(i) for i in (0, 1, 0, 1)]
+            ch.check(all(a is not None and "result" in a for a in answers), "documents: %r" % answers)
+            if slots == 4:
+                c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {"max_tokens": 2}}})
+                ch.check(ask(0) is not None, "documents: served after a settings change")
+        finally:
+            c.close()
+        with open(log, encoding="utf-8") as f:
+            text = f.read()
+        evaluated[slots] = [(int(m.group(1)), int(m.group(2))) for m in
+                            re.finditer(r"(\d+) round trips, (\d+) prompt tokens evaluated", text)]
+        if slots == 4:
+            ch.check(re.search(r"model \S+ stays loaded\n.*model \S+: weights", text) is not None,
+                     "a settings change keeps the model loaded and makes a new context: %s" %
+                     [line for line in text.splitlines() if "model" in line][:4])
+    kept, lost = evaluated[4], evaluated[1]
+    if not ch.check(len(kept) >= 4 and len(lost) == 4, "documents: evaluations logged %r %r" % (kept, lost)):
+        return
+    # (round trips, tokens): the first visit evaluates the whole prompt, the
+    # return only what the cache lacks (a token a round trip).
+    ch.check(kept[0][1] > 100 and kept[1][1] > 100 and kept[2][1] <= kept[2][0] + 1 and
+             kept[3][1] <= kept[3][0] + 1, "four cached documents: back in a document, only new tokens: %r" % kept)
+    ch.check(lost[2][1] > lost[0][1] // 2 and lost[3][1] > lost[1][1] // 2,
+             "one cached document: the return evaluates the prompt again: %r" % lost)
+    # After the settings change the new context starts empty.
+    if len(kept) >= 5:
+        ch.check(kept[4][1] > 100, "a new context evaluates the prompt: %r" % kept)
+
+
 def check_lsp(ch, models):
     c = Client(ch.seam)
     try:
@@ -298,6 +357,7 @@ def main():
     check_found_model(ch, models)
     check_bad_files(ch, models)
     check_lsp(ch, models)
+    check_documents(ch, models)
     shutil.rmtree(ch.dir, ignore_errors=True)
     print("inproc: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
