@@ -48,6 +48,7 @@ typedef struct ep_dfa {
     /* [state * set_words ...]: the lexemes that win at some state reachable
      * from this one in zero or more steps (so includes winner[state]). */
     uint64_t *reachable_winners;
+    uint64_t fingerprint;      /* of the tables above: equal automata, equal prints */
 } ep_dfa;
 
 /* Builds the automaton for specs[0..count).  Returns SM_OK, or SM_EINVAL with
@@ -66,6 +67,20 @@ static inline uint32_t ep_dfa_step(const ep_dfa *dfa, uint32_t state, uint8_t by
 static inline const uint64_t *ep_dfa_reachable(const ep_dfa *dfa, uint32_t state)
 {
     return dfa->reachable_winners + (size_t)state * dfa->set_words;
+}
+
+/* Whether `state` accepts a lexeme and can reach no other: the token in
+ * progress is that lexeme whatever follows. */
+static inline bool ep_dfa_only_winner(const ep_dfa *dfa, uint32_t state)
+{
+    int32_t winner = dfa->winner[state];
+    if (winner < 0)
+        return false;
+    const uint64_t *reach = ep_dfa_reachable(dfa, state);
+    for (uint32_t w = 0; w < dfa->set_words; w++)
+        if (reach[w] != (w == (uint32_t)winner / 64 ? (uint64_t)1 << (winner % 64) : 0))
+            return false;
+    return true;
 }
 
 #endif

@@ -168,6 +168,11 @@ bool ep_str_literal(const char *token, size_t len, bool *is_f, bool *raw);
  * check (and no stray "}"). */
 bool ep_has_brace(const char *token, size_t len);
 
+/* Ends the token in progress as a byte that no lexeme continues would
+ * (before lexing that byte): its longest accepted prefix is committed and
+ * the rest lexed again.  False, the run dead, when that is refused. */
+bool ep_end_token(ep_recognizer *rec);
+
 /* Whether the token in progress can still grow into a lexeme allowed here
  * (by the automaton and the parser alone). */
 bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run);

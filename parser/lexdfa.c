@@ -1145,6 +1145,19 @@ static void ep__compiler_free(ep_compiler *c)
     sm_array_free(&c->sets);
 }
 
+/* FNV-1a over the tables that decide a walk: classes, transitions, winners. */
+static uint64_t ep__fingerprint(const ep_dfa *dfa)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    const uint8_t *parts[] = {dfa->byte_class, (const uint8_t *)dfa->next, (const uint8_t *)dfa->winner};
+    size_t sizes[] = {sizeof dfa->byte_class, (size_t)dfa->state_count * dfa->class_count * sizeof *dfa->next,
+                      (size_t)dfa->state_count * sizeof *dfa->winner};
+    for (size_t p = 0; p < 3; p++)
+        for (size_t i = 0; i < sizes[p]; i++)
+            h = (h ^ parts[p][i]) * 0x100000001b3u;
+    return h;
+}
+
 /* Parses and emits every lexeme, then determinises, minimises and collects
  * the reachable winners; on failure nothing stays allocated in `out`. */
 int ep_dfa_build(const ep_lexeme_spec *specs, uint32_t count, ep_dfa *out, char *error, size_t error_size)
@@ -1172,6 +1185,7 @@ int ep_dfa_build(const ep_lexeme_spec *specs, uint32_t count, ep_dfa *out, char 
     if (!c.rc) {
         ep__minimise(out);
         ep__reachable_winners(out);
+        out->fingerprint = ep__fingerprint(out);
     }
     ep__compiler_free(&c);
     if (c.rc)

@@ -1025,6 +1025,16 @@ int ep_feed(ep_recognizer *rec, const char *bytes, size_t len)
     return ep_viable(rec) ? 1 : 0;
 }
 
+bool ep_end_token(ep_recognizer *rec)
+{
+    ep_run *run = &rec->run;
+    if (run->dead)
+        return false;
+    if (run->dfa != EP_DFA_START && !ep__commit_and_relex(rec, run, rec->text.size))
+        run->dead = true;
+    return !run->dead;
+}
+
 bool ep_viable(ep_recognizer *rec)
 {
     return ep__run_viable(rec, &rec->run, rec->text.size);

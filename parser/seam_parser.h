@@ -117,6 +117,7 @@ size_t ep_trie_bytes(const ep_trie *trie);
 typedef struct ep_trie_stats {
     uint64_t nodes;        /* trie nodes visited */
     uint64_t parsed;       /* of those, where the parser was consulted */
+    uint64_t trees;        /* subtrees read from their lexeme trees */
 } ep_trie_stats;
 
 /* Sets bit t of mask (ceil(count / 64) words, cleared first) for every

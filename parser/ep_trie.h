@@ -1,0 +1,120 @@
+/*
+ * ep_trie.h - (internal to parser/) the vocabulary's byte trie as the walk
+ * (trie.c) and the lexeme trees (lextree.c) read it.
+ *
+ * A lexeme tree is what a trie node's subtree looks like to the lexer's
+ * automaton alone, from a given state: the nodes whose bytes all stay
+ * inside the token in progress ("direct" bytes: not a backslash or a brace,
+ * valid UTF-8, and a character a name may hold when the token may be a
+ * name), their tokens grouped by the automaton state they end in, and the
+ * nodes where that stops (the frontier), each with the state of its parent;
+ * bytes no text can take there (broken UTF-8, a character no name holds in
+ * a name) end their path with nothing to feed.
+ * It depends on the trie, the automaton, the node, the state and whether the
+ * token can be a name at all, not on the parser: one built for a node and a
+ * state serves every mask that reaches them, whatever the parser's charts.
+ */
+#ifndef EP_TRIE_H
+#define EP_TRIE_H
+
+#include <pthread.h>
+
+#include "ep_lexdfa.h"
+#include "seam_parser.h"
+
+typedef struct ep_tnode {
+    uint32_t skip;         /* index just past this node's subtree */
+    uint32_t first_token;  /* index into tokens[] of the first token ending here */
+    uint32_t parent;       /* UINT32_MAX for the root's children */
+    uint16_t token_count;
+    uint8_t byte;
+    uint8_t depth;         /* 0 for the root's children */
+} ep_tnode;
+
+/* The root of a lexeme tree that stands for the whole trie. */
+#define EP_TRIE_ROOT UINT32_MAX
+
+/* The automaton's part of the state after a node's path inside a lexeme
+ * tree, relative to the tree's node: the state, the longest accepted prefix
+ * (accept_depth 0: the one the tree's node had) and the UTF-8 state. */
+typedef struct ep_lstate {
+    uint32_t dfa;
+    int32_t accept_lexeme;
+    uint8_t accept_depth;  /* bytes after the tree's node */
+    uint8_t depth;         /* bytes after the tree's node (its children: 1) */
+    uint8_t utf8_need, utf8_lo, utf8_hi;
+} ep_lstate;
+
+/* A node whose byte is fed from its parent's state. */
+typedef struct ep_lentry {
+    uint32_t node;
+    ep_lstate parent;
+} ep_lentry;
+
+/* The direct nodes that end in one automaton state: their tokens, and the
+ * ones whose parent is in another state (the entries: where the token
+ * might stop growing). */
+typedef struct ep_lgroup {
+    uint32_t dfa;
+    uint32_t first_token, n_tokens;
+    uint32_t first_entry, n_entries;
+} ep_lgroup;
+
+/* What a lexeme tree is built for: the node (EP_TRIE_ROOT: the whole trie)
+ * and the state after it: the automaton's, whether the token can be a name
+ * at all (wide: it cannot), whether it is a str literal past its quote that
+ * is not an f-string, and a character cut short at the node (its
+ * first bytes are the node's path), with whether it is the token's first. */
+typedef struct ep_ltree_key {
+    uint32_t node, dfa;
+    bool wide;
+    bool braces;           /* a str literal, not an f-string: braces are text */
+    bool first_char;
+    uint8_t utf8_need, utf8_lo, utf8_hi;
+} ep_ltree_key;
+
+typedef struct ep_ltree {
+    ep_ltree_key key;
+    uint32_t n_groups, n_frontier, n_nodes;
+    ep_lgroup *groups;
+    uint32_t *tokens;      /* by group */
+    ep_lentry *entries;    /* by group */
+    ep_lentry *frontier;   /* by the parent's state */
+    size_t bytes;
+} ep_ltree;
+
+/* Lexeme trees built so far, shared by the walks of every thread. */
+typedef struct ep_ltree_cache {
+    pthread_mutex_t lock;
+    uint64_t dfa_fingerprint;  /* the automaton they were built for */
+    bool names;                /* and whether names' characters were checked */
+    ep_ltree **slots;          /* open addressing; NULL: empty */
+    uint32_t capacity, count;
+    size_t bytes;
+} ep_ltree_cache;
+
+/* Cached trees use at most this much memory; past it trees are built for
+ * one use. */
+#define EP_LTREE_CACHE_BYTES ((size_t)256 << 20)
+
+struct ep_trie {
+    uint32_t n_tokens;
+    ep_tnode *nodes;
+    uint32_t n_nodes;
+    uint32_t *tokens;      /* token ids, grouped by the node they end at */
+    ep_ltree_cache cache;
+};
+
+/* The lexeme tree of `key`; with `names` (Python's layout), a character no
+ * name may hold ends a name-only token for good and its subtree is left
+ * out.  From the cache, or built and cached; when the cache is full, built
+ * for the caller, who frees it (*owned set).  A character cut short at the
+ * node must have all its first bytes on the node's path. */
+const ep_ltree *ep_ltree_get(ep_trie *trie, const ep_dfa *dfa, bool names, const ep_ltree_key *key,
+                             ep_ltree **owned);
+void ep_ltree_free(ep_ltree *tree);
+
+void ep_ltree_cache_init(ep_ltree_cache *cache);
+void ep_ltree_cache_free(ep_ltree_cache *cache);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * lextree.c - lexeme trees (ep_trie.h): a subtree of the vocabulary's trie
+ * as the lexer's automaton sees it from one state, built once and shared.
+ *
+ * Building one is a walk of the subtree that takes a byte when it stays
+ * inside the token in progress, exactly as the mask's walk takes a byte
+ * directly (trie.c, ep__step_direct) but for braces in a str literal that is
+ * not an f-string (text there, for the lexer and for CPython's checks, where
+ * the walk feeds them), and except for the parser's part: whether
+ * the token can still grow into a lexeme the parser allows depends on the
+ * charts, so it is left to the mask, state by state.  Since that answer can
+ * only turn from yes to no along a path (a state reaches no more than its
+ * parent reaches), a token is allowed exactly when its own state grows, and
+ * the nodes the mask must feed are the frontier under a growing parent and
+ * the entries of a state that does not grow under one that does.
+ */
+#include "ep_trie.h"
+#include "ep_recognizer.h"
+#include "ep_unicode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Building ------------------------------------------------------------- */
+
+typedef struct ep__lbuild {
+    SM_ARRAY(uint32_t) tokens;
+    SM_ARRAY(ep_lentry) entries;
+    uint32_t dfa;
+} ep__lbuild;
+
+typedef SM_ARRAY(ep__lbuild) ep__lbuilds;
+
+/* Offset in a build's path of the byte after the tree's node: the bytes
+ * before it hold the first bytes of a character cut short there. */
+#define EP__PATH 4
+
+/* Whether the code point whose last byte is path[at] may stand in a name:
+ * as its first character when its first byte is at `first_lead`. */
+static bool ep__name_char(const uint8_t *path, uint32_t at, uint32_t first_lead)
+{
+    uint32_t lead = at;
+    while (lead > 0 && (path[lead] & 0xC0) == 0x80)
+        lead--;
+    uint8_t first = path[lead];
+    uint32_t width = at - lead + 1;
+    uint32_t cp = first & (width == 2 ? 0x1F : width == 3 ? 0x0F : 0x07);
+    for (uint32_t i = lead + 1; i <= at; i++)
+        cp = (cp << 6) | (path[i] & 0x3F);
+    return ep_name_char_valid(cp, lead == first_lead);
+}
+
+enum { EP__REFUSED = -1, EP__FRONTIER = 0, EP__DIRECT = 1 };
+
+/* What `byte` after `parent` does, as trie.c's ep__step_direct says it
+ * (without whether the token can still grow): EP__DIRECT with *child set,
+ * EP__REFUSED (broken UTF-8, or with `names` a character no name may hold
+ * in a token that can only be a name from here), or EP__FRONTIER. */
+static int ep__direct_byte(const ep_dfa *dfa, bool names, const ep_ltree_key *key, const ep_lstate *parent,
+                           uint8_t *path, uint8_t byte, uint32_t first_lead, ep_lstate *child)
+{
+    if (byte == '\\' || (!key->braces && (byte == '{' || byte == '}')))
+        return EP__FRONTIER;
+    uint32_t next = ep_dfa_step(dfa, parent->dfa, byte);
+    if (next == EP_DFA_DEAD)
+        return EP__FRONTIER;
+    *child = *parent;
+    child->depth = (uint8_t)(parent->depth + 1);
+    path[EP__PATH + child->depth] = byte;
+    if (byte >= 0x80 || child->utf8_need) {
+        if (!ep_utf8_next(&child->utf8_need, &child->utf8_lo, &child->utf8_hi, byte))
+            return EP__REFUSED;
+        if (!key->wide && !child->utf8_need && !ep__name_char(path, EP__PATH + child->depth, first_lead))
+            return names && ep_dfa_only_winner(dfa, next) ? EP__REFUSED : EP__FRONTIER;
+    }
+    child->dfa = next;
+    if (dfa->winner[next] >= 0) {
+        child->accept_lexeme = dfa->winner[next];
+        child->accept_depth = child->depth;
+    }
+    return EP__DIRECT;
+}
+
+static ep__lbuild *ep__group_of(ep__lbuilds *groups, int32_t *group_of, uint32_t state)
+{
+    if (group_of[state] < 0) {
+        group_of[state] = (int32_t)groups->size;
+        sm_array_push(groups, ((ep__lbuild){.dfa = state}));
+    }
+    return &groups->items[group_of[state]];
+}
+
+static int ep__by_parent_state(const void *a, const void *b)
+{
+    const ep_lentry *x = a, *y = b;
+    if (x->parent.dfa != y->parent.dfa)
+        return x->parent.dfa < y->parent.dfa ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static ep_ltree *ep__build(const ep_trie *t, const ep_dfa *dfa, bool names, const ep_ltree_key *key)
+{
+    uint32_t node = key->node;
+    uint32_t lo = node == EP_TRIE_ROOT ? 0 : node + 1;
+    uint32_t hi = node == EP_TRIE_ROOT ? t->n_nodes : t->nodes[node].skip;
+    int base = node == EP_TRIE_ROOT ? -1 : (int)t->nodes[node].depth;
+    ep_lstate at[EP_TRIE_MAX_BYTES + 2];
+    uint8_t path[EP__PATH + EP_TRIE_MAX_BYTES + 2];
+    at[0] = (ep_lstate){.dfa = key->dfa, .accept_lexeme = -1, .utf8_need = key->utf8_need,
+                        .utf8_lo = key->utf8_lo, .utf8_hi = key->utf8_hi};
+    /* the first bytes of a character cut short, from the node up */
+    uint32_t first_lead = UINT32_MAX, p = EP__PATH;
+    if (key->utf8_need && node != EP_TRIE_ROOT) {
+        for (uint32_t up = node; up != UINT32_MAX && p > 0; up = t->nodes[up].parent) {
+            path[p] = t->nodes[up].byte;
+            if ((path[p] & 0xC0) != 0x80)
+                break;
+            p--;
+        }
+        if (key->first_char)
+            first_lead = p;
+    }
+    int32_t *group_of = sm_malloc(dfa->state_count * sizeof *group_of);
+    memset(group_of, 0xff, dfa->state_count * sizeof *group_of);
+    ep__lbuilds groups = {0};
+    SM_ARRAY(ep_lentry) frontier = {0};
+    ep_ltree *tree = sm_calloc(1, sizeof *tree);
+    tree->key = *key;
+    for (uint32_t i = lo; i < hi;) {
+        const ep_tnode *n = &t->nodes[i];
+        uint32_t r = (uint32_t)((int)n->depth - base);
+        const ep_lstate *parent = &at[r - 1];
+        int direct = ep__direct_byte(dfa, names, key, parent, path, n->byte, first_lead, &at[r]);
+        if (direct != EP__DIRECT) {
+            if (direct == EP__FRONTIER)
+                sm_array_push(&frontier, ((ep_lentry){.node = i, .parent = *parent}));
+            i = n->skip;
+            continue;
+        }
+        tree->n_nodes++;
+        ep__lbuild *g = ep__group_of(&groups, group_of, at[r].dfa);
+        for (uint32_t k = 0; k < n->token_count; k++)
+            sm_array_push(&g->tokens, t->tokens[n->first_token + k]);
+        if (at[r].dfa != parent->dfa)
+            sm_array_push(&g->entries, ((ep_lentry){.node = i, .parent = *parent}));
+        i++;
+    }
+    uint32_t n_tokens = 0, n_entries = 0;
+    for (uint32_t g = 0; g < groups.size; g++) {
+        n_tokens += groups.items[g].tokens.size;
+        n_entries += groups.items[g].entries.size;
+    }
+    tree->n_groups = groups.size;
+    tree->groups = sm_malloc((groups.size ? groups.size : 1) * sizeof *tree->groups);
+    tree->tokens = sm_malloc((n_tokens ? n_tokens : 1) * sizeof *tree->tokens);
+    tree->entries = sm_malloc((n_entries ? n_entries : 1) * sizeof *tree->entries);
+    uint32_t tok = 0, ent = 0;
+    for (uint32_t g = 0; g < groups.size; g++) {
+        ep__lbuild *b = &groups.items[g];
+        tree->groups[g] = (ep_lgroup){.dfa = b->dfa, .first_token = tok, .n_tokens = b->tokens.size,
+                                      .first_entry = ent, .n_entries = b->entries.size};
+        if (b->tokens.size)
+            memcpy(tree->tokens + tok, b->tokens.items, b->tokens.size * sizeof *tree->tokens);
+        if (b->entries.size)
+            memcpy(tree->entries + ent, b->entries.items, b->entries.size * sizeof *tree->entries);
+        tok += b->tokens.size;
+        ent += b->entries.size;
+        sm_array_free(&b->tokens);
+        sm_array_free(&b->entries);
+    }
+    /* by the parent's state, so that the walk commits the token once for
+     * the bytes that end it in the same state */
+    if (frontier.size)
+        qsort(frontier.items, frontier.size, sizeof *frontier.items, ep__by_parent_state);
+    tree->n_frontier = frontier.size;
+    tree->frontier = frontier.items;   /* taken */
+    tree->bytes = sizeof *tree + groups.size * sizeof *tree->groups + n_tokens * sizeof *tree->tokens +
+                  (n_entries + frontier.capacity) * sizeof(ep_lentry);
+    sm_array_free(&groups);
+    sm_free(group_of);
+    return tree;
+}
+
+void ep_ltree_free(ep_ltree *tree)
+{
+    if (!tree)
+        return;
+    sm_free(tree->groups);
+    sm_free(tree->tokens);
+    sm_free(tree->entries);
+    sm_free(tree->frontier);
+    sm_free(tree);
+}
+
+/* ---- The cache -------------------------------------------------------------- */
+
+void ep_ltree_cache_init(ep_ltree_cache *cache)
+{
+    memset(cache, 0, sizeof *cache);
+    pthread_mutex_init(&cache->lock, NULL);
+}
+
+void ep_ltree_cache_free(ep_ltree_cache *cache)
+{
+    for (uint32_t i = 0; i < cache->capacity; i++)
+        ep_ltree_free(cache->slots[i]);
+    sm_free(cache->slots);
+    pthread_mutex_destroy(&cache->lock);
+}
+
+static bool ep__same_key(const ep_ltree_key *a, const ep_ltree_key *b)
+{
+    return a->node == b->node && a->dfa == b->dfa && a->wide == b->wide && a->braces == b->braces &&
+           a->first_char == b->first_char &&
+           a->utf8_need == b->utf8_need && a->utf8_lo == b->utf8_lo && a->utf8_hi == b->utf8_hi;
+}
+
+static uint32_t ep__slot(const ep_ltree_key *k, uint32_t capacity)
+{
+    uint64_t h = ((uint64_t)k->node << 32 | k->dfa) * 0x9E3779B97F4A7C15u ^
+                 ((uint64_t)k->wide | (uint64_t)k->first_char << 1 | (uint64_t)k->braces << 2 |
+                  (uint64_t)k->utf8_need << 8 |
+                  (uint64_t)k->utf8_lo << 16 | (uint64_t)k->utf8_hi << 24) * 0xC2B2AE3D27D4EB4Fu;
+    return (uint32_t)(h >> 32) & (capacity - 1);
+}
+
+/* The cached tree for the key, or NULL; with the lock held. */
+static ep_ltree *ep__find(const ep_ltree_cache *c, const ep_ltree_key *key)
+{
+    if (!c->capacity)
+        return NULL;
+    for (uint32_t i = ep__slot(key, c->capacity);; i = (i + 1) & (c->capacity - 1)) {
+        ep_ltree *tree = c->slots[i];
+        if (!tree)
+            return NULL;
+        if (ep__same_key(&tree->key, key))
+            return tree;
+    }
+}
+
+static void ep__insert(ep_ltree_cache *c, ep_ltree *tree)
+{
+    if (c->count + 1 > c->capacity / 2) {
+        uint32_t capacity = c->capacity ? c->capacity * 2 : 1024;
+        ep_ltree **slots = sm_calloc(capacity, sizeof *slots);
+        for (uint32_t i = 0; i < c->capacity; i++) {
+            ep_ltree *old = c->slots[i];
+            if (!old)
+                continue;
+            uint32_t j = ep__slot(&old->key, capacity);
+            while (slots[j])
+                j = (j + 1) & (capacity - 1);
+            slots[j] = old;
+        }
+        sm_free(c->slots);
+        c->slots = slots;
+        c->capacity = capacity;
+    }
+    uint32_t j = ep__slot(&tree->key, c->capacity);
+    while (c->slots[j])
+        j = (j + 1) & (c->capacity - 1);
+    c->slots[j] = tree;
+    c->count++;
+    c->bytes += tree->bytes;
+}
+
+const ep_ltree *ep_ltree_get(ep_trie *t, const ep_dfa *dfa, bool names, const ep_ltree_key *key,
+                             ep_ltree **owned)
+{
+    ep_ltree_cache *c = &t->cache;
+    *owned = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (!c->count) {
+        c->dfa_fingerprint = dfa->fingerprint;
+        c->names = names;
+    }
+    /* Trees of another automaton are kept for it: this one's are not cached. */
+    bool cacheable = c->dfa_fingerprint == dfa->fingerprint && c->names == names;
+    ep_ltree *found = cacheable ? ep__find(c, key) : NULL;
+    pthread_mutex_unlock(&c->lock);
+    if (found)
+        return found;
+    ep_ltree *tree = ep__build(t, dfa, names, key);
+    if (!cacheable) {
+        *owned = tree;
+        return tree;
+    }
+    pthread_mutex_lock(&c->lock);
+    found = ep__find(c, key);   /* another thread may have built it meanwhile */
+    if (!found && c->bytes + tree->bytes <= EP_LTREE_CACHE_BYTES) {
+        ep__insert(c, tree);
+        found = tree;
+        tree = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (found) {
+        ep_ltree_free(tree);
+        return found;
+    }
+    *owned = tree;
+    return tree;
+}

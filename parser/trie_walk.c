@@ -1,0 +1,629 @@
+/*
+ * trie_walk.c - the tokens of a vocabulary's trie that keep a recognizer
+ * viable, found in one walk (ep_trie_viable).
+ *
+ * The walk keeps one recognizer state per depth (the state after the
+ * node's path), so tokens that share a prefix share the work of feeding
+ * it, and a byte the recognizer refuses skips the node's whole subtree:
+ * viability is closed under prefixes.
+ *
+ * Most nodes of a real vocabulary are bytes inside a lexeme: the byte moves
+ * the token in progress to another state of the lexer's automaton and the
+ * parser is not involved.  Such a byte is taken without ep_feed when
+ * CPython's checks of the token cannot change their verdict (ep__quiet; a
+ * character outside ASCII that ends in a name is checked on the spot):
+ * then the text is viable exactly when the token can still grow into a
+ * lexeme the parser allows here, which depends only on the parser's chart
+ * and the automaton's state, and is remembered for the walk.  Below a node
+ * in such a state the walk reads the subtree from its lexeme tree
+ * (lextree.c) instead of node by node.  Every other byte (the token in
+ * progress ends, a new one starts, a backslash or a brace) goes through
+ * ep_feed from its parent's state, or from the token ended once for the
+ * bytes that end it in the same state.
+ */
+#include "ep_recognizer.h"
+#include "ep_trie.h"
+#include "ep_unicode.h"
+
+#include <string.h>
+
+/* ---- The walk ------------------------------------------------------------------ */
+
+/* The state after a node's path.  A byte taken directly changes only the
+ * automaton's part of the run, the text's length and the UTF-8 state, kept
+ * here; the rest is in the snapshot of the nearest fed node above
+ * (`full`, a depth). */
+typedef struct ep__step {
+    uint32_t dfa;
+    uint32_t accept_end;
+    int32_t accept_lexeme;
+    uint32_t text_len;
+    /* the charts change only at a fed byte that makes new ones, and a
+     * sibling may make others under the same numbers: a new epoch then */
+    uint32_t epoch;
+    uint16_t full;
+    uint8_t utf8_need, utf8_lo, utf8_hi;
+    /* the token in progress passed CPython's checks and an ordinary byte
+     * (not a backslash or a brace) that only moves it through the
+     * automaton keeps them passing (ep__quiet) */
+    bool direct;
+    /* it is not a name (a string, a comment, a number), so the characters
+     * CPython allows in names do not apply to a byte outside ASCII */
+    bool wide;
+} ep__step;
+
+/* One walk's memory: the snapshots of fed nodes by depth, and whether a
+ * token in progress can grow into a lexeme allowed here, by automaton state
+ * for the current epoch (its chart). */
+#define EP__ENDS_SLOTS 2048   /* a power of two */
+
+/* A byte that ends the token in progress, fed from a given snapshot and
+ * automaton state (see ep__end_key_of). */
+typedef struct ep__end_key {
+    uint32_t snapshot;     /* the fed snapshot's number; 0: an empty slot */
+    uint32_t dfa;
+    uint32_t byte;
+    uint32_t outcome;      /* index into ends_seen */
+} ep__end_key;
+
+/* What such a byte gave: refused, or a state where the charts did not
+ * change, recorded with the text's length before the byte. */
+typedef struct ep__end_outcome {
+    bool viable;
+    uint32_t text_len;
+    ep__step step;
+    ep_snapshot full;
+} ep__end_outcome;
+
+typedef struct ep__walk {
+    ep_snapshot full[EP_TRIE_MAX_BYTES + 1];
+    uint32_t full_id[EP_TRIE_MAX_BYTES + 1];   /* each fed snapshot's number */
+    ep__step at_depth[EP_TRIE_MAX_BYTES + 1];
+    uint32_t *grow_epoch;   /* [dfa state]: epoch + 1 of the answer, 0 for none */
+    bool *grows;            /* [dfa state] */
+    uint32_t epochs;
+    uint32_t snapshots;
+    ep__end_key *ends;      /* [EP__ENDS_SLOTS] */
+    ep__end_outcome *ends_seen;   /* [EP__ENDS_SLOTS / 2] */
+    uint32_t n_ends;
+} ep__walk;
+
+static bool ep__grows(ep__walk *walk, ep_recognizer *rec, const ep__step *step)
+{
+    if (walk->grow_epoch[step->dfa] == step->epoch + 1)
+        return walk->grows[step->dfa];
+    ep_run run = walk->full[step->full].run;
+    run.dfa = step->dfa;
+    walk->grow_epoch[step->dfa] = step->epoch + 1;
+    return walk->grows[step->dfa] = ep_run_can_grow(rec, &run);
+}
+
+/* Whether CPython's checks of the token in progress (which passed them)
+ * keep passing whatever ordinary bytes (ASCII, not a backslash or a brace)
+ * come next: a name or a number, a bytes or raw literal, or a str literal
+ * without an escape cut short and, if an f-string, without a brace.  The
+ * literal's shape is read as ep_run_token_so_far reads it
+ * (ep_str_literal). */
+static bool ep__quiet(const char *token, size_t len)
+{
+    bool is_f, raw;
+    if (!ep_str_literal(token, len, &is_f, &raw))
+        return true;
+    if (is_f && ep_has_brace(token, len))
+        return false;
+    if (raw)
+        return true;
+    size_t resume = 0;
+    return ep_escapes_valid(token, len, false, &resume) && resume >= len;
+}
+
+/* Whether the state the recognizer is in may take in-lexeme bytes
+ * directly (see ep__step). */
+static bool ep__direct(ep_recognizer *rec)
+{
+    const ep_run *run = &rec->run;
+    uint32_t end = rec->text.size;
+    return !run->dead && run->dfa != EP_DFA_START &&
+           ep__quiet(rec->text.items + run->tok_start, end - run->tok_start) &&
+           ep_run_token_so_far(rec, run, end);
+}
+
+/* Whether a token is not a name whatever follows (as ep_name_valid reads
+ * it): it starts with a digit or holds an ASCII byte no name holds. */
+static bool ep__never_a_name(const char *token, size_t len)
+{
+    if (len && token[0] >= '0' && token[0] <= '9')
+        return true;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)token[i];
+        if (c < 0x80 && !ep_name_char_valid(c, false))
+            return true;
+    }
+    return false;
+}
+
+/* What a byte does to the token in progress, taken directly. */
+enum {
+    EP__REFUSED = -1,   /* no text with it is viable: nothing to feed */
+    EP__FED = 0,        /* the parser decides: fed */
+    EP__TAKEN = 1,      /* it stays inside the token, which can still grow */
+};
+
+/* Whether the character that `byte` ends, at text[at] (the text before it
+ * holding its first bytes), may stand in a name whose token starts at
+ * `tok_start`: 1 if it may, -1 if not, 0 when the character is not all in
+ * the token (ep_feed then decides). */
+static int ep__name_char_ends(const char *text, uint32_t tok_start, uint32_t at, uint8_t byte)
+{
+    uint32_t lead = at;
+    while (lead > tok_start && at - lead < 3 && ((uint8_t)text[lead - 1] & 0xC0) == 0x80)
+        lead--;
+    if (lead > tok_start)
+        lead--;
+    uint8_t first = (uint8_t)text[lead];
+    if ((first & 0xC0) != 0xC0)
+        return 0;
+    uint32_t width = at - lead + 1;
+    uint32_t cp = first & (width == 2 ? 0x1F : width == 3 ? 0x0F : 0x07);
+    for (uint32_t i = lead + 1; i < at; i++)
+        cp = (cp << 6) | ((uint8_t)text[i] & 0x3F);
+    cp = (cp << 6) | (byte & 0x3F);
+    return ep_name_char_valid(cp, lead == tok_start) ? 1 : -1;
+}
+
+/* Takes `byte` after `parent` into `child` without the parser, if it is a
+ * byte that only moves the token in progress (EP__TAKEN).  A byte that
+ * breaks UTF-8 is EP__REFUSED (ep_feed refuses it before lexing), and so is
+ * the last byte of a character no name may hold when the automaton's state
+ * accepts the token and can become no other lexeme (a name: CPython's check
+ * fails for it whatever follows, and since the state accepts it now, no
+ * shorter token is left to try).  Otherwise EP__FED. */
+static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__step *parent, uint8_t byte,
+                                  ep__step *child)
+{
+    if (!parent->direct || byte == '\\' || byte == '{' || byte == '}')
+        return EP__FED;
+    const ep_dfa *dfa = &rec->grammar->dfa;
+    uint32_t next = ep_dfa_step(dfa, parent->dfa, byte);
+    if (next == EP_DFA_DEAD || parent->text_len + 1 > EP_MAX_TEXT)
+        return EP__FED;
+    *child = *parent;
+    if (byte >= 0x80 || child->utf8_need) {
+        if (!ep_utf8_next(&child->utf8_need, &child->utf8_lo, &child->utf8_hi, byte))
+            return EP__REFUSED;
+        if (!parent->wide && !child->utf8_need) {
+            int name = ep__name_char_ends(rec->text.items, walk->full[parent->full].run.tok_start,
+                                          parent->text_len, byte);
+            if (name < 0 && rec->grammar->layout == EP_LAYOUT_PYTHON && !rec->capture &&
+                ep_dfa_only_winner(dfa, next))
+                return EP__REFUSED;
+            if (name <= 0)
+                return EP__FED;
+        }
+    }
+    child->dfa = next;
+    if (dfa->winner[next] >= 0) {
+        child->accept_end = parent->text_len + 1;
+        child->accept_lexeme = dfa->winner[next];
+    }
+    if (!ep__grows(walk, rec, child))
+        return EP__FED;   /* may still be viable by ending the token early */
+    child->text_len++;
+    return EP__TAKEN;
+}
+
+/* The whole state after `step`. */
+static ep_snapshot ep__snapshot_of(const ep__walk *walk, const ep__step *step)
+{
+    ep_snapshot snap = walk->full[step->full];
+    snap.run.dfa = step->dfa;
+    snap.run.accept_end = step->accept_end;
+    snap.run.accept_lexeme = step->accept_lexeme;
+    snap.text_len = step->text_len;
+    snap.utf8_need = step->utf8_need;
+    snap.utf8_lo = step->utf8_lo;
+    snap.utf8_hi = step->utf8_hi;
+    return snap;
+}
+
+/* Sets `step` from the recognizer's state, whose snapshot is full[depth]. */
+static void ep__step_of(ep_recognizer *rec, ep__walk *walk, uint32_t depth, ep__step *step)
+{
+    const ep_snapshot *snap = &walk->full[depth];
+    const ep_run *run = &snap->run;
+    step->dfa = run->dfa;
+    step->accept_end = run->accept_end;
+    step->accept_lexeme = run->accept_lexeme;
+    step->text_len = snap->text_len;
+    step->full = (uint16_t)depth;
+    step->utf8_need = snap->utf8_need;
+    step->utf8_lo = snap->utf8_lo;
+    step->utf8_hi = snap->utf8_hi;
+    step->direct = ep__direct(rec);
+    step->wide = step->direct && ep__never_a_name(rec->text.items + run->tok_start, snap->text_len - run->tok_start);
+}
+
+/* Feeds `byte` after `parent` (at `depth`) through the recognizer; true
+ * with at_depth[depth + 1] set if the text stays viable. */
+/* A byte that ends the token in progress gives the same answer from every
+ * path to the same snapshot and automaton state (" x" and "  x" from a
+ * space, " foo" and " bar" then a bracket): it commits the whole token,
+ * whose checks it passed (the step is direct), and starts a new one from
+ * the automaton's start, neither of which reads the token's text; only the
+ * offsets differ.  Not so at the start of a line outside brackets (the
+ * indentation is measured on the text), with a character cut short, or when
+ * the token's longest accepted prefix is not all of it (the rest would be
+ * lexed again). */
+static bool ep__end_key_of(const ep__walk *walk, const ep__step *parent, uint8_t byte, const ep_dfa *dfa,
+                           ep__end_key *key)
+{
+    const ep_run *run = &walk->full[parent->full].run;
+    if (!parent->direct || parent->utf8_need || parent->accept_end != parent->text_len ||
+        (run->at_line_start && run->depth == 0) || ep_dfa_step(dfa, parent->dfa, byte) != EP_DFA_DEAD)
+        return false;
+    *key = (ep__end_key){.snapshot = walk->full_id[parent->full], .dfa = parent->dfa, .byte = byte};
+    return true;
+}
+
+static ep__end_key *ep__end_slot(ep__walk *walk, const ep__end_key *key)
+{
+    uint64_t h = ((uint64_t)key->snapshot << 32 | key->dfa) * 0x9E3779B97F4A7C15u ^ key->byte * 0xC2B2AE3D27D4EB4Fu;
+    for (uint32_t i = (uint32_t)(h >> 40) & (EP__ENDS_SLOTS - 1);; i = (i + 1) & (EP__ENDS_SLOTS - 1)) {
+        ep__end_key *at = &walk->ends[i];
+        if (!at->snapshot || (at->snapshot == key->snapshot && at->dfa == key->dfa && at->byte == key->byte))
+            return at;
+    }
+}
+
+/* Moves an offset recorded after text_len `from` to after `to`: offsets
+ * before it belong to the snapshot both paths share. */
+static uint32_t ep__shift(uint32_t offset, uint32_t from, uint32_t to)
+{
+    return offset >= from ? offset - from + to : offset;
+}
+
+/* Moves a snapshot recorded after text_len `from` to after `to`. */
+static void ep__snapshot_shift(ep_snapshot *snap, uint32_t from, uint32_t to)
+{
+    snap->run.tok_start = ep__shift(snap->run.tok_start, from, to);
+    snap->run.accept_end = ep__shift(snap->run.accept_end, from, to);
+    snap->run.line_start = ep__shift(snap->run.line_start, from, to);
+    snap->text_len = ep__shift(snap->text_len, from, to);
+}
+
+/* The recorded outcome at depth + 1, moved to the parent's offsets, with
+ * the byte written in place. */
+static void ep__end_replay(ep_recognizer *rec, ep__walk *walk, uint32_t depth, const ep__end_outcome *o,
+                           uint8_t byte)
+{
+    const ep__step *parent = &walk->at_depth[depth];
+    uint32_t from = o->text_len, to = parent->text_len;
+    walk->full[depth + 1] = o->full;
+    ep__snapshot_shift(&walk->full[depth + 1], from, to);
+    walk->full_id[depth + 1] = ++walk->snapshots;
+    ep__step *child = &walk->at_depth[depth + 1];
+    *child = o->step;
+    child->accept_end = ep__shift(child->accept_end, from, to);
+    child->text_len = ep__shift(child->text_len, from, to);
+    child->full = (uint16_t)(depth + 1);
+    child->epoch = parent->epoch;
+    rec->text.items[to] = (char)byte;
+}
+
+static bool ep__step_fed(ep_recognizer *rec, ep__walk *walk, uint32_t depth, uint8_t byte)
+{
+    const ep__step *parent = &walk->at_depth[depth];
+    ep__end_key key, *slot = NULL;
+    if (ep__end_key_of(walk, parent, byte, &rec->grammar->dfa, &key)) {
+        slot = ep__end_slot(walk, &key);
+        if (slot->snapshot) {
+            const ep__end_outcome *o = &walk->ends_seen[slot->outcome];
+            if (o->viable)
+                ep__end_replay(rec, walk, depth, o, byte);
+            return o->viable;
+        }
+    }
+    ep_snapshot from = ep__snapshot_of(walk, parent);
+    ep_snapshot_apply(rec, &from);
+    char c = (char)byte;
+    bool viable = ep_feed(rec, &c, 1) == 1;
+    bool same_chart = false;
+    if (viable) {
+        walk->full[depth + 1] = ep_snapshot_take(rec);
+        walk->full_id[depth + 1] = ++walk->snapshots;
+        ep__step *child = &walk->at_depth[depth + 1];
+        ep__step_of(rec, walk, depth + 1, child);
+        same_chart = walk->full[depth + 1].earley.charts == from.earley.charts &&
+                     walk->full[depth + 1].run.chart == from.run.chart;
+        child->epoch = same_chart ? parent->epoch : ++walk->epochs;
+    }
+    /* an outcome that made a chart is not kept: its chart's place in the
+     * parser's arrays is taken by the next sibling's */
+    if (slot && (!viable || same_chart) && walk->n_ends < EP__ENDS_SLOTS / 2) {
+        ep__end_outcome *o = &walk->ends_seen[walk->n_ends];
+        o->viable = viable;
+        o->text_len = parent->text_len;
+        if (viable) {
+            o->step = walk->at_depth[depth + 1];
+            o->full = walk->full[depth + 1];
+        }
+        *slot = key;
+        slot->outcome = walk->n_ends++;
+    }
+    return viable;
+}
+
+static void ep__set(uint64_t *mask, uint32_t id)
+{
+    mask[id / 64] |= (uint64_t)1 << (id % 64);
+}
+
+/* One mask's walk. */
+typedef struct ep__mask_walk {
+    ep_trie *trie;
+    ep_recognizer *rec;
+    ep__walk *walk;
+    uint64_t *mask;
+    uint32_t allowed;
+    uint64_t visited, parsed, trees;
+} ep__mask_walk;
+
+static void ep__allow(ep__mask_walk *m, const ep_tnode *n)
+{
+    for (uint32_t k = 0; k < n->token_count; k++)
+        ep__set(m->mask, m->trie->tokens[n->first_token + k]);
+    m->allowed += n->token_count;
+}
+
+static void ep__walk_range(ep__mask_walk *m, uint32_t lo, uint32_t hi);
+static void ep__walk_tree(ep__mask_walk *m, const ep_ltree_key *key, const ep__step *at);
+
+/* Whether the subtree below `node` in state `at` may be read from its
+ * lexeme tree, whose key is then set: its bytes can be taken directly, a
+ * character cut short there began on the node's path, and its token can
+ * grow (else every child is fed: the guarded branch). */
+static bool ep__tree_fits(ep__mask_walk *m, uint32_t node, const ep__step *at, ep_ltree_key *key)
+{
+    if (!at->direct || at->text_len + EP_TRIE_MAX_BYTES >= EP_MAX_TEXT || !ep__grows(m->walk, m->rec, at))
+        return false;
+    const char *text = m->rec->text.items;
+    uint32_t tok_start = m->walk->full[at->full].run.tok_start;
+    bool is_f;
+    bool str = ep_str_literal(text + tok_start, at->text_len - tok_start, &is_f, NULL);
+    *key = (ep_ltree_key){.node = node, .dfa = at->dfa, .wide = at->wide, .braces = str && !is_f,
+                          .utf8_need = at->utf8_need, .utf8_lo = at->utf8_lo, .utf8_hi = at->utf8_hi};
+    if (!at->utf8_need)
+        return true;
+    uint32_t lead = at->text_len - 1, path_start = m->walk->full[0].text_len;
+    while (lead > path_start && ((uint8_t)text[lead] & 0xC0) == 0x80)
+        lead--;
+    if (node == EP_TRIE_ROOT || ((uint8_t)text[lead] & 0xC0) != 0xC0)
+        return false;
+    key->first_char = lead == tok_start;
+    return true;
+}
+
+/* Node i was fed and is viable, its state at_depth[depth + 1]: its tokens,
+ * then its subtree. */
+static void ep__below_fed(ep__mask_walk *m, uint32_t i)
+{
+    const ep_tnode *n = &m->trie->nodes[i];
+    ep__allow(m, n);
+    if (n->skip == i + 1)
+        return;
+    const ep__step *at = &m->walk->at_depth[n->depth + 1];
+    ep_ltree_key key;
+    if (ep__tree_fits(m, i, at, &key))
+        ep__walk_tree(m, &key, at);
+    else
+        ep__walk_range(m, i + 1, n->skip);
+}
+
+/* Nodes lo..hi in preorder, each from its parent's state at_depth[depth]. */
+static void ep__walk_range(ep__mask_walk *m, uint32_t lo, uint32_t hi)
+{
+    ep__walk *walk = m->walk;
+    for (uint32_t i = lo; i < hi;) {
+        const ep_tnode *n = &m->trie->nodes[i];
+        const ep__step *parent = &walk->at_depth[n->depth];
+        m->visited++;
+        int direct = ep__step_direct(m->rec, walk, parent, n->byte, &walk->at_depth[n->depth + 1]);
+        if (direct == EP__TAKEN) {
+            m->rec->text.items[parent->text_len] = (char)n->byte;
+            ep__allow(m, n);
+            i++;
+            continue;
+        }
+        if (direct == EP__REFUSED) {
+            i = n->skip;
+            continue;
+        }
+        m->parsed++;
+        if (ep__step_fed(m->rec, walk, n->depth, n->byte))
+            ep__below_fed(m, i);
+        i = n->skip;
+    }
+}
+
+/* A token ended once for the frontier's bytes that end it in the same state
+ * (ep__walk_tree). */
+typedef struct ep__ended {
+    bool have, ok;
+    uint32_t dfa;          /* the state it was ended in */
+    uint32_t text_len;     /* and where */
+    uint32_t epoch;
+    ep_snapshot snap;      /* after ending it */
+} ep__ended;
+
+/* Whether feeding `e` from its parent `from` is ending the whole token in
+ * progress and starting another with the byte: then every parent in the
+ * same state ends it the same way, the offsets aside (as ep__end_key_of
+ * says). */
+static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const ep_lentry *e, uint8_t byte)
+{
+    const ep_run *run = &m->walk->full[from->full].run;
+    return from->accept_end == from->text_len && !from->utf8_need && !(run->at_line_start && run->depth == 0) &&
+           ep_dfa_step(&m->rec->grammar->dfa, e->parent.dfa, byte) == EP_DFA_DEAD;
+}
+
+/* Feeds `byte` at depth after the token was ended (ended->snap, moved to the
+ * parent's offsets): the state at depth + 1, as ep__step_fed makes it. */
+static bool ep__feed_after_end(ep__mask_walk *m, const ep__ended *ended, uint32_t depth, uint8_t byte)
+{
+    ep__walk *walk = m->walk;
+    uint32_t to = walk->at_depth[depth].text_len;
+    ep_snapshot snap = ended->snap;
+    ep__snapshot_shift(&snap, ended->text_len, to);
+    ep_snapshot_apply(m->rec, &snap);
+    char c = (char)byte;
+    if (ep_feed(m->rec, &c, 1) != 1)
+        return false;
+    walk->full[depth + 1] = ep_snapshot_take(m->rec);
+    walk->full_id[depth + 1] = ++walk->snapshots;
+    ep__step *child = &walk->at_depth[depth + 1];
+    ep__step_of(m->rec, walk, depth + 1, child);
+    bool same_chart = walk->full[depth + 1].earley.charts == snap.earley.charts &&
+                      walk->full[depth + 1].run.chart == snap.run.chart;
+    child->epoch = same_chart ? ended->epoch : ++walk->epochs;
+    return true;
+}
+
+/* Feeds a node of a lexeme tree (under `at`, the state of the tree's node)
+ * from its parent's state, which is set up from the tree's record of it with
+ * the path's bytes written in place.  With `ended` (the frontier, in order
+ * of the parent's state), a byte that ends the token reuses the token ended
+ * for the previous such byte in that state; any other feed may take the
+ * place of its charts, and forgets it. */
+static void ep__feed_entry(ep__mask_walk *m, const ep__step *at, const ep_lentry *e, ep__ended *ended)
+{
+    const ep_tnode *nodes = m->trie->nodes, *n = &nodes[e->node];
+    ep__walk *walk = m->walk;
+    ep__step *parent = &walk->at_depth[n->depth];
+    ep__step from = *at;
+    from.dfa = e->parent.dfa;
+    if (e->parent.accept_depth) {
+        from.accept_end = at->text_len + e->parent.accept_depth;
+        from.accept_lexeme = e->parent.accept_lexeme;
+    }
+    from.text_len = at->text_len + e->parent.depth;
+    from.utf8_need = e->parent.utf8_need;
+    from.utf8_lo = e->parent.utf8_lo;
+    from.utf8_hi = e->parent.utf8_hi;
+    *parent = from;
+    char *text = m->rec->text.items + at->text_len;
+    for (uint32_t r = e->parent.depth, up = n->parent; r >= 1; r--, up = nodes[up].parent)
+        text[r - 1] = (char)nodes[up].byte;
+    m->visited++;
+    m->parsed++;
+    bool viable;
+    if (ended && ep__ends_token(m, &from, e, n->byte)) {
+        if (!ended->have || ended->dfa != from.dfa) {
+            ep_snapshot before = ep__snapshot_of(walk, &from);
+            ep_snapshot_apply(m->rec, &before);
+            ended->have = true;
+            ended->dfa = from.dfa;
+            ended->text_len = from.text_len;
+            ended->ok = ep_end_token(m->rec);
+            if (ended->ok) {
+                ended->snap = ep_snapshot_take(m->rec);
+                bool same_chart = ended->snap.earley.charts == before.earley.charts &&
+                                  ended->snap.run.chart == before.run.chart;
+                ended->epoch = same_chart ? from.epoch : ++walk->epochs;
+            }
+        }
+        viable = ended->ok && ep__feed_after_end(m, ended, n->depth, n->byte);
+    } else {
+        if (ended)
+            ended->have = false;
+        viable = ep__step_fed(m->rec, walk, n->depth, n->byte);
+    }
+    if (viable)
+        ep__below_fed(m, e->node);
+}
+
+/* Whether a state of a lexeme tree can grow into a lexeme allowed here. */
+static bool ep__state_grows(ep__mask_walk *m, const ep__step *at, uint32_t dfa)
+{
+    ep__step probe = *at;
+    probe.dfa = dfa;
+    return ep__grows(m->walk, m->rec, &probe);
+}
+
+/* The subtree of `key`'s node (EP_TRIE_ROOT: the trie) in state `at`, from its
+ * lexeme tree: the tokens of every state that grows; the entries of a state
+ * that does not, under one that does, and the frontier under a state that
+ * grows, fed (lextree.c says why that is the walk's answer). */
+static void ep__walk_tree(ep__mask_walk *m, const ep_ltree_key *key, const ep__step *at_node)
+{
+    ep__step at = *at_node;   /* at_depth[] is written below */
+    ep_ltree *owned;
+    const ep_grammar *grammar = m->rec->grammar;
+    bool names = grammar->layout == EP_LAYOUT_PYTHON && !m->rec->capture;
+    const ep_ltree *tree = ep_ltree_get(m->trie, &grammar->dfa, names, key, &owned);
+    m->trees++;
+    m->visited += tree->n_nodes;
+    for (uint32_t g = 0; g < tree->n_groups; g++) {
+        const ep_lgroup *group = &tree->groups[g];
+        if (ep__state_grows(m, &at, group->dfa)) {
+            for (uint32_t k = 0; k < group->n_tokens; k++)
+                ep__set(m->mask, tree->tokens[group->first_token + k]);
+            m->allowed += group->n_tokens;
+            continue;
+        }
+        for (uint32_t k = 0; k < group->n_entries; k++) {
+            const ep_lentry *e = &tree->entries[group->first_entry + k];
+            if (ep__state_grows(m, &at, e->parent.dfa))
+                ep__feed_entry(m, &at, e, NULL);
+        }
+    }
+    ep__ended ended = {0};
+    for (uint32_t k = 0; k < tree->n_frontier; k++) {
+        const ep_lentry *e = &tree->frontier[k];
+        if (ep__state_grows(m, &at, e->parent.dfa))
+            ep__feed_entry(m, &at, e, &ended);
+    }
+    ep_ltree_free(owned);
+}
+
+uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep_trie_stats *stats)
+{
+    memset(mask, 0, ((t->n_tokens + 63) / 64) * sizeof *mask);
+    if (stats)
+        *stats = (ep_trie_stats){0};
+    if (!ep_viable(rec))
+        return 0;
+    /* the path's bytes are written in place: room for the deepest */
+    sm_array_reserve(&rec->text, rec->text.size + EP_TRIE_MAX_BYTES + 1);
+    ep__walk *walk = sm_malloc(sizeof *walk);
+    uint32_t states = rec->grammar->dfa.state_count;
+    walk->grow_epoch = sm_calloc(states, sizeof *walk->grow_epoch);
+    walk->grows = sm_malloc(states * sizeof *walk->grows);
+    walk->epochs = 0;
+    walk->snapshots = 1;
+    walk->full_id[0] = 1;
+    walk->ends = sm_calloc(EP__ENDS_SLOTS, sizeof *walk->ends);
+    walk->ends_seen = sm_malloc(EP__ENDS_SLOTS / 2 * sizeof *walk->ends_seen);
+    walk->n_ends = 0;
+    walk->full[0] = ep_snapshot_take(rec);
+    ep__step_of(rec, walk, 0, &walk->at_depth[0]);
+    walk->at_depth[0].epoch = 0;
+    /* the cache of lexeme trees is the trie's only mutable part */
+    ep__mask_walk m = {.trie = (ep_trie *)t, .rec = rec, .walk = walk, .mask = mask};
+    ep_ltree_key key;
+    if (ep__tree_fits(&m, EP_TRIE_ROOT, &walk->at_depth[0], &key))
+        ep__walk_tree(&m, &key, &walk->at_depth[0]);
+    else
+        ep__walk_range(&m, 0, t->n_nodes);
+    ep_snapshot_apply(rec, &walk->full[0]);
+    sm_free(walk->grow_epoch);
+    sm_free(walk->grows);
+    sm_free(walk->ends);
+    sm_free(walk->ends_seen);
+    sm_free(walk);
+    if (stats) {
+        stats->nodes = m.visited;
+        stats->parsed = m.parsed;
+        stats->trees = m.trees;
+    }
+    return m.allowed;
+}
