@@ -3,18 +3,21 @@
  * with a check of every token, on real vocabularies, at every position
  * along true middles cut from Python files.
  *
- *   build/release/bench/bench_mask VOCAB.gguf FILE.py... [--holes N]
+ *   build/release/bench/bench_mask VOCAB.gguf FILE.py... [--holes N] [--no-brute]
  *
  * Each file gives holes, half boundary cuts (a line from its first non-blank
  * character is the middle) and half random spans of up to 64 bytes; the
  * mask is computed before every byte of the true middle, the positions a
  * decode that finds it goes through.  Prints the median, p90 and p99 of
- * both, their ratio, the bytes each feeds, and the number of positions where
- * the two masks differ (exit 1 if any).
+ * both (the trie's also for the same position at once, its lexeme trees
+ * then built), their ratio, the bytes each feeds, the vocabulary's memory
+ * with the trees, and the number of positions where the two masks differ
+ * (exit 1 if any).  --no-brute leaves the check of every token out.
  */
 #include "seam_inproc.h"
 #include "seam_model_client.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,10 +54,11 @@ static char *read_file(const char *path, size_t *len)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_mask VOCAB.gguf FILE.py... [--holes N]\n");
+        fprintf(stderr, "usage: bench_mask VOCAB.gguf FILE.py... [--holes N] [--no-brute]\n");
         return 2;
     }
     int holes_per_file = 4;
+    bool with_brute = true;
     char err[512];
     double t0 = now_us();
     mc_vocab *v;
@@ -71,11 +75,15 @@ int main(int argc, char **argv)
     uint64_t *mask = malloc(words * sizeof *mask), *mask_brute = malloc(words * sizeof *mask_brute);
     size_t differ = 0;
     size_t cap = 1 << 16, count = 0;
-    double *trie = malloc(cap * sizeof *trie), *brute = malloc(cap * sizeof *brute);
+    double *trie = malloc(cap * sizeof *trie), *brute = malloc(cap * sizeof *brute), *again = malloc(cap * sizeof *again);
     double fed_trie = 0, lexed_trie = 0, fed_brute = 0, allowed = 0;
     for (int a = 2; a < argc; a++) {
         if (strcmp(argv[a], "--holes") == 0 && a + 1 < argc) {
             holes_per_file = atoi(argv[++a]);
+            continue;
+        }
+        if (strcmp(argv[a], "--no-brute") == 0) {
+            with_brute = false;
             continue;
         }
         size_t len;
@@ -112,8 +120,17 @@ int main(int argc, char **argv)
                 double s = now_us();
                 allowed += mc_vocab_mask(v, rec, mask, &st);
                 trie[count] = now_us() - s;
+                s = now_us();
+                mc_vocab_mask(v, rec, mask, NULL);
+                again[count] = now_us() - s;
                 fed_trie += (double)st.bytes_fed;
                 lexed_trie += (double)st.bytes_lexed;
+                if (!with_brute) {
+                    count++;
+                    if (i < le && ep_feed(rec, text + i, 1) != 1)
+                        break;
+                    continue;
+                }
                 s = now_us();
                 mc_vocab_mask_brute(v, rec, mask_brute, &st);
                 differ += memcmp(mask, mask_brute, words * sizeof *mask) != 0;
@@ -132,11 +149,17 @@ int main(int argc, char **argv)
         return 1;
     }
     qsort(trie, count, sizeof *trie, cmp);
+    qsort(again, count, sizeof *again, cmp);
     qsort(brute, count, sizeof *brute, cmp);
     printf("%s: %u tokens, %u trie nodes (read and built in %.0f ms), %zu positions, %.0f tokens allowed on average\n", argv[1],
            n, mc_vocab_nodes(v), load_ms, count, allowed / count);
     printf("  trie:   median %.0f us, p90 %.0f us, p99 %.0f us, per mask %.0f bytes fed and %.0f only lexed\n",
            trie[count / 2], trie[count * 9 / 10], trie[count * 99 / 100], fed_trie / count, lexed_trie / count);
+    printf("  again:  median %.0f us, p90 %.0f us, p99 %.0f us (the same position at once: its lexeme trees built)\n",
+           again[count / 2], again[count * 9 / 10], again[count * 99 / 100]);
+    printf("  vocabulary and lexeme trees: %.1f MiB\n", mc_vocab_bytes(v) / 1048576.0);
+    if (!with_brute)
+        return 0;
     printf("  brute:  median %.0f us, p90 %.0f us, p99 %.0f us, %.0f bytes fed per mask\n", brute[count / 2],
            brute[count * 9 / 10], brute[count * 99 / 100], fed_brute / count);
     printf("  the trie takes %.1fx less time (median), %.1fx at p99; masks that differ: %zu\n",
