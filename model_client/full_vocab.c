@@ -97,6 +97,60 @@ static int mc__by_logit(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+#define MC__BUCKETS 1024
+#define MC__SPAN 48.0   /* logits this far below the best (over T) weigh under e^-48 */
+
+/* Keeps in pool[0..*n) (with their weights) the nucleus: the fewest best
+ * tokens whose mass reaches `target`; returns its mass.  Tokens are sorted
+ * into buckets by weight and only the bucket where the mass is reached is
+ * sorted, so that a flat distribution over 150k tokens costs no full sort. */
+static double mc__nucleus(mc__weighted *pool, double *weight, uint32_t *n, float max, double temperature,
+                          double target)
+{
+    double mass[MC__BUCKETS] = {0};
+    uint16_t *bucket = sm_malloc(*n * sizeof *bucket);
+    for (uint32_t i = 0; i < *n; i++) {
+        double below = ((double)max - pool[i].logit) / temperature * (MC__BUCKETS / MC__SPAN);
+        bucket[i] = below >= MC__BUCKETS - 1 ? MC__BUCKETS - 1 : (uint16_t)below;
+        mass[bucket[i]] += weight[i];
+    }
+    double above = 0;
+    uint32_t cut = 0;
+    while (cut < MC__BUCKETS - 1 && above + mass[cut] < target)
+        above += mass[cut++];
+    /* the buckets above `cut` whole, then `cut`'s best tokens */
+    uint32_t kept = 0, edge = 0;
+    for (uint32_t i = 0; i < *n; i++)
+        if (bucket[i] < cut) {
+            mc__weighted p = pool[i];
+            double w = weight[i];
+            pool[i] = pool[kept], weight[i] = weight[kept];
+            pool[kept] = p, weight[kept] = w;
+            bucket[i] = bucket[kept], bucket[kept] = 0;
+            kept++;
+        }
+    for (uint32_t i = kept; i < *n; i++)
+        if (bucket[i] == cut) {
+            mc__weighted p = pool[i];
+            pool[i] = pool[kept + edge];
+            pool[kept + edge] = p;
+            bucket[i] = bucket[kept + edge];
+            edge++;
+        }
+    sm_free(bucket);
+    qsort(pool + kept, edge, sizeof *pool, mc__by_logit);
+    for (uint32_t i = kept; i < kept + edge; i++) {
+        weight[i] = exp(((double)pool[i].logit - max) / temperature);
+        above += weight[i];
+        if (above >= target) {
+            *n = i + 1;
+            return above;
+        }
+    }
+    *n = kept + edge;
+    return above;
+}
+
 uint32_t mc_full_sample(const mc_logits *f, ep_recognizer *rec, bool can_end, double temperature, double top_p,
                         uint64_t *rng, uint32_t draws, mc_step *out)
 {
@@ -123,22 +177,10 @@ uint32_t mc_full_sample(const mc_logits *f, ep_recognizer *rec, bool can_end, do
     for (uint32_t i = 1; i < n; i++)
         max = pool[i].logit > max ? pool[i].logit : max;
     double *weight = sm_malloc(n * sizeof *weight), total = 0;
-    bool nucleus = top_p > 0 && top_p < 1;
-    if (nucleus)
-        qsort(pool, n, sizeof *pool, mc__by_logit);
     for (uint32_t i = 0; i < n; i++)
         total += weight[i] = exp(((double)pool[i].logit - max) / temperature);
-    if (nucleus) {
-        double mass = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            mass += weight[i];
-            if (mass >= top_p * total) {
-                n = i + 1;
-                total = mass;
-                break;
-            }
-        }
-    }
+    if (top_p > 0 && top_p < 1)
+        total = mc__nucleus(pool, weight, &n, max, temperature, top_p * total);
     /* Draws without replacement. */
     uint32_t drawn = 0;
     for (; drawn < draws && total > 0; drawn++) {

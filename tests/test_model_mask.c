@@ -8,6 +8,7 @@
 #include "test_support.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #ifdef SEAM_HAVE_LLAMA
@@ -243,6 +244,49 @@ typedef struct choices_check {
     uint32_t ends;
 } choices_check;
 
+static int by_weight(const void *a, const void *b)
+{
+    return by_logit(a, b);
+}
+
+/* Drawing everything from a nucleus gives exactly it: the fewest best
+ * allowed tokens (and the end where the middle can end) whose mass at
+ * temperature 0.7 reaches top_p 0.05, found here by sorting them all. */
+static void check_nucleus(const choices_check *c, const mc_logits *f, ep_recognizer *rec, bool can_end, size_t i,
+                          size_t at)
+{
+    uint64_t *mask = sm_malloc((c->n + 63) / 64 * sizeof *mask);
+    mc_vocab_mask(c->v, rec, mask, NULL);
+    int32_t *pool = sm_malloc((c->n + 1) * sizeof *pool);
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < c->n; t++)
+        if (mask[t / 64] >> (t % 64) & 1)
+            pool[n++] = (int32_t)t;
+    if (can_end)
+        pool[n++] = c->eog;
+    sm_free(mask);
+    sort_logits = c->logits;
+    qsort(pool, n, sizeof *pool, by_weight);
+    double total = 0, mass = 0;
+    for (uint32_t k = 0; k < n; k++)
+        total += exp((c->logits[pool[k]] - c->logits[pool[0]]) / 0.7);
+    uint32_t size = 0;
+    while (size < n && mass < 0.05 * total)
+        mass += exp((c->logits[pool[size++]] - c->logits[pool[0]]) / 0.7);
+    mc_step all = {0};
+    uint64_t rng = 3;
+    uint32_t drawn = mc_full_sample(f, rec, can_end, 0.7, 0.05, &rng, size + 10, &all);
+    cr_assert_eq(drawn, size, "case %zu at %zu: the nucleus has %u tokens, %u drawn", i, at, size, drawn);
+    for (uint32_t d = 0; d < drawn; d++) {
+        bool in = false;
+        for (uint32_t k = 0; k < size && !in; k++)
+            in = pool[k] == all.cands[d].id;
+        cr_assert(in, "case %zu at %zu: token %d drawn outside the nucleus", i, at, all.cands[d].id);
+    }
+    mc_step_free(&all);
+    sm_free(pool);
+}
+
 static void compare_choices(void *data, const mask_position *p)
 {
     choices_check *c = data;
@@ -280,6 +324,7 @@ static void compare_choices(void *data, const mask_position *p)
     }
     mc_full_sample(&f, rec, can_end, 1e-6, 1.0, &rng3, 1, &cold);
     cr_assert_eq(cold.cands[0].id, lazy);
+    check_nucleus(c, &f, rec, can_end, i, at);
     mc_step_free(&best);
     mc_step_free(&drawn);
     mc_step_free(&again);
