@@ -141,6 +141,11 @@ void ip_model_retain(ip_model *m)
     m->refs++;
 }
 
+const mc_vocab *ip_model_vocab(const ip_model *m)
+{
+    return m->vocab;
+}
+
 bool ip_model_same_file(const ip_model *m, const char *path)
 {
     struct stat st;

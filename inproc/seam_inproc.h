@@ -34,6 +34,8 @@ void ip_model_free(ip_model *model);
 /* Another holder of the model (a configuration that shares it): each
  * retain is released by an ip_model_free.  On the loop's thread only. */
 void ip_model_retain(ip_model *model);
+/* The model's vocabulary (owned by the model). */
+const mc_vocab *ip_model_vocab(const ip_model *model);
 /* True when `path` names the file the model was loaded from, unchanged
  * since (same inode, size and modification time). */
 bool ip_model_same_file(const ip_model *model, const char *path);

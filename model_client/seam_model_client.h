@@ -323,6 +323,9 @@ typedef struct mc_mask_stats {
  * whose bytes keep `rec` viable; returns how many.  `rec` is left as it
  * was.  stats may be NULL. */
 uint32_t mc_vocab_mask(const mc_vocab *vocab, ep_recognizer *rec, uint64_t *mask, mc_mask_stats *stats);
+/* Prepares what masks inside common tokens of `grammar` need
+ * (ep_trie_prewarm); returns how many lexeme trees that is. */
+uint32_t mc_vocab_prewarm(const mc_vocab *vocab, const ep_grammar *grammar);
 /* The same by feeding every token on its own: the reference the trie is
  * checked and measured against. */
 uint32_t mc_vocab_mask_brute(const mc_vocab *vocab, ep_recognizer *rec, uint64_t *mask, mc_mask_stats *stats);

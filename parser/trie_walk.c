@@ -627,3 +627,32 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
     }
     return m.allowed;
 }
+
+uint32_t ep_trie_prewarm(const ep_trie *t, const ep_grammar *g)
+{
+    static const char *const starts[] = {
+        "ab", "abcd_e", " ", "\t", "#a", "12", "1.5", "0x1f", "\"a", "'a", "\"\"\"a", "'''a", "f\"a", "f'a", "r'a",
+        "b'a",
+    };
+    bool names = g->layout == EP_LAYOUT_PYTHON;
+    uint32_t trees = 0;
+    for (size_t i = 0; i < sizeof starts / sizeof *starts; i++) {
+        const char *token = starts[i];
+        size_t len = strlen(token);
+        uint32_t state = EP_DFA_START;
+        for (size_t k = 0; k < len && state != EP_DFA_DEAD; k++)
+            state = ep_dfa_step(&g->dfa, state, (uint8_t)token[k]);
+        if (state == EP_DFA_DEAD)
+            continue;
+        /* the key the walk makes for a mask that starts there */
+        bool is_f;
+        bool str = ep_str_literal(token, len, &is_f, NULL);
+        ep_ltree_key key = {.node = EP_TRIE_ROOT, .dfa = state, .wide = ep__never_a_name(token, len),
+                            .braces = str && !is_f, .utf8_lo = 0x80, .utf8_hi = 0xBF};
+        ep_ltree *owned;
+        ep_ltree_get((ep_trie *)t, &g->dfa, names, &key, &owned);
+        trees += !owned;
+        ep_ltree_free(owned);
+    }
+    return trees;
+}

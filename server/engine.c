@@ -126,6 +126,9 @@ static int srv__local_backend(srv_engine *e, const cfg_config *config, char *err
         sm_log(e->logger, SM_LOG_INFO, "the model %s stays loaded", config->model_path);
     } else if ((rc = ip_model_load(config->model_path, e->logger, &model, error, error_size)) != SM_OK) {
         return rc;
+    } else {
+        /* the first masks inside common tokens then find their trees */
+        mc_vocab_prewarm(ip_model_vocab(model), e->grammar);
     }
     e->local_model = model;
     return ip_backend_new(e->loop, model, &o, &e->backend, error, error_size);
