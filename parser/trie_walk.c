@@ -55,37 +55,12 @@ typedef struct ep__step {
 /* One walk's memory: the snapshots of fed nodes by depth, and whether a
  * token in progress can grow into a lexeme allowed here, by automaton state
  * for the current epoch (its chart). */
-#define EP__ENDS_SLOTS 2048   /* a power of two */
-
-/* A byte that ends the token in progress, fed from a given snapshot and
- * automaton state (see ep__end_key_of). */
-typedef struct ep__end_key {
-    uint32_t snapshot;     /* the fed snapshot's number; 0: an empty slot */
-    uint32_t dfa;
-    uint32_t byte;
-    uint32_t outcome;      /* index into ends_seen */
-} ep__end_key;
-
-/* What such a byte gave: refused, or a state where the charts did not
- * change, recorded with the text's length before the byte. */
-typedef struct ep__end_outcome {
-    bool viable;
-    uint32_t text_len;
-    ep__step step;
-    ep_snapshot full;
-} ep__end_outcome;
-
 typedef struct ep__walk {
     ep_snapshot full[EP_TRIE_MAX_BYTES + 1];
-    uint32_t full_id[EP_TRIE_MAX_BYTES + 1];   /* each fed snapshot's number */
     ep__step at_depth[EP_TRIE_MAX_BYTES + 1];
     uint32_t *grow_epoch;   /* [dfa state]: epoch + 1 of the answer, 0 for none */
     bool *grows;            /* [dfa state] */
     uint32_t epochs;
-    uint32_t snapshots;
-    ep__end_key *ends;      /* [EP__ENDS_SLOTS] */
-    ep__end_outcome *ends_seen;   /* [EP__ENDS_SLOTS / 2] */
-    uint32_t n_ends;
 } ep__walk;
 
 static bool ep__grows(ep__walk *walk, ep_recognizer *rec, const ep__step *step)
@@ -243,38 +218,6 @@ static void ep__step_of(ep_recognizer *rec, ep__walk *walk, uint32_t depth, ep__
     step->wide = step->direct && ep__never_a_name(rec->text.items + run->tok_start, snap->text_len - run->tok_start);
 }
 
-/* Feeds `byte` after `parent` (at `depth`) through the recognizer; true
- * with at_depth[depth + 1] set if the text stays viable. */
-/* A byte that ends the token in progress gives the same answer from every
- * path to the same snapshot and automaton state (" x" and "  x" from a
- * space, " foo" and " bar" then a bracket): it commits the whole token,
- * whose checks it passed (the step is direct), and starts a new one from
- * the automaton's start, neither of which reads the token's text; only the
- * offsets differ.  Not so at the start of a line outside brackets (the
- * indentation is measured on the text), with a character cut short, or when
- * the token's longest accepted prefix is not all of it (the rest would be
- * lexed again). */
-static bool ep__end_key_of(const ep__walk *walk, const ep__step *parent, uint8_t byte, const ep_dfa *dfa,
-                           ep__end_key *key)
-{
-    const ep_run *run = &walk->full[parent->full].run;
-    if (!parent->direct || parent->utf8_need || parent->accept_end != parent->text_len ||
-        (run->at_line_start && run->depth == 0) || ep_dfa_step(dfa, parent->dfa, byte) != EP_DFA_DEAD)
-        return false;
-    *key = (ep__end_key){.snapshot = walk->full_id[parent->full], .dfa = parent->dfa, .byte = byte};
-    return true;
-}
-
-static ep__end_key *ep__end_slot(ep__walk *walk, const ep__end_key *key)
-{
-    uint64_t h = ((uint64_t)key->snapshot << 32 | key->dfa) * 0x9E3779B97F4A7C15u ^ key->byte * 0xC2B2AE3D27D4EB4Fu;
-    for (uint32_t i = (uint32_t)(h >> 40) & (EP__ENDS_SLOTS - 1);; i = (i + 1) & (EP__ENDS_SLOTS - 1)) {
-        ep__end_key *at = &walk->ends[i];
-        if (!at->snapshot || (at->snapshot == key->snapshot && at->dfa == key->dfa && at->byte == key->byte))
-            return at;
-    }
-}
-
 /* Moves an offset recorded after text_len `from` to after `to`: offsets
  * before it belong to the snapshot both paths share. */
 static uint32_t ep__shift(uint32_t offset, uint32_t from, uint32_t to)
@@ -291,66 +234,35 @@ static void ep__snapshot_shift(ep_snapshot *snap, uint32_t from, uint32_t to)
     snap->text_len = ep__shift(snap->text_len, from, to);
 }
 
-/* The recorded outcome at depth + 1, moved to the parent's offsets, with
- * the byte written in place. */
-static void ep__end_replay(ep_recognizer *rec, ep__walk *walk, uint32_t depth, const ep__end_outcome *o,
-                           uint8_t byte)
+/* Whether the parser's charts are those of `before`. */
+static bool ep__same_charts(const ep_snapshot *after, const ep_snapshot *before)
 {
-    const ep__step *parent = &walk->at_depth[depth];
-    uint32_t from = o->text_len, to = parent->text_len;
-    walk->full[depth + 1] = o->full;
-    ep__snapshot_shift(&walk->full[depth + 1], from, to);
-    walk->full_id[depth + 1] = ++walk->snapshots;
-    ep__step *child = &walk->at_depth[depth + 1];
-    *child = o->step;
-    child->accept_end = ep__shift(child->accept_end, from, to);
-    child->text_len = ep__shift(child->text_len, from, to);
-    child->full = (uint16_t)(depth + 1);
-    child->epoch = parent->epoch;
-    rec->text.items[to] = (char)byte;
+    return after->earley.charts == before->earley.charts && after->run.chart == before->run.chart;
 }
 
+/* Records the recognizer's state after a byte fed from `from` (whose epoch
+ * is `epoch`) at depth + 1: a new epoch if the charts changed. */
+static void ep__take_fed(ep_recognizer *rec, ep__walk *walk, uint32_t depth, const ep_snapshot *from,
+                         uint32_t epoch)
+{
+    walk->full[depth + 1] = ep_snapshot_take(rec);
+    ep__step *child = &walk->at_depth[depth + 1];
+    ep__step_of(rec, walk, depth + 1, child);
+    child->epoch = ep__same_charts(&walk->full[depth + 1], from) ? epoch : ++walk->epochs;
+}
+
+/* Feeds `byte` after `parent` (at `depth`) through the recognizer; true
+ * with at_depth[depth + 1] set if the text stays viable. */
 static bool ep__step_fed(ep_recognizer *rec, ep__walk *walk, uint32_t depth, uint8_t byte)
 {
     const ep__step *parent = &walk->at_depth[depth];
-    ep__end_key key, *slot = NULL;
-    if (ep__end_key_of(walk, parent, byte, &rec->grammar->dfa, &key)) {
-        slot = ep__end_slot(walk, &key);
-        if (slot->snapshot) {
-            const ep__end_outcome *o = &walk->ends_seen[slot->outcome];
-            if (o->viable)
-                ep__end_replay(rec, walk, depth, o, byte);
-            return o->viable;
-        }
-    }
     ep_snapshot from = ep__snapshot_of(walk, parent);
     ep_snapshot_apply(rec, &from);
     char c = (char)byte;
-    bool viable = ep_feed(rec, &c, 1) == 1;
-    bool same_chart = false;
-    if (viable) {
-        walk->full[depth + 1] = ep_snapshot_take(rec);
-        walk->full_id[depth + 1] = ++walk->snapshots;
-        ep__step *child = &walk->at_depth[depth + 1];
-        ep__step_of(rec, walk, depth + 1, child);
-        same_chart = walk->full[depth + 1].earley.charts == from.earley.charts &&
-                     walk->full[depth + 1].run.chart == from.run.chart;
-        child->epoch = same_chart ? parent->epoch : ++walk->epochs;
-    }
-    /* an outcome that made a chart is not kept: its chart's place in the
-     * parser's arrays is taken by the next sibling's */
-    if (slot && (!viable || same_chart) && walk->n_ends < EP__ENDS_SLOTS / 2) {
-        ep__end_outcome *o = &walk->ends_seen[walk->n_ends];
-        o->viable = viable;
-        o->text_len = parent->text_len;
-        if (viable) {
-            o->step = walk->at_depth[depth + 1];
-            o->full = walk->full[depth + 1];
-        }
-        *slot = key;
-        slot->outcome = walk->n_ends++;
-    }
-    return viable;
+    if (ep_feed(rec, &c, 1) != 1)
+        return false;
+    ep__take_fed(rec, walk, depth, &from, parent->epoch);
+    return true;
 }
 
 static void ep__set(uint64_t *mask, uint32_t id)
@@ -455,10 +367,15 @@ typedef struct ep__ended {
     ep_snapshot snap;      /* after ending it */
 } ep__ended;
 
-/* Whether feeding `e` from its parent `from` is ending the whole token in
- * progress and starting another with the byte: then every parent in the
- * same state ends it the same way, the offsets aside (as ep__end_key_of
- * says). */
+/* Whether feeding `e`'s byte from its parent `from` ends the whole token in
+ * progress and starts another with the byte.  Then every parent in the same
+ * state ends it the same way (" x" and "  x" after a space, " foo" and
+ * " bar" before a bracket): the token is committed whole, its checks passed
+ * (the step is direct), and the new one starts from the automaton's start;
+ * neither reads the token's text, only the offsets differ.  Not so at the
+ * start of a line outside brackets (the indentation is measured on the
+ * text), with a character cut short, or when the token's longest accepted
+ * prefix is not all of it (the rest would be lexed again). */
 static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const ep_lentry *e, uint8_t byte)
 {
     const ep_run *run = &m->walk->full[from->full].run;
@@ -470,21 +387,13 @@ static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const e
  * parent's offsets): the state at depth + 1, as ep__step_fed makes it. */
 static bool ep__feed_after_end(ep__mask_walk *m, const ep__ended *ended, uint32_t depth, uint8_t byte)
 {
-    ep__walk *walk = m->walk;
-    uint32_t to = walk->at_depth[depth].text_len;
     ep_snapshot snap = ended->snap;
-    ep__snapshot_shift(&snap, ended->text_len, to);
+    ep__snapshot_shift(&snap, ended->text_len, m->walk->at_depth[depth].text_len);
     ep_snapshot_apply(m->rec, &snap);
     char c = (char)byte;
     if (ep_feed(m->rec, &c, 1) != 1)
         return false;
-    walk->full[depth + 1] = ep_snapshot_take(m->rec);
-    walk->full_id[depth + 1] = ++walk->snapshots;
-    ep__step *child = &walk->at_depth[depth + 1];
-    ep__step_of(m->rec, walk, depth + 1, child);
-    bool same_chart = walk->full[depth + 1].earley.charts == snap.earley.charts &&
-                      walk->full[depth + 1].run.chart == snap.run.chart;
-    child->epoch = same_chart ? ended->epoch : ++walk->epochs;
+    ep__take_fed(m->rec, m->walk, depth, &snap, ended->epoch);
     return true;
 }
 
@@ -526,9 +435,7 @@ static void ep__feed_entry(ep__mask_walk *m, const ep__step *at, const ep_lentry
             ended->ok = ep_end_token(m->rec);
             if (ended->ok) {
                 ended->snap = ep_snapshot_take(m->rec);
-                bool same_chart = ended->snap.earley.charts == before.earley.charts &&
-                                  ended->snap.run.chart == before.run.chart;
-                ended->epoch = same_chart ? from.epoch : ++walk->epochs;
+                ended->epoch = ep__same_charts(&ended->snap, &before) ? from.epoch : ++walk->epochs;
             }
         }
         viable = ended->ok && ep__feed_after_end(m, ended, n->depth, n->byte);
@@ -599,11 +506,6 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
     walk->grow_epoch = sm_calloc(states, sizeof *walk->grow_epoch);
     walk->grows = sm_malloc(states * sizeof *walk->grows);
     walk->epochs = 0;
-    walk->snapshots = 1;
-    walk->full_id[0] = 1;
-    walk->ends = sm_calloc(EP__ENDS_SLOTS, sizeof *walk->ends);
-    walk->ends_seen = sm_malloc(EP__ENDS_SLOTS / 2 * sizeof *walk->ends_seen);
-    walk->n_ends = 0;
     walk->full[0] = ep_snapshot_take(rec);
     ep__step_of(rec, walk, 0, &walk->at_depth[0]);
     walk->at_depth[0].epoch = 0;
@@ -617,8 +519,6 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
     ep_snapshot_apply(rec, &walk->full[0]);
     sm_free(walk->grow_epoch);
     sm_free(walk->grows);
-    sm_free(walk->ends);
-    sm_free(walk->ends_seen);
     sm_free(walk);
     if (stats) {
         stats->nodes = m.visited;
