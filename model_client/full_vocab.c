@@ -126,7 +126,7 @@ static double mc__nucleus(mc__weighted *pool, double *weight, uint32_t *n, float
             double w = weight[i];
             pool[i] = pool[kept], weight[i] = weight[kept];
             pool[kept] = p, weight[kept] = w;
-            bucket[i] = bucket[kept], bucket[kept] = 0;
+            bucket[i] = bucket[kept];
             kept++;
         }
     for (uint32_t i = kept; i < *n; i++)

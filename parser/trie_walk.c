@@ -290,6 +290,17 @@ static void ep__allow(ep__mask_walk *m, const ep_tnode *n)
 static void ep__walk_range(ep__mask_walk *m, uint32_t lo, uint32_t hi);
 static void ep__walk_tree(ep__mask_walk *m, const ep_ltree_key *key, const ep__step *at);
 
+/* The key of the lexeme tree below `node` for a token in progress (its
+ * text token[0..len), whole characters) in automaton state `dfa`; `wide`
+ * when it cannot be a name (ep__never_a_name). */
+static ep_ltree_key ep__tree_key(uint32_t node, uint32_t dfa, bool wide, const char *token, size_t len)
+{
+    bool is_f;
+    bool str = ep_str_literal(token, len, &is_f, NULL);
+    return (ep_ltree_key){.node = node, .dfa = dfa, .wide = wide, .braces = str && !is_f, .utf8_lo = 0x80,
+                          .utf8_hi = 0xBF};
+}
+
 /* Whether the subtree below `node` in state `at` may be read from its
  * lexeme tree, whose key is then set: its bytes can be taken directly, a
  * character cut short there began on the node's path, and its token can
@@ -300,10 +311,10 @@ static bool ep__tree_fits(ep__mask_walk *m, uint32_t node, const ep__step *at, e
         return false;
     const char *text = m->rec->text.items;
     uint32_t tok_start = m->walk->full[at->full].run.tok_start;
-    bool is_f;
-    bool str = ep_str_literal(text + tok_start, at->text_len - tok_start, &is_f, NULL);
-    *key = (ep_ltree_key){.node = node, .dfa = at->dfa, .wide = at->wide, .braces = str && !is_f,
-                          .utf8_need = at->utf8_need, .utf8_lo = at->utf8_lo, .utf8_hi = at->utf8_hi};
+    *key = ep__tree_key(node, at->dfa, at->wide, text + tok_start, at->text_len - tok_start);
+    key->utf8_need = at->utf8_need;
+    key->utf8_lo = at->utf8_lo;
+    key->utf8_hi = at->utf8_hi;
     if (!at->utf8_need)
         return true;
     uint32_t lead = at->text_len - 1, path_start = m->walk->full[0].text_len;
@@ -545,10 +556,7 @@ uint32_t ep_trie_prewarm(const ep_trie *t, const ep_grammar *g)
         if (state == EP_DFA_DEAD)
             continue;
         /* the key the walk makes for a mask that starts there */
-        bool is_f;
-        bool str = ep_str_literal(token, len, &is_f, NULL);
-        ep_ltree_key key = {.node = EP_TRIE_ROOT, .dfa = state, .wide = ep__never_a_name(token, len),
-                            .braces = str && !is_f, .utf8_lo = 0x80, .utf8_hi = 0xBF};
+        ep_ltree_key key = ep__tree_key(EP_TRIE_ROOT, state, ep__never_a_name(token, len), token, len);
         ep_ltree *owned;
         ep_ltree_get((ep_trie *)t, &g->dfa, names, &key, &owned);
         trees += !owned;
