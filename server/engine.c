@@ -22,7 +22,6 @@ struct srv_engine {
     mc_template *custom_template;
     mc_ngram *model;             /* the embedded model, once trained */
     void *local_model;           /* ip_model of the llama backend, when built with it */
-    void *previous_model;        /* borrowed while being made: a model to share */
     bool training;
     bool orphaned;               /* freed while training: the callback frees it */
     sm_logger *logger;
@@ -108,8 +107,10 @@ static int srv__template(srv_engine *e, const cfg_config *config, const mc_templ
     return SM_OK;
 }
 
-/* The llama backend: the GGUF file of model_path loaded in this process. */
-static int srv__local_backend(srv_engine *e, const cfg_config *config, char *error, size_t error_size)
+/* The llama backend: the GGUF file of model_path loaded in this process,
+ * or the model `previous` (may be NULL) holds if it is the same file. */
+static int srv__local_backend(srv_engine *e, const cfg_config *config, const srv_engine *previous, char *error,
+                              size_t error_size)
 {
 #ifdef SEAM_HAVE_INPROC
     if (!config->model_path) {
@@ -120,7 +121,7 @@ static int srv__local_backend(srv_engine *e, const cfg_config *config, char *err
     int rc = srv__template(e, config, &o.tmpl, error, error_size);
     if (rc)
         return rc;
-    ip_model *model = e->previous_model;
+    ip_model *model = previous ? previous->local_model : NULL;
     if (model && ip_model_same_file(model, config->model_path)) {
         ip_model_retain(model);
         sm_log(e->logger, SM_LOG_INFO, "the model %s stays loaded", config->model_path);
@@ -135,11 +136,13 @@ static int srv__local_backend(srv_engine *e, const cfg_config *config, char *err
 #else
     (void)e;
     (void)config;
+    (void)previous;
     snprintf(error, error_size, "this seam was built without libllama: the llama backend is not available");
     return SM_EINVAL;
 #endif
 }
 
+#ifdef SEAM_HAVE_INPROC
 /* The GGUF file a default configuration uses, if any (owned by the
  * caller): model_path when it is set; else $SEAM_MODEL; else the first
  * *.gguf, by name, in $XDG_CACHE_HOME/seam/models/ (~/.cache/seam/models/
@@ -166,11 +169,12 @@ static char *srv__found_model(const cfg_config *config)
     globfree(&found);
     return path;
 }
+#endif
 
 /* Without a backend chosen, a model found on the machine (srv__found_model)
  * is used in process; one that does not load leaves the embedded model,
  * with a warning. */
-static void srv__use_found_model(srv_engine *e)
+static void srv__use_found_model(srv_engine *e, const srv_engine *previous)
 {
 #ifdef SEAM_HAVE_INPROC
     char *path = srv__found_model(&e->config);
@@ -182,7 +186,7 @@ static void srv__use_found_model(srv_engine *e)
     sm_free(with.model_path);
     with.model_path = path;
     with.backend = CFG_BACKEND_LLAMA;
-    if (srv__local_backend(e, &with, error, sizeof error) == SM_OK) {
+    if (srv__local_backend(e, &with, previous, error, sizeof error) == SM_OK) {
         sm_log(e->logger, SM_LOG_INFO, "using the model %s in process", path);
         cfg_free(&e->config);
         e->config = with;
@@ -192,6 +196,7 @@ static void srv__use_found_model(srv_engine *e)
     cfg_free(&with);
 #else
     (void)e;
+    (void)previous;
 #endif
 }
 
@@ -200,18 +205,17 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const srv_engine *
 {
     srv_engine *e = sm_calloc(1, sizeof *e);
     e->loop = loop;
-    e->previous_model = previous ? previous->local_model : NULL;
     e->logger = logger;
     cfg_copy(&e->config, config);
     int rc = ep_grammar_python(&e->grammar, error, error_size);
     if (rc != SM_OK)
         goto fail;
     if (config->backend == CFG_BACKEND_EMBEDDED && !config->backend_chosen)
-        srv__use_found_model(e);
+        srv__use_found_model(e, previous);
     if (e->config.backend == CFG_BACKEND_EMBEDDED || e->backend)
         rc = SM_OK;
     else if (config->backend == CFG_BACKEND_LLAMA) {
-        rc = srv__local_backend(e, config, error, error_size);
+        rc = srv__local_backend(e, config, previous, error, error_size);
         if (rc)
             goto fail;
     } else {
@@ -248,7 +252,6 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const srv_engine *
         if (rc)
             goto fail;
     }
-    e->previous_model = NULL;
     *out = e;
     return SM_OK;
 fail:
