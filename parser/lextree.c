@@ -98,6 +98,38 @@ static int ep__by_parent_state(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
+/* Lays the groups out in the tree's arrays (their tokens, then their
+ * entries, group by group) and frees their own; counts the tree's bytes
+ * so far. */
+static void ep__flatten(ep_ltree *tree, ep__lbuilds *groups)
+{
+    uint32_t n_tokens = 0, n_entries = 0;
+    for (uint32_t g = 0; g < groups->size; g++) {
+        n_tokens += groups->items[g].tokens.size;
+        n_entries += groups->items[g].entries.size;
+    }
+    tree->n_groups = groups->size;
+    tree->groups = sm_malloc((groups->size ? groups->size : 1) * sizeof *tree->groups);
+    tree->tokens = sm_malloc((n_tokens ? n_tokens : 1) * sizeof *tree->tokens);
+    tree->entries = sm_malloc((n_entries ? n_entries : 1) * sizeof *tree->entries);
+    uint32_t tok = 0, ent = 0;
+    for (uint32_t g = 0; g < groups->size; g++) {
+        ep__lbuild *b = &groups->items[g];
+        tree->groups[g] = (ep_lgroup){.dfa = b->dfa, .first_token = tok, .n_tokens = b->tokens.size,
+                                      .first_entry = ent, .n_entries = b->entries.size};
+        if (b->tokens.size)
+            memcpy(tree->tokens + tok, b->tokens.items, b->tokens.size * sizeof *tree->tokens);
+        if (b->entries.size)
+            memcpy(tree->entries + ent, b->entries.items, b->entries.size * sizeof *tree->entries);
+        tok += b->tokens.size;
+        ent += b->entries.size;
+        sm_array_free(&b->tokens);
+        sm_array_free(&b->entries);
+    }
+    tree->bytes = sizeof *tree + groups->size * sizeof *tree->groups + n_tokens * sizeof *tree->tokens +
+                  n_entries * sizeof *tree->entries;
+}
+
 static ep_ltree *ep__build(const ep_trie *t, const ep_dfa *dfa, bool names, const ep_ltree_key *key)
 {
     uint32_t node = key->node;
@@ -145,37 +177,14 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_dfa *dfa, bool names, cons
             sm_array_push(&g->entries, ((ep_lentry){.node = i, .parent = *parent}));
         i++;
     }
-    uint32_t n_tokens = 0, n_entries = 0;
-    for (uint32_t g = 0; g < groups.size; g++) {
-        n_tokens += groups.items[g].tokens.size;
-        n_entries += groups.items[g].entries.size;
-    }
-    tree->n_groups = groups.size;
-    tree->groups = sm_malloc((groups.size ? groups.size : 1) * sizeof *tree->groups);
-    tree->tokens = sm_malloc((n_tokens ? n_tokens : 1) * sizeof *tree->tokens);
-    tree->entries = sm_malloc((n_entries ? n_entries : 1) * sizeof *tree->entries);
-    uint32_t tok = 0, ent = 0;
-    for (uint32_t g = 0; g < groups.size; g++) {
-        ep__lbuild *b = &groups.items[g];
-        tree->groups[g] = (ep_lgroup){.dfa = b->dfa, .first_token = tok, .n_tokens = b->tokens.size,
-                                      .first_entry = ent, .n_entries = b->entries.size};
-        if (b->tokens.size)
-            memcpy(tree->tokens + tok, b->tokens.items, b->tokens.size * sizeof *tree->tokens);
-        if (b->entries.size)
-            memcpy(tree->entries + ent, b->entries.items, b->entries.size * sizeof *tree->entries);
-        tok += b->tokens.size;
-        ent += b->entries.size;
-        sm_array_free(&b->tokens);
-        sm_array_free(&b->entries);
-    }
+    ep__flatten(tree, &groups);
     /* by the parent's state, so that the walk commits the token once for
      * the bytes that end it in the same state */
     if (frontier.size)
         qsort(frontier.items, frontier.size, sizeof *frontier.items, ep__by_parent_state);
     tree->n_frontier = frontier.size;
     tree->frontier = frontier.items;   /* taken */
-    tree->bytes = sizeof *tree + groups.size * sizeof *tree->groups + n_tokens * sizeof *tree->tokens +
-                  (n_entries + frontier.capacity) * sizeof(ep_lentry);
+    tree->bytes += frontier.capacity * sizeof *tree->frontier;
     sm_array_free(&groups);
     sm_free(group_of);
     return tree;
