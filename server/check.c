@@ -14,8 +14,16 @@
  * building the recognizer for both contexts.  "can_end_us" is the part of F
  * spent in the final can_end.  A case that cannot be checked
  * gets {"id": ..., "error": "..."} and the next line is read.
+ *
+ * With "semantic": true (and optionally "pruners": ["names", ...]), the
+ * result also holds "semantic": {"accepted": A, "complete": C, "pruner":
+ * P, "why": W, "at": O}: the pruners' answer on the same middle, fed the
+ * same way (A bytes before the first refusal; C whether the whole middle
+ * is accepted at its end; P and W the pruner that refused and why, O the
+ * offset in the middle of the lexeme it refused).
  */
 #include "seam_parser.h"
+#include "seam_semantic.h"
 #include "seam_server.h"
 
 #include <cJSON.h>
@@ -55,10 +63,67 @@ static const char *srv__field(const cJSON *object, const char *name)
     return cJSON_IsString(item) ? item->valuestring : NULL;
 }
 
+/* The mask of pruners a case names ("pruners": [...]), all by default. */
+static unsigned srv__pruner_mask(const cJSON *request)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(request, "pruners");
+    if (!cJSON_IsArray(list))
+        return (1u << SX_PRUNER_COUNT) - 1;
+    unsigned mask = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+        for (int p = 0; p < SX_PRUNER_COUNT; p++)
+            if (cJSON_IsString(item) && strcmp(item->valuestring, sx_pruners[p].name) == 0)
+                mask |= 1u << p;
+    return mask;
+}
+
+/* The semantic pruners on left + middle + right, fed code point by code
+ * point as the recognizer is. */
+static cJSON *srv__check_semantic(sx_env *env, unsigned pruners, const char *left, const char *middle, const char *right)
+{
+    size_t left_len = strlen(left), middle_len = strlen(middle), right_len = strlen(right);
+    char *text = sm_malloc(left_len + right_len + 1);
+    memcpy(text, left, left_len);
+    memcpy(text + left_len, right, right_len + 1);
+    cJSON *out = cJSON_CreateObject();
+    sx_session *session;
+    if (sx_session_new(env, pruners, text, left_len + right_len, left_len, left_len, &session) != SM_OK) {
+        cJSON_AddStringToObject(out, "error", "the document cannot be read");
+        sm_free(text);
+        return out;
+    }
+    sx_refusal why = {.pruner = -1};
+    size_t accepted = 0;
+    bool refused = false;
+    while (accepted < middle_len) {
+        uint32_t code_point;
+        int width = sm_utf8_decode((const uint8_t *)middle + accepted, middle_len - accepted, &code_point);
+        if (width < 0)
+            break;
+        if (!sx_check(session, middle, accepted + (size_t)width, false, &why)) {
+            refused = true;
+            break;
+        }
+        accepted += (size_t)width;
+    }
+    bool complete = !refused && accepted == middle_len && sx_check(session, middle, middle_len, true, &why);
+    cJSON_AddNumberToObject(out, "accepted", (double)accepted);
+    cJSON_AddBoolToObject(out, "complete", complete);
+    if (why.pruner >= 0) {
+        cJSON_AddStringToObject(out, "pruner", sx_pruners[why.pruner].name);
+        cJSON_AddStringToObject(out, "why", why.why);
+        cJSON_AddNumberToObject(out, "at", (double)why.at);
+    }
+    sx_session_free(session);
+    sm_free(text);
+    return out;
+}
+
 /* Runs one case and writes its result line.  With `cut`, the recognizer
  * gets only the statements around the cursor (srv_scope_at's cut points). */
 static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *id, const char *left,
-                            const char *middle, const char *right, bool cut)
+                            const char *middle, const char *right, bool cut, cJSON *semantic)
 {
     size_t left_len = strlen(left), middle_len = strlen(middle);
     char *cut_right_text = NULL;
@@ -86,6 +151,7 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
         !sm_utf8_valid((const uint8_t *)middle, middle_len, false, NULL) ||
         !sm_utf8_valid((const uint8_t *)right, strlen(right), false, NULL)) {
         srv__emit_error(out, id, "invalid UTF-8");
+        cJSON_Delete(semantic);
         sm_free(cut_right_text);
         sm_free(whole);
         return;
@@ -96,6 +162,7 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
                       : ep_recognizer_new(grammar, &rec);
     if (rc) {
         srv__emit_error(out, id, sm_strerror(rc));
+        cJSON_Delete(semantic);
         sm_free(cut_right_text);
         sm_free(whole);
         return;
@@ -126,6 +193,8 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
     cJSON_AddNumberToObject(result, "setup_us", (double)(setup_done - start) / 1000.0);
     cJSON_AddNumberToObject(result, "feed_us", (double)(feed_done - setup_done) / 1000.0);
     cJSON_AddNumberToObject(result, "can_end_us", (double)(feed_done - end_start) / 1000.0);
+    if (semantic)
+        cJSON_AddItemToObject(result, "semantic", semantic);
     if (cut) {
         cJSON_AddNumberToObject(result, "cut_left", (double)cut_left);
         cJSON_AddNumberToObject(result, "cut_right", (double)cut_right);
@@ -164,6 +233,8 @@ int srv_cmd_check(FILE *in, FILE *out)
         fprintf(stderr, "seam: the built-in Python grammar does not compile: %s\n", error);
         return 1;
     }
+    char stdlib[1024];
+    sx_env *env = NULL;
     sm_buf line;
     sm_buf_init(&line, SRV_MAX_CASE_BYTES);
     bool too_long;
@@ -186,12 +257,20 @@ int srv_cmd_check(FILE *in, FILE *out)
         const char *right = srv__field(request, "right");
         if (!left || !middle || !right)
             srv__emit_error(out, id, "left, middle and right must be strings");
-        else
+        else {
+            cJSON *semantic = NULL;
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "semantic"))) {
+                if (!env)
+                    env = sx_env_new(srv_find_stdlib(stdlib, sizeof stdlib) ? stdlib : NULL, NULL, "python3");
+                semantic = srv__check_semantic(env, srv__pruner_mask(request), left, middle, right);
+            }
             srv__check_case(out, grammar, id, left, middle, right,
-                            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "cut")));
+                            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "cut")), semantic);
+        }
         cJSON_Delete(request);
     }
     sm_buf_free(&line);
+    sx_env_free(env);
     ep_grammar_free(grammar);
     return 0;
 }

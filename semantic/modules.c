@@ -1,0 +1,396 @@
+/*
+ * modules.c - what installed Python modules hold, for the attribute and
+ * keyword pruners.
+ *
+ * A module with a source (the workspace's, the standard library's) is read
+ * with tree-sitter: its top-level bindings are its attributes, its
+ * directory's entries its submodules.  A module without one (`sys`,
+ * `math`, an extension) is asked of Python once (`dir()` of the imported
+ * module), when the environment has a Python to run.  What cannot be known
+ * statically (a module-level __getattr__, exec or globals(), a star
+ * import of an unknown module, a module not found) constrains nothing.
+ * Summaries are cached for the environment's life, under a mutex.
+ */
+#include "sx_internal.h"
+
+#include <glob.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+enum { SX__MAX_MODULES = 4096, SX__MAX_SOURCE = 8 << 20, SX__MAX_STAR_DEPTH = 4 };
+
+typedef struct sx__module {
+    char *name;                 /* owned */
+    bool found;                 /* its attributes are known */
+    bool open;                  /* found, but anything may be an attribute */
+    char *dir;                  /* a package's directory, owned; NULL otherwise */
+    sx_doc doc;                 /* its top level (a source) */
+    char *names;                /* a compiled module's attributes, "\n"-separated, owned */
+} sx__module;
+
+struct sx_env {
+    char *stdlib, *workspace, *python;
+    pthread_mutex_t lock;
+    SM_ARRAY(sx__module *) modules;
+    sx__module unknown;         /* what modules past the cap are */
+};
+
+sx_env *sx_env_new(const char *stdlib, const char *workspace, const char *python)
+{
+    sx_env *env = sm_calloc(1, sizeof *env);
+    env->stdlib = stdlib ? sm_strdup(stdlib) : NULL;
+    env->workspace = workspace ? sm_strdup(workspace) : NULL;
+    env->python = python ? sm_strdup(python) : NULL;
+    pthread_mutex_init(&env->lock, NULL);
+    sm_array_init(&env->modules);
+    return env;
+}
+
+static void sx__module_free(sx__module *m)
+{
+    sm_free(m->name);
+    sm_free(m->dir);
+    sm_free(m->names);
+    if (m->doc.bindings.items || m->doc.pool.data)
+        sx_doc_free(&m->doc);
+    sm_free(m);
+}
+
+void sx_env_free(sx_env *env)
+{
+    if (!env)
+        return;
+    for (uint32_t i = 0; i < env->modules.size; i++)
+        sx__module_free(env->modules.items[i]);
+    sm_array_free(&env->modules);
+    pthread_mutex_destroy(&env->lock);
+    sm_free(env->stdlib);
+    sm_free(env->workspace);
+    sm_free(env->python);
+    sm_free(env);
+}
+
+static bool sx__valid_name(const char *name)
+{
+    if (!*name || strlen(name) > 200)
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!(*p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return false;
+    return name[0] != '.';
+}
+
+static bool sx__is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Where module `name`'s source is under `root`: *dir set for a package. */
+static bool sx__find_source(const char *root, const char *name, char *path, size_t size, char **dir)
+{
+    char rel[512];
+    snprintf(rel, sizeof rel, "%s", name);
+    for (char *p = rel; *p; p++)
+        if (*p == '.')
+            *p = '/';
+    snprintf(path, size, "%s/%s/__init__.py", root, rel);
+    if (sx__is_file(path)) {
+        char d[1024];
+        snprintf(d, sizeof d, "%s/%s", root, rel);
+        *dir = sm_strdup(d);
+        return true;
+    }
+    snprintf(path, size, "%s/%s.py", root, rel);
+    return sx__is_file(path);
+}
+
+/* Whether a compiled module `name` is there under root (lib-dynload). */
+static bool sx__find_compiled(const char *root, const char *name)
+{
+    char pattern[1024];
+    snprintf(pattern, sizeof pattern, "%s/lib-dynload/%s.*so", root, name);
+    glob_t g;
+    bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    globfree(&g);
+    return found;
+}
+
+static bool sx__builtin_module(const char *name)
+{
+    static const char *const names[] = {"_abc",    "_ast",       "_codecs",     "_collections", "_functools",
+                                        "_imp",    "_io",        "_locale",     "_operator",    "_signal",
+                                        "_sre",    "_stat",      "_string",     "_symtable",    "_thread",
+                                        "_tokenize", "_tracemalloc", "_warnings", "_weakref",    "atexit",
+                                        "builtins", "errno",     "faulthandler", "gc",           "itertools",
+                                        "marshal", "posix",      "pwd",         "sys",          "time"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* Asks Python for dir() of a compiled module; NULL when it cannot. */
+static char *sx__ask_python(const sx_env *env, const char *name)
+{
+    if (!env->python || !sx__valid_name(name) || strchr(env->python, '\''))
+        return NULL;
+    char command[1024];
+    snprintf(command, sizeof command,
+             "'%s' -I -S -c 'import importlib,sys; print(chr(10).join(dir(importlib.import_module(sys.argv[1]))))' "
+             "'%s' 2>/dev/null",
+             env->python, name);
+    FILE *p = popen(command, "r");
+    if (!p)
+        return NULL;
+    sm_buf out;
+    sm_buf_init(&out, 1 << 20);
+    char chunk[4096];
+    size_t n;
+    bool ok = true;
+    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+        if (sm_buf_append(&out, chunk, n) != SM_OK)
+            ok = false;
+    int status = pclose(p);
+    if (!ok || status != 0 || out.len == 0) {
+        sm_buf_free(&out);
+        return NULL;
+    }
+    sm_buf_append(&out, "\n", 1);
+    return sm_buf_take(&out, NULL);
+}
+
+static int sx__read(const char *path, sm_buf *out)
+{
+    sm_buf_init(out, SX__MAX_SOURCE);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return SM_EIO;
+    char chunk[65536];
+    size_t got;
+    int rc = SM_OK;
+    while (rc == SM_OK && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc = sm_buf_append(out, chunk, got);
+    fclose(f);
+    if (rc)
+        sm_buf_free(out);
+    return rc;
+}
+
+/* Whether a module's source binds names that its tree does not show:
+ * writes through globals() or vars(), or exec. */
+static bool sx__writes_globals(const char *text, size_t len)
+{
+    static const char *const marks[] = {"globals()[", "globals().update", "globals().setdefault",
+                                        "globals().__setitem__", "vars()[", "exec(", NULL};
+    for (size_t i = 0; marks[i] && text; i++)
+        if (memmem(text, len, marks[i], strlen(marks[i])))
+            return true;
+    return false;
+}
+
+static sx__module *sx__load(sx_env *env, const char *name)
+{
+    sx__module *m = sm_calloc(1, sizeof *m);
+    m->name = sm_strdup(name);
+    if (!sx__valid_name(name))
+        return m;
+    const char *roots[] = {env->workspace, env->stdlib};
+    char path[1024];
+    for (size_t r = 0; r < 2 && !m->found; r++) {
+        if (!roots[r] || !sx__find_source(roots[r], name, path, sizeof path, &m->dir))
+            continue;
+        sm_buf source;
+        if (sx__read(path, &source) != SM_OK)
+            break;
+        if (sx_doc_read(&m->doc, NULL, source.data ? source.data : "", source.len, SIZE_MAX) == SM_OK) {
+            m->found = true;
+            m->open = m->doc.names_open || m->doc.getattr || sx__writes_globals(source.data, source.len);
+        }
+        sm_buf_free(&source);
+    }
+    if (!m->found && env->stdlib && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name))) {
+        m->names = sx__ask_python(env, name);
+        m->found = m->names != NULL;
+    }
+    return m;
+}
+
+/* The module's summary (loaded on first use).  Call with the lock held. */
+static sx__module *sx__get(sx_env *env, const char *name)
+{
+    for (uint32_t i = 0; i < env->modules.size; i++)
+        if (strcmp(env->modules.items[i]->name, name) == 0)
+            return env->modules.items[i];
+    if (env->modules.size >= SX__MAX_MODULES)
+        return &env->unknown;  /* summaries stay while the environment does: past the cap, none is made */
+    sx__module *m = sx__load(env, name);
+    sm_array_push(&env->modules, m);
+    return m;
+}
+
+static const sx_binding *sx__binding(const sx__module *m, const char *attribute)
+{
+    size_t len = strlen(attribute);
+    for (uint32_t i = 0; i < m->doc.bindings.size; i++) {
+        const sx_binding *b = &m->doc.bindings.items[i];
+        if (b->len == len && memcmp(m->doc.pool.data + b->name, attribute, len) == 0)
+            return b;
+    }
+    return NULL;
+}
+
+static bool sx__submodule(const sx__module *m, const char *attribute)
+{
+    if (!m->dir || !sx__valid_name(attribute) || strchr(attribute, '.'))
+        return false;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.py", m->dir, attribute);
+    if (sx__is_file(path))
+        return true;
+    snprintf(path, sizeof path, "%s/%s/__init__.py", m->dir, attribute);
+    if (sx__is_file(path))
+        return true;
+    char pattern[1200];
+    snprintf(pattern, sizeof pattern, "%s/%s.*so", m->dir, attribute);
+    glob_t g;
+    bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    globfree(&g);
+    return found;
+}
+
+static bool sx__has(sx_env *env, sx__module *m, const char *attribute, int depth)
+{
+    static const char *const always[] = {"__name__", "__doc__", "__file__", "__spec__", "__loader__", "__package__",
+                                         "__path__", "__dict__", "__builtins__", "__cached__", "__all__",
+                                         "__class__", "__getattribute__", "__dir__", NULL};
+    for (size_t i = 0; always[i]; i++)
+        if (strcmp(always[i], attribute) == 0)
+            return true;
+    if (m->names) {
+        size_t len = strlen(attribute);
+        for (const char *p = m->names; *p;) {
+            const char *nl = strchr(p, '\n');
+            if ((size_t)(nl - p) == len && memcmp(p, attribute, len) == 0)
+                return true;
+            p = nl + 1;
+        }
+        return false;
+    }
+    if (sx__binding(m, attribute) || sx__submodule(m, attribute))
+        return true;
+    for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
+        sx__module *star = sx__get(env, m->doc.stars.data + i);
+        if (!star->found || star->open || sx__has(env, star, attribute, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+bool sx_env_has_attribute(sx_env *env, const char *name, const char *attribute, bool *found)
+{
+    pthread_mutex_lock(&env->lock);
+    sx__module *m = sx__get(env, name);
+    bool known = m->found && !m->open;
+    bool has = !known || !attribute || sx__has(env, m, attribute, 0);
+    pthread_mutex_unlock(&env->lock);
+    if (found)
+        *found = known;
+    return has;
+}
+
+static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, int depth)
+{
+    size_t len = strlen(prefix);
+    if (len >= 2 && prefix[0] == '_' && prefix[1] == '_')
+        return true;    /* the dunders every module has */
+    if (m->names) {
+        for (const char *p = m->names; *p;) {
+            const char *nl = strchr(p, '\n');
+            if ((size_t)(nl - p) >= len && memcmp(p, prefix, len) == 0)
+                return true;
+            p = nl + 1;
+        }
+        return false;
+    }
+    for (uint32_t i = 0; i < m->doc.bindings.size; i++) {
+        const sx_binding *b = &m->doc.bindings.items[i];
+        if (b->len >= len && memcmp(m->doc.pool.data + b->name, prefix, len) == 0)
+            return true;
+    }
+    if (m->dir && sx__valid_name(prefix) && !strchr(prefix, '.')) {
+        char pattern[1200];
+        snprintf(pattern, sizeof pattern, "%s/%s*", m->dir, prefix);
+        glob_t g;
+        bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+        globfree(&g);
+        if (found)
+            return true;
+    }
+    for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
+        sx__module *star = sx__get(env, m->doc.stars.data + i);
+        if (!star->found || star->open || sx__has_prefix(env, star, prefix, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+bool sx_env_has_attribute_prefix(sx_env *env, const char *name, const char *prefix, bool *found)
+{
+    pthread_mutex_lock(&env->lock);
+    sx__module *m = sx__get(env, name);
+    bool known = m->found && !m->open;
+    bool has = !known || sx__has_prefix(env, m, prefix, 0);
+    pthread_mutex_unlock(&env->lock);
+    if (found)
+        *found = known;
+    return has;
+}
+
+bool sx_env_member_module(sx_env *env, const char *module, const char *attribute, char *out, size_t size)
+{
+    pthread_mutex_lock(&env->lock);
+    sx__module *m = sx__get(env, module);
+    bool is_module = false;
+    const sx_binding *b = m->found && !m->names ? sx__binding(m, attribute) : NULL;
+    if (b && b->kind == SX_BIND_IMPORT) {
+        snprintf(out, size, "%s", m->doc.pool.data + b->module);
+        is_module = true;
+    } else if (!b && sx__submodule(m, attribute)) {
+        snprintf(out, size, "%s.%s", module, attribute);
+        is_module = true;
+    }
+    pthread_mutex_unlock(&env->lock);
+    return is_module;
+}
+
+const char *sx_env_parameters(sx_env *env, const char *module, const char *function, bool *open)
+{
+    pthread_mutex_lock(&env->lock);
+    sx__module *m = sx__get(env, module);
+    const char *params = NULL;
+    if (m->found && !m->open && !m->names) {
+        size_t len = strlen(function);
+        uint32_t defs = 0, others = 0;
+        const sx_binding *def = NULL;
+        for (uint32_t i = 0; i < m->doc.bindings.size; i++) {
+            const sx_binding *b = &m->doc.bindings.items[i];
+            if (b->len != len || memcmp(m->doc.pool.data + b->name, function, len) != 0)
+                continue;
+            if (b->kind == SX_BIND_DEF) {
+                defs++;
+                def = b;
+            } else {
+                others++;
+            }
+        }
+        if (defs == 1 && others == 0) {
+            params = m->doc.pool.data + def->params;   /* stays: summaries are kept */
+            *open = def->open;
+        }
+    }
+    pthread_mutex_unlock(&env->lock);
+    return params;
+}
