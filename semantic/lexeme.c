@@ -142,8 +142,13 @@ bool sx_lex_next(const char *text, size_t len, size_t *pos, int depth, bool fina
             *pos = i;
             return false;
         } else if (c == '#') {
+            size_t comment = i;
             while (i < len && text[i] != '\n' && text[i] != '\r')
                 i++;
+            if (i == len && !final) {
+                *pos = comment;     /* the text may go on in the comment */
+                return false;
+            }
         } else if (c == '\n' || c == '\r') {
             size_t start = i++;
             if (c == '\r' && i < len && text[i] == '\n')

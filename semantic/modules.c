@@ -211,6 +211,15 @@ static sx__module *sx__load(sx_env *env, const char *name)
         }
         sm_buf_free(&source);
     }
+    bool in_stdlib = m->found && env->stdlib && !(env->workspace && strncmp(path, env->workspace, strlen(env->workspace)) == 0);
+    if (in_stdlib) {
+        /* A standard module's attributes as imported: its source may bind
+         * names it does not show (globals().update(...), a star import
+         * for another platform). */
+        m->names = sx__ask_python(env, name);
+        if (m->names)
+            m->open = false;
+    }
     if (!m->found && env->stdlib && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name))) {
         m->names = sx__ask_python(env, name);
         m->found = m->names != NULL;
@@ -277,7 +286,7 @@ static bool sx__has(sx_env *env, sx__module *m, const char *attribute, int depth
                 return true;
             p = nl + 1;
         }
-        return false;
+        return sx__submodule(m, attribute);
     }
     if (sx__binding(m, attribute) || sx__submodule(m, attribute))
         return true;
@@ -301,32 +310,41 @@ bool sx_env_has_attribute(sx_env *env, const char *name, const char *attribute, 
     return has;
 }
 
+static bool sx__listed_prefix(const char *names, const char *prefix, size_t len)
+{
+    for (const char *p = names; *p;) {
+        const char *nl = strchr(p, '\n');
+        if ((size_t)(nl - p) >= len && memcmp(p, prefix, len) == 0)
+            return true;
+        p = nl + 1;
+    }
+    return false;
+}
+
+static bool sx__submodule_prefix(const sx__module *m, const char *prefix)
+{
+    if (!m->dir || !sx__valid_name(prefix) || strchr(prefix, '.'))
+        return false;
+    char pattern[1200];
+    snprintf(pattern, sizeof pattern, "%s/%s*", m->dir, prefix);
+    glob_t g;
+    bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    globfree(&g);
+    return found;
+}
+
 static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, int depth)
 {
     size_t len = strlen(prefix);
     if (len >= 2 && prefix[0] == '_' && prefix[1] == '_')
         return true;    /* the dunders every module has */
-    if (m->names) {
-        for (const char *p = m->names; *p;) {
-            const char *nl = strchr(p, '\n');
-            if ((size_t)(nl - p) >= len && memcmp(p, prefix, len) == 0)
-                return true;
-            p = nl + 1;
-        }
-        return false;
-    }
+    if (sx__submodule_prefix(m, prefix))
+        return true;
+    if (m->names)
+        return sx__listed_prefix(m->names, prefix, len);
     for (uint32_t i = 0; i < m->doc.bindings.size; i++) {
         const sx_binding *b = &m->doc.bindings.items[i];
         if (b->len >= len && memcmp(m->doc.pool.data + b->name, prefix, len) == 0)
-            return true;
-    }
-    if (m->dir && sx__valid_name(prefix) && !strchr(prefix, '.')) {
-        char pattern[1200];
-        snprintf(pattern, sizeof pattern, "%s/%s*", m->dir, prefix);
-        glob_t g;
-        bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
-        globfree(&g);
-        if (found)
             return true;
     }
     for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
@@ -354,7 +372,7 @@ bool sx_env_member_module(sx_env *env, const char *module, const char *attribute
     pthread_mutex_lock(&env->lock);
     sx__module *m = sx__get(env, module);
     bool is_module = false;
-    const sx_binding *b = m->found && !m->names ? sx__binding(m, attribute) : NULL;
+    const sx_binding *b = m->found ? sx__binding(m, attribute) : NULL;
     if (b && b->kind == SX_BIND_IMPORT) {
         snprintf(out, size, "%s", m->doc.pool.data + b->module);
         is_module = true;
@@ -371,7 +389,7 @@ const char *sx_env_parameters(sx_env *env, const char *module, const char *funct
     pthread_mutex_lock(&env->lock);
     sx__module *m = sx__get(env, module);
     const char *params = NULL;
-    if (m->found && !m->open && !m->names) {
+    if (m->found && !m->open && m->doc.pool.data) {
         size_t len = strlen(function);
         uint32_t defs = 0, others = 0;
         const sx_binding *def = NULL;

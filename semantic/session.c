@@ -6,6 +6,7 @@
 #include "sx_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 enum { SX__RIGHT_CAP = 64 << 10 };
 
@@ -26,6 +27,7 @@ struct sx_session {
     bool right_whole;       /* right holds the document's end */
     size_t left_len;
     SM_ARRAY(sx__saved) saved;
+    SM_ARRAY(uint64_t) written;  /* the names written in the document outside the middle: hashes, sorted */
     uint32_t refused[SX_PRUNER_COUNT];
     sx_refusal last;
 };
@@ -194,6 +196,48 @@ static bool sx__on_fact(void *data, const sx_fact *fact, sx_refusal *why)
     return true;
 }
 
+static uint64_t sx__hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+static int sx__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every name written in text: what the middle's reads may resolve to.  A
+ * name's scopes are not asked: tree-sitter's tree of a document with a
+ * hole in it can put the cursor in the wrong one, and the middle may go
+ * out of the cursor's scope (a method's end, then the class body). */
+static void sx__collect_written(sx_session *s, const char *text, size_t len)
+{
+    size_t pos = 0;
+    sx_tok t;
+    int depth = 0;
+    while (pos < len) {
+        if (!sx_lex_next(text, len, &pos, depth, true, &t))
+            break;
+        char c = text[t.start];
+        if (t.kind == SX_TOK_OP && t.end - t.start == 1)
+            depth += (c == '(' || c == '[' || c == '{') ? 1 : (c == ')' || c == ']' || c == '}') && depth > 0 ? -1 : 0;
+        if (t.kind == SX_TOK_NAME)
+            sm_array_push(&s->written, sx__hash(text + t.start, t.end - t.start));
+    }
+    if (s->written.size)
+        qsort(s->written.items, s->written.size, sizeof *s->written.items, sx__cmp_u64);
+}
+
+static bool sx__is_written(const sx_session *s, const char *name, size_t len)
+{
+    uint64_t h = sx__hash(name, len);
+    return s->written.size && bsearch(&h, s->written.items, s->written.size, sizeof h, sx__cmp_u64) != NULL;
+}
+
 /* ---- What the document binds ----------------------------------------------------------- */
 
 bool sx_session_names_open(const sx_session *s)
@@ -208,7 +252,7 @@ sx_env *sx_session_env(const sx_session *s)
 
 bool sx_session_binds(const sx_session *s, const char *name, size_t len)
 {
-    if (sx_is_builtin(name, len) || sx_analysis_binds(&s->an, name, len))
+    if (sx_is_builtin(name, len) || sx_analysis_binds(&s->an, name, len) || sx__is_written(s, name, len))
         return true;
     for (uint32_t i = 0; i < s->doc.bindings.size; i++) {
         const sx_binding *b = &s->doc.bindings.items[i];
@@ -302,6 +346,8 @@ int sx_session_new(sx_env *env, unsigned pruners, const char *text, size_t len, 
     memcpy(doc, text, left_len);
     memcpy(doc + left_len, text + right_start, len - right_start);
     int rc = sx_doc_read(&s->doc, env, doc, left_len + (len - right_start), left_len);
+    sm_array_init(&s->written);
+    sx__collect_written(s, doc, left_len + (len - right_start));
     sm_free(doc);
     if (rc != SM_OK) {
         sx_doc_free(&s->doc);
@@ -324,6 +370,7 @@ void sx_session_free(sx_session *s)
     if (!s)
         return;
     sx_doc_free(&s->doc);
+    sm_array_free(&s->written);
     sx_analysis_free(&s->an);
     sm_array_free(&s->saved);
     sm_free(s->right);
