@@ -499,17 +499,6 @@ void sx_analysis_prefix(sx_analysis *a)
     sx__emit(a, &f);
 }
 
-bool sx_analysis_appears(const sx_analysis *a, const char *name, size_t len)
-{
-    const char *text = sx__text(a);
-    for (uint32_t i = a->first_middle_tok; i < a->toks.size; i++) {
-        const sx_tok *t = &a->toks.items[i];
-        if (t->kind == SX_TOK_NAME && t->end - t->start == len && memcmp(text + t->start, name, len) == 0)
-            return true;
-    }
-    return false;
-}
-
 bool sx_analysis_binds(const sx_analysis *a, const char *name, size_t len)
 {
     const char *text = sx__text(a);

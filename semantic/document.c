@@ -436,6 +436,17 @@ int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t a
     return SM_OK;
 }
 
+const sx_binding *sx_doc_find(const sx_doc *doc, const char *name, size_t len, bool prefix, const sx_binding *after)
+{
+    uint32_t i = after ? (uint32_t)(after - doc->bindings.items) + 1 : 0;
+    for (; i < doc->bindings.size; i++) {
+        const sx_binding *b = &doc->bindings.items[i];
+        if ((prefix ? b->len >= len : b->len == len) && memcmp(doc->pool.data + b->name, name, len) == 0)
+            return b;
+    }
+    return NULL;
+}
+
 void sx_doc_free(sx_doc *doc)
 {
     sm_buf_free(&doc->pool);

@@ -20,18 +20,34 @@ bool sx_tok_is(const char *text, const sx_tok *tok, const char *s)
     return tok->end - tok->start == n && memcmp(text + tok->start, s, n) == 0;
 }
 
+static const char *const sx__keywords[] = {
+    "False", "None",   "True",    "and",      "as",   "assert", "async", "await",  "break",
+    "class", "continue", "def",   "del",      "elif", "else",   "except", "finally", "for",
+    "from",  "global", "if",      "import",   "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",   "raise",   "return",   "try",  "while",  "with",   "yield",
+    NULL,    "match",  "case",    NULL,       /* soft keywords: names to the lexer */
+};
+
 bool sx_is_keyword(const char *s, size_t len)
 {
-    static const char *const words[] = {
-        "False", "None",   "True",    "and",      "as",   "assert", "async", "await",  "break",
-        "class", "continue", "def",   "del",      "elif", "else",   "except", "finally", "for",
-        "from",  "global", "if",      "import",   "in",   "is",     "lambda", "nonlocal", "not",
-        "or",    "pass",   "raise",   "return",   "try",  "while",  "with",   "yield",
-    };
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == len && memcmp(words[i], s, len) == 0)
+    for (size_t i = 0; sx__keywords[i]; i++)
+        if (strlen(sx__keywords[i]) == len && memcmp(sx__keywords[i], s, len) == 0)
             return true;
     return false;
+}
+
+bool sx_keyword_has_prefix(const char *s, size_t len)
+{
+    for (size_t i = 0; i < sizeof sx__keywords / sizeof *sx__keywords; i++)
+        if (sx__keywords[i] && strlen(sx__keywords[i]) >= len && memcmp(sx__keywords[i], s, len) == 0)
+            return true;
+    /* A string's prefix: `rb` may become `rb"..."`. */
+    if (len == 0 || len > 2)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!strchr("rRbBfFuU", s[i]))
+            return false;
+    return true;
 }
 
 /* Whether text[start, end) is a string prefix (r, b, f, u and pairs). */

@@ -107,15 +107,21 @@ static bool sx__find_source(const char *root, const char *name, char *path, size
     return sx__is_file(path);
 }
 
+/* Whether some file matches the glob pattern. */
+static bool sx__glob_any(const char *pattern)
+{
+    glob_t g;
+    bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+    globfree(&g);
+    return found;
+}
+
 /* Whether a compiled module `name` is there under root (lib-dynload). */
 static bool sx__find_compiled(const char *root, const char *name)
 {
     char pattern[1024];
     snprintf(pattern, sizeof pattern, "%s/lib-dynload/%s.*so", root, name);
-    glob_t g;
-    bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
-    globfree(&g);
-    return found;
+    return sx__glob_any(pattern);
 }
 
 static bool sx__builtin_module(const char *name)
@@ -240,15 +246,23 @@ static sx__module *sx__get(sx_env *env, const char *name)
     return m;
 }
 
+/* Whether a "\n"-separated list of names (Python's dir()) holds `name`,
+ * or with `prefix` a name beginning with it. */
+static bool sx__listed(const char *names, const char *name, size_t len, bool prefix)
+{
+    for (const char *p = names; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = (size_t)(nl - p);
+        if ((prefix ? n >= len : n == len) && memcmp(p, name, len) == 0)
+            return true;
+        p = nl + 1;
+    }
+    return false;
+}
+
 static const sx_binding *sx__binding(const sx__module *m, const char *attribute)
 {
-    size_t len = strlen(attribute);
-    for (uint32_t i = 0; i < m->doc.bindings.size; i++) {
-        const sx_binding *b = &m->doc.bindings.items[i];
-        if (b->len == len && memcmp(m->doc.pool.data + b->name, attribute, len) == 0)
-            return b;
-    }
-    return NULL;
+    return sx_doc_find(&m->doc, attribute, strlen(attribute), false, NULL);
 }
 
 static bool sx__submodule(const sx__module *m, const char *attribute)
@@ -264,10 +278,7 @@ static bool sx__submodule(const sx__module *m, const char *attribute)
         return true;
     char pattern[1200];
     snprintf(pattern, sizeof pattern, "%s/%s.*so", m->dir, attribute);
-    glob_t g;
-    bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
-    globfree(&g);
-    return found;
+    return sx__glob_any(pattern);
 }
 
 static bool sx__has(sx_env *env, sx__module *m, const char *attribute, int depth)
@@ -278,16 +289,8 @@ static bool sx__has(sx_env *env, sx__module *m, const char *attribute, int depth
     for (size_t i = 0; always[i]; i++)
         if (strcmp(always[i], attribute) == 0)
             return true;
-    if (m->names) {
-        size_t len = strlen(attribute);
-        for (const char *p = m->names; *p;) {
-            const char *nl = strchr(p, '\n');
-            if ((size_t)(nl - p) == len && memcmp(p, attribute, len) == 0)
-                return true;
-            p = nl + 1;
-        }
-        return sx__submodule(m, attribute);
-    }
+    if (m->names)
+        return sx__listed(m->names, attribute, strlen(attribute), false) || sx__submodule(m, attribute);
     if (sx__binding(m, attribute) || sx__submodule(m, attribute))
         return true;
     for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
@@ -310,16 +313,6 @@ bool sx_env_has_attribute(sx_env *env, const char *name, const char *attribute, 
     return has;
 }
 
-static bool sx__listed_prefix(const char *names, const char *prefix, size_t len)
-{
-    for (const char *p = names; *p;) {
-        const char *nl = strchr(p, '\n');
-        if ((size_t)(nl - p) >= len && memcmp(p, prefix, len) == 0)
-            return true;
-        p = nl + 1;
-    }
-    return false;
-}
 
 static bool sx__submodule_prefix(const sx__module *m, const char *prefix)
 {
@@ -327,10 +320,7 @@ static bool sx__submodule_prefix(const sx__module *m, const char *prefix)
         return false;
     char pattern[1200];
     snprintf(pattern, sizeof pattern, "%s/%s*", m->dir, prefix);
-    glob_t g;
-    bool found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
-    globfree(&g);
-    return found;
+    return sx__glob_any(pattern);
 }
 
 static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, int depth)
@@ -341,12 +331,9 @@ static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, int d
     if (sx__submodule_prefix(m, prefix))
         return true;
     if (m->names)
-        return sx__listed_prefix(m->names, prefix, len);
-    for (uint32_t i = 0; i < m->doc.bindings.size; i++) {
-        const sx_binding *b = &m->doc.bindings.items[i];
-        if (b->len >= len && memcmp(m->doc.pool.data + b->name, prefix, len) == 0)
-            return true;
-    }
+        return sx__listed(m->names, prefix, len, true);
+    if (sx_doc_find(&m->doc, prefix, len, true, NULL))
+        return true;
     for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
         sx__module *star = sx__get(env, m->doc.stars.data + i);
         if (!star->found || star->open || sx__has_prefix(env, star, prefix, depth + 1))
@@ -393,10 +380,7 @@ const char *sx_env_parameters(sx_env *env, const char *module, const char *funct
         size_t len = strlen(function);
         uint32_t defs = 0, others = 0;
         const sx_binding *def = NULL;
-        for (uint32_t i = 0; i < m->doc.bindings.size; i++) {
-            const sx_binding *b = &m->doc.bindings.items[i];
-            if (b->len != len || memcmp(m->doc.pool.data + b->name, function, len) != 0)
-                continue;
+        for (const sx_binding *b = NULL; (b = sx_doc_find(&m->doc, function, len, false, b));) {
             if (b->kind == SX_BIND_DEF) {
                 defs++;
                 def = b;

@@ -117,7 +117,6 @@ const sx_refusal *sx_session_last_refusal(const sx_session *session);
  * unknown module, exec, globals()). */
 bool sx_session_binds(const sx_session *session, const char *name, size_t len);
 bool sx_session_names_open(const sx_session *session);
-sx_env *sx_session_env(const sx_session *session);
 /* The module a name is bound to when every binding of it the middle can
  * see is an import of that module ("os.path"), else NULL (borrowed). */
 const char *sx_session_module_of(const sx_session *session, const char *name, size_t len);

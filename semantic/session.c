@@ -34,34 +34,10 @@ struct sx_session {
 
 /* ---- The pruners ----------------------------------------------------------------- */
 
-static bool sx__keyword_prefix(const char *name, size_t len)
-{
-    static const char *const words[] = {"False", "None", "True", "and", "as", "assert", "async", "await",
-                                        "break", "class", "continue", "def", "del", "elif", "else", "except",
-                                        "finally", "for", "from", "global", "if", "import", "in", "is",
-                                        "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
-                                        "while", "with", "yield", "match", "case", NULL};
-    for (size_t i = 0; words[i]; i++)
-        if (strlen(words[i]) >= len && memcmp(words[i], name, len) == 0)
-            return true;
-    /* A string's prefix: `rb` may become `rb"..."`. */
-    if (len <= 2) {
-        bool all = true;
-        for (size_t i = 0; i < len; i++)
-            all = all && strchr("rRbBfFuU", name[i]) != NULL;
-        if (all)
-            return true;
-    }
-    return false;
-}
-
 static bool sx__doc_has_prefix(const sx_session *s, const char *name, size_t len)
 {
-    for (uint32_t i = 0; i < s->doc.bindings.size; i++) {
-        const sx_binding *b = &s->doc.bindings.items[i];
-        if (b->len >= len && memcmp(s->doc.pool.data + b->name, name, len) == 0)
-            return true;
-    }
+    if (sx_doc_find(&s->doc, name, len, true, NULL))
+        return true;
     const sx_analysis *a = &s->an;
     for (uint32_t i = a->first_middle_tok; i < a->toks.size; i++) {
         const sx_tok *t = &a->toks.items[i];
@@ -76,7 +52,7 @@ static bool sx__judge_names(sx_session *s, const sx_fact *f, sx_refusal *why)
     if (f->kind != SX_FACT_READ || sx_session_names_open(s))
         return true;
     if (f->prefix) {
-        if (sx__keyword_prefix(f->name, f->name_len) || sx_builtin_has_prefix(f->name, f->name_len) ||
+        if (sx_keyword_has_prefix(f->name, f->name_len) || sx_builtin_has_prefix(f->name, f->name_len) ||
             sx__doc_has_prefix(s, f->name, f->name_len) || s->doc.stars.len > 0)
             return true;
         snprintf(why->why, sizeof why->why, "no name in scope begins with `%.*s`", (int)f->name_len, f->name);
@@ -245,20 +221,12 @@ bool sx_session_names_open(const sx_session *s)
     return s->doc.names_open || s->doc.dynamic;
 }
 
-sx_env *sx_session_env(const sx_session *s)
-{
-    return s->env;
-}
-
 bool sx_session_binds(const sx_session *s, const char *name, size_t len)
 {
     if (sx_is_builtin(name, len) || sx_analysis_binds(&s->an, name, len) || sx__is_written(s, name, len))
         return true;
-    for (uint32_t i = 0; i < s->doc.bindings.size; i++) {
-        const sx_binding *b = &s->doc.bindings.items[i];
-        if (b->len == len && memcmp(s->doc.pool.data + b->name, name, len) == 0)
-            return true;
-    }
+    if (sx_doc_find(&s->doc, name, len, false, NULL))
+        return true;
     if (s->doc.stars.len) {
         char key[128];
         if (!s->env || len >= sizeof key)
@@ -277,10 +245,7 @@ const char *sx_session_module_of(const sx_session *s, const char *name, size_t l
     if (sx_analysis_binds(&s->an, name, len))
         return NULL;
     const char *module = NULL;
-    for (uint32_t i = 0; i < s->doc.bindings.size; i++) {
-        const sx_binding *b = &s->doc.bindings.items[i];
-        if (b->len != len || memcmp(s->doc.pool.data + b->name, name, len) != 0)
-            continue;
+    for (const sx_binding *b = NULL; (b = sx_doc_find(&s->doc, name, len, false, b));) {
         const char *m = s->doc.pool.data + b->module;
         if (b->kind != SX_BIND_IMPORT || (module && strcmp(module, m) != 0))
             return NULL;
@@ -294,10 +259,7 @@ const char *sx_session_parameters(const sx_session *s, const char *name, size_t 
     if (sx_analysis_binds(&s->an, name, len))
         return NULL;
     const char *params = NULL;
-    for (uint32_t i = 0; i < s->doc.bindings.size; i++) {
-        const sx_binding *b = &s->doc.bindings.items[i];
-        if (b->len != len || memcmp(s->doc.pool.data + b->name, name, len) != 0)
-            continue;
+    for (const sx_binding *b = NULL; (b = sx_doc_find(&s->doc, name, len, false, b));) {
         const char *p = s->doc.pool.data + b->params;
         if (b->kind != SX_BIND_DEF || (params && strcmp(params, p) != 0))
             return NULL;

@@ -34,6 +34,8 @@ bool sx_lex_next(const char *text, size_t len, size_t *pos, int depth, bool fina
 
 bool sx_tok_is(const char *text, const sx_tok *tok, const char *s);
 bool sx_is_keyword(const char *s, size_t len);
+/* Whether some keyword (soft ones too) or a string's prefix begins with s. */
+bool sx_keyword_has_prefix(const char *s, size_t len);
 
 /* ---- The analysis of the middle (analysis.c) ------------------------------- */
 
@@ -128,8 +130,6 @@ bool sx_analysis_step(sx_analysis *a, bool final);
 void sx_analysis_prefix(sx_analysis *a);
 /* Decides what waits for brackets or statements (the program ends). */
 void sx_analysis_flush(sx_analysis *a);
-/* Whether `name` is written in the analysed text from the middle on. */
-bool sx_analysis_appears(const sx_analysis *a, const char *name, size_t len);
 /* Whether a name the middle binds, or may still bind, is `name`. */
 bool sx_analysis_binds(const sx_analysis *a, const char *name, size_t len);
 
@@ -165,6 +165,9 @@ typedef struct sx_doc {
  * attributes); env may be NULL. */
 int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t at);
 void sx_doc_free(sx_doc *doc);
+/* The first binding of `name` after `after` (NULL: from the first); with
+ * `prefix`, the first whose name begins with it. */
+const sx_binding *sx_doc_find(const sx_doc *doc, const char *name, size_t len, bool prefix, const sx_binding *after);
 
 /* ---- Modules (modules.c) --------------------------------------------------- */
 
