@@ -27,16 +27,80 @@ struct sx_session {
     bool right_whole;       /* right holds the document's end */
     size_t left_len;
     SM_ARRAY(sx__saved) saved;
-    SM_ARRAY(uint64_t) written;  /* the names written in the document outside the middle: hashes, sorted */
+    sm_buf written_pool;    /* the names written in the document outside the middle, NUL-separated */
+    SM_ARRAY(const char *) written;  /* into written_pool: sorted, distinct */
     uint32_t refused[SX_PRUNER_COUNT];
     sx_refusal last;
 };
+
+/* ---- The names the document writes ---------------------------------------------- */
+
+static int sx__cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every name written in text: what the middle's reads may resolve to.  A
+ * name's scopes are not asked: tree-sitter's tree of a document with a
+ * hole in it can put the cursor in the wrong one, and the middle may go
+ * out of the cursor's scope (a method's end, then the class body).  Kept
+ * as sorted strings, so that a name being written is looked up by prefix
+ * against the same set as the whole name. */
+static void sx__collect_written(sx_session *s, const char *text, size_t len)
+{
+    SM_ARRAY(uint32_t) offsets;
+    sm_array_init(&offsets);
+    sm_buf_init(&s->written_pool, 2 * len + 1);     /* each name and its NUL */
+    size_t pos = 0;
+    sx_tok t;
+    int depth = 0;
+    while (pos < len) {
+        if (!sx_lex_next(text, len, &pos, depth, true, &t))
+            break;
+        char c = text[t.start];
+        if (t.kind == SX_TOK_OP && t.end - t.start == 1)
+            depth += (c == '(' || c == '[' || c == '{') ? 1 : (c == ')' || c == ']' || c == '}') && depth > 0 ? -1 : 0;
+        if (t.kind == SX_TOK_NAME) {
+            sm_array_push(&offsets, (uint32_t)s->written_pool.len);
+            sm_buf_append(&s->written_pool, text + t.start, t.end - t.start);
+            sm_buf_append(&s->written_pool, "", 1);
+        }
+    }
+    for (uint32_t i = 0; i < offsets.size; i++)
+        sm_array_push(&s->written, s->written_pool.data + offsets.items[i]);
+    sm_array_free(&offsets);
+    if (!s->written.size)
+        return;
+    qsort(s->written.items, s->written.size, sizeof *s->written.items, sx__cmp_str);
+    uint32_t n = 1;
+    for (uint32_t i = 1; i < s->written.size; i++)
+        if (strcmp(s->written.items[i], s->written.items[n - 1]) != 0)
+            s->written.items[n++] = s->written.items[i];
+    s->written.size = n;
+}
+
+/* Whether a name written in the document is name[0..len) (prefix: begins
+ * with it). */
+static bool sx__is_written(const sx_session *s, const char *name, size_t len, bool prefix)
+{
+    uint32_t lo = 0, hi = s->written.size;
+    while (lo < hi) {   /* the first name whose first len bytes are not below name's */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (strncmp(s->written.items[mid], name, len) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == s->written.size || strncmp(s->written.items[lo], name, len) != 0)
+        return false;
+    return prefix || s->written.items[lo][len] == '\0';
+}
 
 /* ---- The pruners ----------------------------------------------------------------- */
 
 static bool sx__doc_has_prefix(const sx_session *s, const char *name, size_t len)
 {
-    if (sx_doc_find(&s->doc, name, len, true, NULL))
+    if (sx__is_written(s, name, len, true) || sx_doc_find(&s->doc, name, len, true, NULL))
         return true;
     const sx_analysis *a = &s->an;
     for (uint32_t i = a->first_middle_tok; i < a->toks.size; i++) {
@@ -172,48 +236,6 @@ static bool sx__on_fact(void *data, const sx_fact *fact, sx_refusal *why)
     return true;
 }
 
-static uint64_t sx__hash(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return h;
-}
-
-static int sx__cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Every name written in text: what the middle's reads may resolve to.  A
- * name's scopes are not asked: tree-sitter's tree of a document with a
- * hole in it can put the cursor in the wrong one, and the middle may go
- * out of the cursor's scope (a method's end, then the class body). */
-static void sx__collect_written(sx_session *s, const char *text, size_t len)
-{
-    size_t pos = 0;
-    sx_tok t;
-    int depth = 0;
-    while (pos < len) {
-        if (!sx_lex_next(text, len, &pos, depth, true, &t))
-            break;
-        char c = text[t.start];
-        if (t.kind == SX_TOK_OP && t.end - t.start == 1)
-            depth += (c == '(' || c == '[' || c == '{') ? 1 : (c == ')' || c == ']' || c == '}') && depth > 0 ? -1 : 0;
-        if (t.kind == SX_TOK_NAME)
-            sm_array_push(&s->written, sx__hash(text + t.start, t.end - t.start));
-    }
-    if (s->written.size)
-        qsort(s->written.items, s->written.size, sizeof *s->written.items, sx__cmp_u64);
-}
-
-static bool sx__is_written(const sx_session *s, const char *name, size_t len)
-{
-    uint64_t h = sx__hash(name, len);
-    return s->written.size && bsearch(&h, s->written.items, s->written.size, sizeof h, sx__cmp_u64) != NULL;
-}
-
 /* ---- What the document binds ----------------------------------------------------------- */
 
 bool sx_session_names_open(const sx_session *s)
@@ -223,7 +245,7 @@ bool sx_session_names_open(const sx_session *s)
 
 bool sx_session_binds(const sx_session *s, const char *name, size_t len)
 {
-    if (sx_is_builtin(name, len) || sx_analysis_binds(&s->an, name, len) || sx__is_written(s, name, len))
+    if (sx_is_builtin(name, len) || sx_analysis_binds(&s->an, name, len) || sx__is_written(s, name, len, false))
         return true;
     if (sx_doc_find(&s->doc, name, len, false, NULL))
         return true;
@@ -333,6 +355,7 @@ void sx_session_free(sx_session *s)
         return;
     sx_doc_free(&s->doc);
     sm_array_free(&s->written);
+    sm_buf_free(&s->written_pool);
     sx_analysis_free(&s->an);
     sm_array_free(&s->saved);
     sm_free(s->right);

@@ -1,0 +1,236 @@
+/*
+ * The semantic pruners: what a middle may read, take of a module and pass
+ * to a function, decided lexeme by lexeme and at the end.
+ */
+#include "seam_semantic.h"
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+SEAM_SUITE(semantic);
+
+/* What a middle gets: how many bytes are accepted one by one, whether the
+ * whole middle ends a program with the property, and the last refusal. */
+typedef struct outcome {
+    size_t accepted;
+    bool complete;
+    sx_refusal why;
+} outcome;
+
+static outcome check_with(sx_env *env, unsigned pruners, const char *left, const char *middle, const char *right)
+{
+    char text[8192];
+    size_t left_len = strlen(left), middle_len = strlen(middle);
+    snprintf(text, sizeof text, "%s%s", left, right);
+    sx_session *s = NULL;
+    cr_assert_eq(sx_session_new(env, pruners, text, strlen(text), left_len, left_len, &s), SM_OK);
+    outcome o = {.why.pruner = -1};
+    while (o.accepted < middle_len && sx_check(s, middle, o.accepted + 1, false, &o.why))
+        o.accepted++;
+    o.complete = o.accepted == middle_len && sx_check(s, middle, middle_len, true, &o.why);
+    sx_session_free(s);
+    return o;
+}
+
+static outcome check(const char *left, const char *middle, const char *right)
+{
+    return check_with(NULL, (1u << SX_PRUNER_COUNT) - 1, left, middle, right);
+}
+
+#define assert_true_middle(left, middle, right)                                                      \
+    do {                                                                                             \
+        outcome o_ = check(left, middle, right);                                                     \
+        cr_assert(o_.complete, "refused a true middle %s at byte %zu: %s", #middle, o_.accepted,     \
+                  o_.why.why);                                                                       \
+    } while (0)
+
+Test(semantic, reads_of_bound_names_are_accepted)
+{
+    assert_true_middle("import os\nlimit = 3\n", "print(os.sep, limit, len([]))", "\n");
+    assert_true_middle("def f(a, b):\n", "    c = a + b\n    return c * a", "\n");
+    /* A name bound later in the module is read from a function at call time. */
+    assert_true_middle("def f():\n", "    return later", "\n\nlater = 1\n");
+    /* A comprehension binds its targets for its element. */
+    assert_true_middle("data = []\n", "squares = [item * item for item in data if item]", "\n");
+    assert_true_middle("", "total = sum(v for v in range(3))", "\n");
+    assert_true_middle("", "first, second = 1, 2", "\n");
+    assert_true_middle("", "if (n := 3) > 2:\n    print(n)", "\n");
+}
+
+/* The middle leaves the method it starts in and reads a name of the class
+ * body: tree-sitter's scopes at the cursor are the method's, so a name
+ * being written must be looked up among every name the document writes,
+ * as the whole name is. */
+Test(semantic, a_name_being_written_is_looked_up_as_the_whole_name_is)
+{
+    assert_true_middle("class A:\n    size_limit = 3\n    def m(self):\n        y = 1\n",
+                       "        y += 1\n    other = 1 + size_limit\n    def n(self):\n", "        return y\n");
+}
+
+Test(semantic, unbound_reads_are_refused_as_soon_as_nothing_can_bind_them)
+{
+    outcome o = check("def f():\n", "    return sizz", "\n");
+    cr_assert_not(o.complete);
+    cr_assert_eq(o.why.pruner, SX_NAMES);
+    cr_assert_eq(o.accepted, strlen("    return s"), "refused at %zu", o.accepted);
+
+    /* `(x` may still become `(x for x in y)`: refused only at the end. */
+    o = check("", "v = (undefined_thing", "\n");
+    cr_assert_eq(o.accepted, strlen("v = (undefined_thing"));
+    cr_assert_not(o.complete);
+    cr_assert_eq(o.why.pruner, SX_NAMES);
+
+    /* `a` at a statement's start may still be assigned. */
+    o = check("", "a", "\n");
+    cr_assert_eq(o.accepted, 1);
+    cr_assert_not(o.complete);
+    assert_true_middle("", "a", " = 1\n");
+}
+
+Test(semantic, a_read_before_its_binding_in_the_middle_is_refused)
+{
+    outcome o = check("", "print(late)\nlate = 1", "\n");
+    cr_assert_not(o.complete);
+    cr_assert_eq(o.why.pruner, SX_NAMES);
+    cr_assert_lt(o.accepted, strlen("print(late)\n"));
+}
+
+Test(semantic, names_are_open_where_they_cannot_be_known)
+{
+    assert_true_middle("from somewhere_unknown import *\n", "print(anything_at_all)", "\n");
+    assert_true_middle("exec('zz = 1')\n", "print(zz)", "\n");
+}
+
+Test(semantic, keyword_arguments_of_functions_the_document_defines)
+{
+    const char *left = "def move(x, y, *, speed=1):\n    pass\ndef any_args(a, **rest):\n    pass\n";
+    assert_true_middle(left, "move(1, 2, speed=3)", "\n");
+    assert_true_middle(left, "any_args(1, whatever=2)", "\n");
+    outcome o = check(left, "move(1, 2, sped=3)", "\n");
+    cr_assert_not(o.complete);
+    cr_assert_eq(o.why.pruner, SX_KEYWORDS);
+    cr_assert_lt(o.accepted, strlen("move(1, 2, sped=3)"));
+    /* Switched off, the keywords pruner refuses nothing. */
+    o = check_with(NULL, (1u << SX_NAMES) | (1u << SX_ATTRIBUTES), left, "move(1, 2, sped=3)", "\n");
+    cr_assert(o.complete);
+}
+
+/* A workspace with a module of its own; its path is kept in dir. */
+static void make_workspace(char dir[64])
+{
+    snprintf(dir, 64, "/tmp/seam-semantic-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/shapes.py", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("import math\n\nUNIT = 1\n\ndef area(width, height=1):\n    return width * height\n\n"
+          "class Square:\n    pass\n",
+          f);
+    fclose(f);
+}
+
+static void remove_workspace(const char *dir)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/shapes.py", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+Test(semantic, attributes_and_keywords_of_workspace_modules)
+{
+    char dir[64];
+    make_workspace(dir);
+    sx_env *env = sx_env_new(NULL, dir, NULL);
+    cr_assert_not_null(env);
+    unsigned all = (1u << SX_PRUNER_COUNT) - 1;
+
+    outcome o = check_with(env, all, "import shapes\n", "print(shapes.area(2, height=3), shapes.UNIT)", "\n");
+    cr_assert(o.complete, "%s", o.why.why);
+    o = check_with(env, all, "import shapes as sh\n", "sh.Square()", "\n");
+    cr_assert(o.complete, "%s", o.why.why);
+
+    o = check_with(env, all, "import shapes\n", "print(shapes.volume)", "\n");
+    cr_assert_not(o.complete);
+    cr_assert_eq(o.why.pruner, SX_ATTRIBUTES);
+    cr_assert_eq(o.accepted, strlen("print(shapes."), "refused at %zu", o.accepted);
+
+    o = check_with(env, all, "import shapes\n", "shapes.area(1, depth=2)", "\n");
+    cr_assert_not(o.complete);
+    cr_assert_eq(o.why.pruner, SX_KEYWORDS);
+
+    /* A module that cannot be found constrains nothing. */
+    o = check_with(env, all, "import nowhere_to_be_found\n", "nowhere_to_be_found.thing", "\n");
+    cr_assert(o.complete, "%s", o.why.why);
+    bool found = true;
+    cr_assert(sx_env_has_attribute(env, "nowhere_to_be_found", "thing", &found));
+    cr_assert_not(found);
+    cr_assert(sx_env_has_attribute(env, "shapes", "math", &found));
+    cr_assert(found);
+
+    sx_env_free(env);
+    remove_workspace(dir);
+}
+
+/* A decoder tries tokens and takes them back: the answers of one session
+ * driven through many middles are those of a fresh session for each. */
+Test(semantic, resumed_answers_equal_fresh_ones)
+{
+    const char *left = "import os\ndef f(alpha, beta):\n";
+    const char *right = "\n";
+    static const char *middles[] = {
+        "    return alpha", "    return alp", "    return alpx", "    return os.pa", "    return os.px",
+        "    return [b for b in beta]", "    return [b for c in beta]", "    x = beta\n    return x",
+        "    x = beta\n    return y", "    return alpha",
+    };
+    char text[256];
+    snprintf(text, sizeof text, "%s%s", left, right);
+    sx_session *s = NULL;
+    cr_assert_eq(sx_session_new(NULL, (1u << SX_PRUNER_COUNT) - 1, text, strlen(text), strlen(left), strlen(left), &s),
+                 SM_OK);
+    for (size_t i = 0; i < sizeof middles / sizeof *middles; i++) {
+        for (size_t n = 1; n <= strlen(middles[i]); n++) {
+            for (int end = 0; end < 2; end++) {
+                sx_session *fresh = NULL;
+                cr_assert_eq(sx_session_new(NULL, (1u << SX_PRUNER_COUNT) - 1, text, strlen(text), strlen(left),
+                                            strlen(left), &fresh),
+                             SM_OK);
+                bool want = sx_check(fresh, middles[i], n, end, NULL);
+                sx_session_free(fresh);
+                cr_assert_eq(sx_check(s, middles[i], n, end, NULL), want, "%.*s (end %d)", (int)n, middles[i], end);
+            }
+        }
+    }
+    sx_session_free(s);
+}
+
+Test(semantic, the_filter_counts_refusals_by_pruner)
+{
+    const char *text = "import os\n\n";
+    sx_session *s = NULL;
+    cr_assert_eq(sx_session_new(NULL, (1u << SX_PRUNER_COUNT) - 1, text, strlen(text), 10, 10, &s), SM_OK);
+    cr_assert_null(sx_session_last_refusal(s));
+    cr_assert(sx_filter(s, "y = 1 + ", 8, false));
+    cr_assert_not(sx_filter(s, "y = 1 + zq", 10, false));
+    cr_assert_not(sx_filter(s, "y = 1 + zq", 10, false));
+    cr_assert_eq(sx_session_refused(s, SX_NAMES), 2);
+    cr_assert_eq(sx_session_refused(s, SX_ATTRIBUTES), 0);
+    const sx_refusal *last = sx_session_last_refusal(s);
+    cr_assert_not_null(last);
+    cr_assert_eq(last->pruner, SX_NAMES);
+    cr_assert_eq(sx_session_refused(s, 99), 0);
+    sx_session_free(s);
+}
+
+Test(semantic, bad_arguments_are_refused)
+{
+    sx_session *s = NULL;
+    cr_assert_eq(sx_session_new(NULL, 1, "abc", 3, 2, 1, &s), SM_EINVAL);
+    cr_assert_eq(sx_session_new(NULL, 1, "abc", 3, 1, 4, &s), SM_EINVAL);
+    cr_assert_null(s);
+}
