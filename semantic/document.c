@@ -225,7 +225,7 @@ static void sx__import_from(sx__walk *w, TSNode n, uint32_t scope)
         size_t an = e - s < sizeof attribute - 1 ? e - s : sizeof attribute - 1;
         memcpy(attribute, w->text + s, an);
         attribute[an] = '\0';
-        bool is_module = known && w->env && sx_env_member_module(w->env, module, attribute, target, sizeof target);
+        bool is_module = known && w->env && sx_env_member_module(w->env, module, attribute, true, target, sizeof target);
         sx_binding *b = sx__add(w, alias, scope, is_module ? SX_BIND_IMPORT : SX_BIND_OTHER);
         if (b && is_module)
             b->module = sx__intern(w->doc, target, strlen(target));

@@ -233,13 +233,14 @@ static sx__module *sx__load(sx_env *env, const char *name)
     return m;
 }
 
-/* The module's summary (loaded on first use).  Call with the lock held. */
-static sx__module *sx__get(sx_env *env, const char *name)
+/* The module's summary, read on first use when `load` (else a module not
+ * read yet is unknown).  Call with the lock held. */
+static sx__module *sx__get(sx_env *env, const char *name, bool load)
 {
     for (uint32_t i = 0; i < env->modules.size; i++)
         if (strcmp(env->modules.items[i]->name, name) == 0)
             return env->modules.items[i];
-    if (env->modules.size >= SX__MAX_MODULES)
+    if (!load || env->modules.size >= SX__MAX_MODULES)
         return &env->unknown;  /* summaries stay while the environment does: past the cap, none is made */
     sx__module *m = sx__load(env, name);
     sm_array_push(&env->modules, m);
@@ -281,7 +282,7 @@ static bool sx__submodule(const sx__module *m, const char *attribute)
     return sx__glob_any(pattern);
 }
 
-static bool sx__has(sx_env *env, sx__module *m, const char *attribute, int depth)
+static bool sx__has(sx_env *env, sx__module *m, const char *attribute, bool load, int depth)
 {
     static const char *const always[] = {"__name__", "__doc__", "__file__", "__spec__", "__loader__", "__package__",
                                          "__path__", "__dict__", "__builtins__", "__cached__", "__all__",
@@ -294,23 +295,55 @@ static bool sx__has(sx_env *env, sx__module *m, const char *attribute, int depth
     if (sx__binding(m, attribute) || sx__submodule(m, attribute))
         return true;
     for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
-        sx__module *star = sx__get(env, m->doc.stars.data + i);
-        if (!star->found || star->open || sx__has(env, star, attribute, depth + 1))
+        sx__module *star = sx__get(env, m->doc.stars.data + i, load);
+        if (!star->found || star->open || sx__has(env, star, attribute, load, depth + 1))
             return true;
     }
     return false;
 }
 
-bool sx_env_has_attribute(sx_env *env, const char *name, const char *attribute, bool *found)
+/* Takes the lock; without `load`, only when it is free (a decoding loop
+ * does not wait for another thread reading a module). */
+static bool sx__enter(sx_env *env, bool load)
 {
-    pthread_mutex_lock(&env->lock);
-    sx__module *m = sx__get(env, name);
+    if (load)
+        return pthread_mutex_lock(&env->lock) == 0;
+    return pthread_mutex_trylock(&env->lock) == 0;
+}
+
+bool sx__env_has_attribute(sx_env *env, const char *name, const char *attribute, bool load, bool *found)
+{
+    if (found)
+        *found = false;
+    if (!sx__enter(env, load))
+        return true;
+    sx__module *m = sx__get(env, name, load);
     bool known = m->found && !m->open;
-    bool has = !known || !attribute || sx__has(env, m, attribute, 0);
+    bool has = !known || !attribute || sx__has(env, m, attribute, load, 0);
     pthread_mutex_unlock(&env->lock);
     if (found)
         *found = known;
     return has;
+}
+
+bool sx_env_has_attribute(sx_env *env, const char *name, const char *attribute, bool *found)
+{
+    return sx__env_has_attribute(env, name, attribute, true, found);
+}
+
+void sx__env_warm(sx_env *env, const char *name)
+{
+    pthread_mutex_lock(&env->lock);
+    sx__module *m = sx__get(env, name, true);
+    /* The modules it holds under a name (os.path): one level. */
+    for (uint32_t i = 0; m->found && i < m->doc.bindings.size; i++) {
+        const sx_binding *b = &m->doc.bindings.items[i];
+        if (b->kind == SX_BIND_IMPORT)
+            sx__get(env, m->doc.pool.data + b->module, true);
+    }
+    for (size_t i = 0; i < m->doc.stars.len; i += strlen(m->doc.stars.data + i) + 1)
+        sx__get(env, m->doc.stars.data + i, true);
+    pthread_mutex_unlock(&env->lock);
 }
 
 
@@ -323,7 +356,7 @@ static bool sx__submodule_prefix(const sx__module *m, const char *prefix)
     return sx__glob_any(pattern);
 }
 
-static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, int depth)
+static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, bool load, int depth)
 {
     size_t len = strlen(prefix);
     if (len >= 2 && prefix[0] == '_' && prefix[1] == '_')
@@ -335,29 +368,33 @@ static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, int d
     if (sx_doc_find(&m->doc, prefix, len, true, NULL))
         return true;
     for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
-        sx__module *star = sx__get(env, m->doc.stars.data + i);
-        if (!star->found || star->open || sx__has_prefix(env, star, prefix, depth + 1))
+        sx__module *star = sx__get(env, m->doc.stars.data + i, load);
+        if (!star->found || star->open || sx__has_prefix(env, star, prefix, load, depth + 1))
             return true;
     }
     return false;
 }
 
-bool sx_env_has_attribute_prefix(sx_env *env, const char *name, const char *prefix, bool *found)
+bool sx_env_has_attribute_prefix(sx_env *env, const char *name, const char *prefix, bool load, bool *found)
 {
-    pthread_mutex_lock(&env->lock);
-    sx__module *m = sx__get(env, name);
+    if (found)
+        *found = false;
+    if (!sx__enter(env, load))
+        return true;
+    sx__module *m = sx__get(env, name, load);
     bool known = m->found && !m->open;
-    bool has = !known || sx__has_prefix(env, m, prefix, 0);
+    bool has = !known || sx__has_prefix(env, m, prefix, load, 0);
     pthread_mutex_unlock(&env->lock);
     if (found)
         *found = known;
     return has;
 }
 
-bool sx_env_member_module(sx_env *env, const char *module, const char *attribute, char *out, size_t size)
+bool sx_env_member_module(sx_env *env, const char *module, const char *attribute, bool load, char *out, size_t size)
 {
-    pthread_mutex_lock(&env->lock);
-    sx__module *m = sx__get(env, module);
+    if (!sx__enter(env, load))
+        return false;
+    sx__module *m = sx__get(env, module, load);
     bool is_module = false;
     const sx_binding *b = m->found ? sx__binding(m, attribute) : NULL;
     if (b && b->kind == SX_BIND_IMPORT) {
@@ -371,10 +408,11 @@ bool sx_env_member_module(sx_env *env, const char *module, const char *attribute
     return is_module;
 }
 
-const char *sx_env_parameters(sx_env *env, const char *module, const char *function, bool *open)
+const char *sx__env_parameters(sx_env *env, const char *module, const char *function, bool load, bool *open)
 {
-    pthread_mutex_lock(&env->lock);
-    sx__module *m = sx__get(env, module);
+    if (!sx__enter(env, load))
+        return NULL;
+    sx__module *m = sx__get(env, module, load);
     const char *params = NULL;
     if (m->found && !m->open && m->doc.pool.data) {
         size_t len = strlen(function);
@@ -395,4 +433,9 @@ const char *sx_env_parameters(sx_env *env, const char *module, const char *funct
     }
     pthread_mutex_unlock(&env->lock);
     return params;
+}
+
+const char *sx_env_parameters(sx_env *env, const char *module, const char *function, bool *open)
+{
+    return sx__env_parameters(env, module, function, true, open);
 }

@@ -96,6 +96,13 @@ int sx_session_new(sx_env *env, unsigned pruners, const char *text, size_t len, 
                    sx_session **out);
 void sx_session_free(sx_session *session);
 
+/* From now on the session takes what the environment has read already:
+ * the modules the document imports (read by sx_session_new), and what
+ * they hold under a name.  A module not read yet, or being read by another
+ * thread, constrains nothing.  For a decoding loop, which must not wait on
+ * files, Python or another thread. */
+void sx_session_cached_only(sx_session *session);
+
 /* Whether middle[0..len) may still become a completion with the pruners'
  * properties (at_end: whether it is one, followed by the right context).
  * The analysis is kept lexeme by lexeme: a middle that shares a prefix

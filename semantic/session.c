@@ -29,6 +29,7 @@ struct sx_session {
     SM_ARRAY(sx__saved) saved;
     sm_buf written_pool;    /* the names written in the document outside the middle, NUL-separated */
     SM_ARRAY(const char *) written;  /* into written_pool: sorted, distinct */
+    bool load;              /* lookups may read modules (false: cached ones only) */
     uint32_t refused[SX_PRUNER_COUNT];
     sx_refusal last;
 };
@@ -149,7 +150,7 @@ static bool sx__chain_module(sx_session *s, const char *chain, size_t len, char 
             return false;
         memcpy(member, chain + i + 1, j - i - 1);
         member[j - i - 1] = '\0';
-        if (!sx_env_member_module(s->env, out, member, next, sizeof next))
+        if (!sx_env_member_module(s->env, out, member, s->load, next, sizeof next))
             return false;
         snprintf(out, size, "%s", next);
         i = j;
@@ -167,8 +168,8 @@ static bool sx__judge_attributes(sx_session *s, const sx_fact *f, sx_refusal *wh
     memcpy(name, f->name, f->name_len);
     name[f->name_len] = '\0';
     bool found;
-    bool ok = f->prefix ? sx_env_has_attribute_prefix(s->env, module, name, &found)
-                        : sx_env_has_attribute(s->env, module, name, &found);
+    bool ok = f->prefix ? sx_env_has_attribute_prefix(s->env, module, name, s->load, &found)
+                        : sx__env_has_attribute(s->env, module, name, s->load, &found);
     if (ok || !found)
         return true;
     snprintf(why->why, sizeof why->why, f->prefix ? "module %.100s has no attribute beginning with `%.60s`"
@@ -204,7 +205,7 @@ static bool sx__judge_keywords(sx_session *s, const sx_fact *f, sx_refusal *why)
         snprintf(module, sizeof module, "%s", m);
         memcpy(member, f->member, f->member_len);
         member[f->member_len] = '\0';
-        params = sx_env_parameters(s->env, module, member, &open);
+        params = sx__env_parameters(s->env, module, member, s->load, &open);
         snprintf(function, sizeof function, "%s.%s", module, member);
     } else {
         params = sx_session_parameters(s, f->base, f->base_len, &open);
@@ -256,7 +257,7 @@ bool sx_session_binds(const sx_session *s, const char *name, size_t len)
         memcpy(key, name, len);
         key[len] = '\0';
         for (size_t i = 0; i < s->doc.stars.len; i += strlen(s->doc.stars.data + i) + 1)
-            if (sx_env_has_attribute(s->env, s->doc.stars.data + i, key, NULL))
+            if (sx__env_has_attribute(s->env, s->doc.stars.data + i, key, s->load, NULL))
                 return true;
     }
     return false;
@@ -315,6 +316,23 @@ static void sx__restore(sx_session *s, uint32_t i)
     s->saved.size = i + 1;
 }
 
+/* Reads the modules the document imports, so that lookups need not. */
+static void sx__warm(sx_session *s)
+{
+    if (!s->env)
+        return;
+    for (uint32_t i = 0; i < s->doc.bindings.size; i++)
+        if (s->doc.bindings.items[i].kind == SX_BIND_IMPORT)
+            sx__env_warm(s->env, s->doc.pool.data + s->doc.bindings.items[i].module);
+    for (size_t i = 0; i < s->doc.stars.len; i += strlen(s->doc.stars.data + i) + 1)
+        sx__env_warm(s->env, s->doc.stars.data + i);
+}
+
+void sx_session_cached_only(sx_session *s)
+{
+    s->load = false;
+}
+
 int sx_session_new(sx_env *env, unsigned pruners, const char *text, size_t len, size_t left_len, size_t right_start,
                    sx_session **out)
 {
@@ -323,6 +341,7 @@ int sx_session_new(sx_env *env, unsigned pruners, const char *text, size_t len, 
     sx_session *s = sm_calloc(1, sizeof *s);
     s->env = env;
     s->pruners = pruners;
+    s->load = true;
     s->left_len = left_len;
     /* The document as it is, with the cursor's text (a selection) left
      * out: what the middle's code can see. */
@@ -338,6 +357,7 @@ int sx_session_new(sx_env *env, unsigned pruners, const char *text, size_t len, 
         sm_free(s);
         return rc;
     }
+    sx__warm(s);
     s->right_len = len - right_start < SX__RIGHT_CAP ? len - right_start : SX__RIGHT_CAP;
     s->right_whole = s->right_len == len - right_start;
     s->right = sm_strndup(text + right_start, s->right_len);

@@ -171,15 +171,25 @@ const sx_binding *sx_doc_find(const sx_doc *doc, const char *name, size_t len, b
 
 /* ---- Modules (modules.c) --------------------------------------------------- */
 
+/* Each lookup reads a module it meets for the first time when `load`;
+ * without it, a module not read yet, or one another thread is reading, is
+ * unknown (it constrains nothing), so that a decoding loop never waits on
+ * files, Python or the lock. */
+
 /* The module `name`'s member `attribute` refers to, when it is a submodule
  * or a module imported there (`os.path` is posixpath): its name, in `out`. */
-bool sx_env_member_module(sx_env *env, const char *module, const char *attribute, char *out, size_t size);
+bool sx_env_member_module(sx_env *env, const char *module, const char *attribute, bool load, char *out, size_t size);
+bool sx__env_has_attribute(sx_env *env, const char *name, const char *attribute, bool load, bool *found);
+/* Whether some attribute or submodule of module `name` begins with
+ * `prefix` (true when the module is not known: *found false). */
+bool sx_env_has_attribute_prefix(sx_env *env, const char *name, const char *prefix, bool load, bool *found);
+const char *sx__env_parameters(sx_env *env, const char *module, const char *function, bool load, bool *open);
+/* Reads module `name`, the modules it holds under a name and those it
+ * star-imports, ahead of lookups that will not load. */
+void sx__env_warm(sx_env *env, const char *name);
 
 /* Builtins of Python 3.11 (builtins.c). */
 bool sx_is_builtin(const char *name, size_t len);
 bool sx_builtin_has_prefix(const char *prefix, size_t len);
-/* Whether some attribute or submodule of module `name` begins with
- * `prefix` (true when the module is not known: *found false). */
-bool sx_env_has_attribute_prefix(sx_env *env, const char *name, const char *prefix, bool *found);
 
 #endif

@@ -128,18 +128,64 @@ static void make_workspace(char dir[64])
     snprintf(path, sizeof path, "%s/shapes.py", dir);
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
-    fputs("import math\n\nUNIT = 1\n\ndef area(width, height=1):\n    return width * height\n\n"
+    fputs("import math\nimport helpers\n\nUNIT = 1\n\ndef area(width, height=1):\n    return width * height\n\n"
           "class Square:\n    pass\n",
           f);
     fclose(f);
+    static const char *const more[][2] = {{"helpers.py", "import deep\nHELP = 1\n"}, {"deep.py", "DEEP = 1\n"}};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, more[i][0]);
+        f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs(more[i][1], f);
+        fclose(f);
+    }
 }
 
 static void remove_workspace(const char *dir)
 {
+    static const char *const files[] = {"shapes.py", "helpers.py", "deep.py"};
     char path[128];
-    snprintf(path, sizeof path, "%s/shapes.py", dir);
-    unlink(path);
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
     rmdir(dir);
+}
+
+/* Whether the middle, whole, ends a program with the property, with the
+ * session taking only modules read already when `cached_only`. */
+static bool complete_in(sx_env *env, const char *left, const char *middle, bool cached_only)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s\n", left);
+    sx_session *s = NULL;
+    cr_assert_eq(sx_session_new(env, (1u << SX_PRUNER_COUNT) - 1, text, strlen(text), strlen(left), strlen(left), &s),
+                 SM_OK);
+    if (cached_only)
+        sx_session_cached_only(s);
+    bool ok = sx_check(s, middle, strlen(middle), true, NULL);
+    sx_session_free(s);
+    return ok;
+}
+
+/* A decoding loop's session reads no module: what the document imports
+ * (and what those hold under a name) is read when the session opens, and
+ * a module past that constrains nothing. */
+Test(semantic, cached_only_sessions_read_no_module)
+{
+    char dir[64];
+    make_workspace(dir);
+    sx_env *env = sx_env_new(NULL, dir, NULL);
+    const char *left = "import shapes\n";
+    cr_assert_not(complete_in(env, left, "shapes.helpers.nothere", true));
+    cr_assert(complete_in(env, left, "shapes.helpers.HELP", true));
+    cr_assert(complete_in(env, left, "shapes.helpers.deep.nothere", true));
+    cr_assert_not(complete_in(env, left, "shapes.helpers.deep.nothere", false));
+    /* read now: known to the cached-only session too */
+    cr_assert_not(complete_in(env, left, "shapes.helpers.deep.nothere", true));
+    sx_env_free(env);
+    remove_workspace(dir);
 }
 
 Test(semantic, attributes_and_keywords_of_workspace_modules)
