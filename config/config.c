@@ -36,6 +36,10 @@ void cfg_init(cfg_config *config)
     config->stream = true;
     config->escape_guard = true;
     config->cut_contexts = true;
+    config->semantic = false;
+    config->semantic_names = true;
+    config->semantic_attributes = true;
+    config->semantic_keywords = true;
     config->train_stdlib = true;
     config->corpus_bytes = 8u << 20;
     config->debounce_ms = 75;
@@ -122,6 +126,10 @@ static const cfg__flag cfg__flags[] = {
     {"cut_contexts", offsetof(cfg_config, cut_contexts)},
     {"train_stdlib", offsetof(cfg_config, train_stdlib)},
     {"mask_every_step", offsetof(cfg_config, mask_every_step)},
+    {"semantic", offsetof(cfg_config, semantic)},
+    {"semantic_names", offsetof(cfg_config, semantic_names)},
+    {"semantic_attributes", offsetof(cfg_config, semantic_attributes)},
+    {"semantic_keywords", offsetof(cfg_config, semantic_keywords)},
 };
 
 const char *const *cfg_names(void)
@@ -132,7 +140,7 @@ const char *const *cfg_names(void)
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "multiline", "tls_verify",
         "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",
-        "cached_documents", NULL,
+        "cached_documents", "semantic", "semantic_names", "semantic_attributes", "semantic_keywords", NULL,
     };
     return names;
 }

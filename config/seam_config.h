@@ -63,6 +63,10 @@ typedef struct cfg_config {
     bool cut_contexts;       /* the recognizer sees only the statements around the cursor */
     bool train_stdlib;       /* the embedded model also learns the standard library */
     bool mask_every_step;    /* greedy with a whole distribution: mask the vocabulary at every position */
+    bool semantic;           /* the semantic pruners constrain completions (docs/SEMANTIC.md) */
+    bool semantic_names;     /* each pruner, when semantic is on */
+    bool semantic_attributes;
+    bool semantic_keywords;
     uint32_t corpus_bytes;   /* cap on the embedded model's training text */
     uint32_t debounce_ms;    /* delay of automatic inline completions */
     uint32_t max_message_bytes; /* cap on one LSP message */

@@ -96,6 +96,12 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
         cJSON_AddNumberToObject(o, "rejected_past_lines", c->past_lines);
         cJSON_AddNumberToObject(o, "vocabulary_masks", c->extended);
         cJSON_AddBoolToObject(o, "empty_refused", c->empty_refused);
+        if (r->info.semantic) {
+            /* Candidates each semantic pruner refused. */
+            cJSON *refused = cJSON_AddObjectToObject(o, "semantic_refused");
+            for (int p = 0; p < SX_PRUNER_COUNT; p++)
+                cJSON_AddNumberToObject(refused, sx_pruners[p].name, r->info.semantic_refused[p]);
+        }
         cJSON *t = cJSON_AddObjectToObject(o, "timings_us");
         cJSON_AddNumberToObject(t, "setup", (double)(r->info.setup_ns / 1000));
         cJSON_AddNumberToObject(t, "filter", (double)(c->filter_ns / 1000));
@@ -228,6 +234,9 @@ int srv_cmd_complete(int argc, char **argv)
         status = 1;
         goto out;
     }
+    char *folder = sm_strdup(spec);
+    srv_engine_set_workspace(engine, dirname(folder));   /* the file's folder is the workspace */
+    sm_free(folder);
     if (srv_engine_config(engine)->backend == CFG_BACKEND_EMBEDDED) {
         /* The file's folder is the workspace; the file itself comes first. */
         mc_corpus corpus;

@@ -26,6 +26,8 @@ struct srv_engine {
     bool orphaned;               /* freed while training: the callback frees it */
     sm_logger *logger;
     SM_ARRAY(srv_job *) waiting; /* jobs waiting for the model */
+    char *workspace;             /* owned; the semantic pruners' workspace, or NULL */
+    sx_env *env;                 /* the semantic pruners' modules, made by the first job */
     void (*on_ready)(void *data); /* the embedded model is trained */
     void *on_ready_data;
 };
@@ -40,6 +42,7 @@ struct srv_job {
     srv_rec_cache *cache;
     bool reused;
     srv_lex_memo memo;           /* lexical states at the right cut */
+    sx_session *semantic;        /* owned; the semantic pruners' check, or NULL */
     int setup_rc;
     uint64_t setup_ns;
     uint64_t start_ns;
@@ -270,6 +273,10 @@ void srv_engine_free(srv_engine *e)
     mc_template_free(e->custom_template);
     mc_ngram_free(e->model);
     ep_grammar_free(e->grammar);
+    sx_env_free(e->env);
+    e->env = NULL;
+    sm_free(e->workspace);
+    e->workspace = NULL;
     for (uint32_t i = 0; i < e->waiting.size; i++) {
         srv_job *job = e->waiting.items[i];
         srv_completion_info info = {0};
@@ -335,6 +342,14 @@ static void srv__model_ready(srv_engine *e, mc_ngram *model)
         e->on_ready(e->on_ready_data);
 }
 
+void srv_engine_set_workspace(srv_engine *e, const char *workspace)
+{
+    if (e->env)
+        return;
+    sm_free(e->workspace);
+    e->workspace = workspace ? sm_strdup(workspace) : NULL;
+}
+
 void srv_engine_train(srv_engine *e, const mc_corpus *corpus)
 {
     srv__model_ready(e, mc_corpus_train(corpus, 1u << 20));
@@ -396,6 +411,7 @@ void srv_rec_cache_free(srv_rec_cache *cache)
 
 static void srv__job_free(srv_job *job)
 {
+    sx_session_free(job->semantic);
     srv_rec_cache_free(job->cache);
     sm_free(job->text);
     sm_free(job);
@@ -418,6 +434,9 @@ static void srv__on_decoded(void *data, mc_completion *c)
     info.backend = job->engine->backend->vtable->name;
     info.reused = job->reused;
     info.cache = srv__take_cache(job);
+    info.semantic = job->semantic != NULL;
+    for (int p = 0; job->semantic && p < SX_PRUNER_COUNT; p++)
+        info.semantic_refused[p] = sx_session_refused(job->semantic, p);
     job->on_done(job->data, c, &info);
     srv__job_free(job);
 }
@@ -438,6 +457,42 @@ static bool srv__cache_fits(const srv_rec_cache *c, const char *left, size_t lef
 {
     return c && c->rec && c->left_len <= left_len && c->right_len == right_len &&
            memcmp(c->left, left, c->left_len) == 0 && memcmp(c->right, right, right_len) == 0;
+}
+
+/* The pruners the configuration switches on, as a mask. */
+static unsigned srv__pruners(const cfg_config *config)
+{
+    if (!config->semantic)
+        return 0;
+    return (config->semantic_names ? 1u << SX_NAMES : 0) | (config->semantic_attributes ? 1u << SX_ATTRIBUTES : 0) |
+           (config->semantic_keywords ? 1u << SX_KEYWORDS : 0);
+}
+
+/* The semantic pruners' check of the job's completion (in the thread
+ * pool): the document read, and the modules it imports.  Without it (no
+ * pruner on, or the document cannot be read) candidates are not checked
+ * semantically. */
+static void srv__semantic_setup(srv_job *job)
+{
+    unsigned pruners = srv__pruners(&job->engine->config);
+    if (!pruners || !job->engine->env)
+        return;
+    if (sx_session_new(job->engine->env, pruners, job->text, job->len, job->offset, job->offset, &job->semantic) !=
+        SM_OK) {
+        job->semantic = NULL;
+        return;
+    }
+    sx_session_cached_only(job->semantic);
+}
+
+/* The job's constraint past the grammar: the caller's filter (the context
+ * escape), then the semantic pruners. */
+static bool srv__job_filter(void *data, const char *middle, size_t len, bool at_end)
+{
+    srv_job *job = data;
+    if (job->options.filter && !job->options.filter(job->options.filter_data, middle, len, at_end))
+        return false;
+    return !job->semantic || sx_filter(job->semantic, middle, len, at_end);
 }
 
 static void srv__setup_work(uv_work_t *work)
@@ -479,6 +534,7 @@ static void srv__setup_work(uv_work_t *work)
         }
         job->rec = c->rec;
     }
+    srv__semantic_setup(job);
     job->setup_ns = srv__now_ns() - t0;
 }
 
@@ -583,8 +639,9 @@ static void srv__setup_after(uv_work_t *work, int status)
         o.can_end = srv__job_can_end;
         o.can_end_data = job;
     }
+    bool filtered = job->options.filter || job->semantic;
     mc_decode_start(e->loop, e->backend, job->rec, job->text, job->offset, job->text + job->offset,
-                    job->len - job->offset, &o, job->options.filter, job->options.filter_data, srv__on_decoded, job,
+                    job->len - job->offset, &o, filtered ? srv__job_filter : NULL, job, srv__on_decoded, job,
                     &job->decode);
 }
 
@@ -593,6 +650,11 @@ static void srv__start_job(srv_job *job)
     if (job->canceled) {
         srv__fail_job(job, "canceled");
         return;
+    }
+    srv_engine *e = job->engine;
+    if (srv__pruners(&e->config) && !e->env) {
+        char stdlib[4096];
+        e->env = sx_env_new(srv_find_stdlib(stdlib, sizeof stdlib) ? stdlib : NULL, e->workspace, "python3");
     }
     job->work.data = job;
     job->in_pool = true;

@@ -640,6 +640,7 @@ static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
         srv__tell(lsp, true, 1, "seam: %s; the previous settings stay in force", error);
         return false;
     }
+    srv_engine_set_workspace(e, lsp->workspace);
     config = srv_engine_config(e);   /* with the model found on the machine, if one is used */
     if (lsp->engine) {
         for (uint32_t i = lsp->pending.size; i-- > 0;)

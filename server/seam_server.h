@@ -11,6 +11,7 @@
 #include "seam_model_client.h"
 #include "seam_parser.h"
 #include "seam_protocol.h"
+#include "seam_semantic.h"
 
 /* What a tree-sitter parse of a Python text found. */
 typedef struct srv_syntax_summary {
@@ -111,6 +112,8 @@ typedef struct srv_completion_info {
     const char *backend;
     const char *error;         /* why there is no completion, or NULL */
     bool reused;               /* the recognizer came from the cache */
+    bool semantic;             /* the semantic pruners checked the candidates */
+    uint32_t semantic_refused[SX_PRUNER_COUNT]; /* candidates each pruner refused */
     srv_rec_cache *cache;      /* moved to the callee (free or keep); may be NULL */
 } srv_completion_info;
 
@@ -146,6 +149,10 @@ void srv_engine_on_ready(srv_engine *engine, void (*on_ready)(void *data), void 
 /* The embedded model's corpus: the workspace's Python files, then the
  * machine's standard library when the configuration allows. */
 void srv_engine_corpus(const srv_engine *engine, mc_corpus *corpus, const char *workspace);
+/* The workspace whose modules the semantic pruners know (NULL: none), as
+ * well as the standard library.  Takes effect before the first completion
+ * only: the modules read are kept for the engine's life. */
+void srv_engine_set_workspace(srv_engine *engine, const char *workspace);
 void srv_engine_train(srv_engine *engine, const mc_corpus *corpus);
 /* Moves a trained embedded model from one engine to another (a new
  * configuration on the same corpus); false when `from` has none ready. */

@@ -77,6 +77,7 @@ Test(config, every_setting_resets_to_the_base_value)
         {"retries", "0"}, {"context_bytes", "300"}, {"corpus_bytes", "9"}, {"debounce_ms", "1"},
         {"max_message_bytes", "5000"}, {"multiline", "false"}, {"tls_verify", "false"}, {"escape_guard", "false"},
         {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"llamacpp_mode", "infill"}, {"stream", "false"}, {"model_path", "/tmp/m.gguf"}, {"mask_every_step", "true"}, {"cached_documents", "2"},
+        {"semantic", "true"}, {"semantic_names", "false"}, {"semantic_attributes", "false"}, {"semantic_keywords", "false"},
     };
     size_t n = sizeof changes / sizeof *changes;
     size_t names = 0;

@@ -263,6 +263,40 @@ def check_escape(ch):
                          "without the guard: %r" % (out and out["completion"]))
 
 
+def check_semantic(ch):
+    """The semantic pruners refuse, while decoding, a candidate that reads a
+    name nothing binds, takes an attribute a module lacks or passes a keyword
+    a function lacks; the model's next choice is taken.  Without them the
+    model's first choice stands."""
+    with open(os.path.join(ch.dir, "geometry.py"), "w", encoding="utf-8") as f:
+        f.write("ORIGIN = (0, 0)\n\ndef scale(shape, factor=2):\n    return shape\n")
+    cases = [
+        # (left, first choice, second choice, the pruner that refuses the first)
+        ("def area(width, height):\n    return ", "widht * height", "width * height", "names"),
+        ("import geometry\n\nresult = ", "geometry.scael(1)", "geometry.scale(1)", "attributes"),
+        ("import geometry\n\nresult = ", "geometry.scale(1, facter=3)", "geometry.scale(1, factor=3)", "keywords"),
+        ("import os\n\ndef joined(a, b):\n    return ", "os.path.joinpath(a, b)", "os.path.join(a, b)", "attributes"),
+    ]
+    right = "\n"
+    for left, first, second, pruner in cases:
+        steps = {"": [(first, -0.1), (second, -0.5)], first: [(EOS, -0.1)], second: [(EOS, -0.1)]}
+        where = ch.write_case(left, right)
+        with LoopbackServer(Script(steps, left)) as server:
+            base = ["--backend", "llamacpp", "--endpoint", server.url, "--run-ahead", "4"]
+            run, out, _ = ch.complete(where, base + ["--semantic", "true"])
+            ch.check(out is not None and out["completion"] == second,
+                     "semantic: %r gave %r, stderr %r" % (first, out and out["completion"], run.stderr))
+            refused = (out or {}).get("semantic_refused", {})
+            ch.check(refused.get(pruner, 0) >= 1 and sum(refused.values()) == refused.get(pruner, 0),
+                     "semantic: %r refused by %s, counts %r" % (first, pruner, refused))
+            run, out, _ = ch.complete(where, base + ["--semantic", "true", "--semantic-" + pruner, "false"])
+            ch.check(out is not None and out["completion"] == first,
+                     "semantic without %s: %r" % (pruner, out and out["completion"]))
+            run, out, _ = ch.complete(where, base)
+            ch.check(out is not None and out["completion"] == first and "semantic_refused" not in out,
+                     "without semantic: %r" % (out and out["completion"]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seam", required=True)
@@ -277,6 +311,7 @@ def main():
     check_faults(ch)
     check_api_key(ch)
     check_escape(ch)
+    check_semantic(ch)
     check_budgets_and_refusals(ch)
     found = check_embedded(ch, args.embedded)
     print("embedded: %d of %d cursors completed" % (found, args.embedded))
