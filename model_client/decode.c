@@ -595,15 +595,26 @@ static bool mc__from_full(const mc_decode *d, const mc_step *step)
     return step->full && (d->options.temperature > 0 || d->options.mask_every_step);
 }
 
+/* The decoder's filter as a constraint on the whole vocabulary's
+ * choices, in *admit; NULL without a filter. */
+static const mc_admit *mc__admit(const mc_decode *d, mc_admit *admit)
+{
+    if (!d->filter)
+        return NULL;
+    *admit = (mc_admit){d->filter, d->filter_data, d->middle.data ? d->middle.data : "", d->middle.len};
+    return admit;
+}
+
 /* The choices of such a position, in `out` (empty). */
 static uint32_t mc__full_choices(mc_decode *d, const mc_step *step, mc_step *out)
 {
     d->extended++;
     bool end = mc__can_end(d);
+    mc_admit admit;
     if (d->options.temperature > 0)
         return mc_full_sample(step->full, d->rec, end, d->options.temperature, d->options.top_p, &d->rng, MC__DRAWS,
-                              out);
-    return mc_full_best(step->full, d->rec, end, NULL, MC__EXTEND, out);
+                              mc__admit(d, &admit), out);
+    return mc_full_best(step->full, d->rec, end, NULL, MC__EXTEND, mc__admit(d, &admit), out);
 }
 
 /* Back to the position before the last token taken, to try the next
@@ -715,7 +726,9 @@ static bool mc__on_step(void *data, const mc_step *step)
         /* Past the candidates, in the order of the whole distribution. */
         uint32_t before = pos.step.count;
         d->extended++;
-        uint32_t added = mc_full_best(step->full, d->rec, mc__can_end(d), step, MC__EXTEND, &pos.step);
+        mc_admit admit;
+        uint32_t added = mc_full_best(step->full, d->rec, mc__can_end(d), step, MC__EXTEND, mc__admit(d, &admit),
+                                      &pos.step);
         if (added) {
             pos.order = sm_realloc(pos.order, pos.step.count * sizeof *pos.order);
             for (uint32_t i = before; i < pos.step.count; i++)

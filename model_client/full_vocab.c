@@ -59,8 +59,81 @@ static void mc__add(const mc_logits *f, int32_t id, bool eos, mc_step *out)
     mc_step_add_token(out, bytes, len, f->logits[id] - f->logsum, eos, id);
 }
 
+/* Whether `admit` admits token id after the middle; buf holds the middle
+ * and is extended by the token's bytes for the check. */
+static bool mc__admits(const mc_logits *f, const mc_admit *admit, sm_buf *buf, int32_t id)
+{
+    if (!admit || !admit->filter)
+        return true;
+    uint32_t len = 0;
+    const char *bytes = mc_vocab_token(f->vocab, (uint32_t)id, &len);
+    buf->len = admit->len;
+    if (sm_buf_append(buf, bytes, len) != SM_OK)
+        return false;
+    return admit->filter(admit->data, buf->data, buf->len, false);
+}
+
+static void mc__admit_buffer(const mc_admit *admit, sm_buf *buf)
+{
+    sm_buf_init(buf, (admit ? admit->len : 0) + (1u << 20));   /* the middle and one token */
+    if (admit && admit->filter)
+        sm_buf_append(buf, admit->middle, admit->len);
+}
+
+/* Sifts pool[i] down the max-heap of pool[0..n) by logit. */
+static void mc__sift(int32_t *heap, uint32_t n, uint32_t i, const float *logits)
+{
+    for (;;) {
+        uint32_t best = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && logits[heap[l]] > logits[heap[best]])
+            best = l;
+        if (r < n && logits[heap[r]] > logits[heap[best]])
+            best = r;
+        if (best == i)
+            return;
+        int32_t t = heap[i];
+        heap[i] = heap[best];
+        heap[best] = t;
+        i = best;
+    }
+}
+
+/* The best allowed tokens that `admit` admits, in best[0..return), at most
+ * cap: the allowed tokens are taken best first from a heap until cap are
+ * admitted or MC_ADMIT_CHECKS were checked. */
+static uint32_t mc__best_admitted(const mc_logits *f, const uint64_t *mask, uint32_t words, const mc_admit *admit,
+                                  uint32_t cap, int32_t *best)
+{
+    uint32_t allowed = 0;
+    for (uint32_t w = 0; w < words; w++)
+        allowed += (uint32_t)__builtin_popcountll(mask[w]);
+    int32_t *heap = sm_malloc((allowed ? allowed : 1) * sizeof *heap);
+    uint32_t n = 0;
+    for (uint32_t w = 0; w < words; w++)
+        for (uint64_t bits = mask[w]; bits; bits &= bits - 1) {
+            uint32_t id = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            if (id < f->n_vocab)
+                heap[n++] = (int32_t)id;
+        }
+    for (uint32_t i = n / 2; i-- > 0;)
+        mc__sift(heap, n, i, f->logits);
+    sm_buf buf;
+    mc__admit_buffer(admit, &buf);
+    uint32_t have = 0;
+    for (uint32_t checks = 0; n && have < cap && checks < MC_ADMIT_CHECKS; checks++) {
+        int32_t id = heap[0];
+        heap[0] = heap[--n];
+        mc__sift(heap, n, 0, f->logits);
+        if (mc__admits(f, admit, &buf, id))
+            best[have++] = id;
+    }
+    sm_buf_free(&buf);
+    sm_free(heap);
+    return have;
+}
+
 uint32_t mc_full_best(const mc_logits *f, ep_recognizer *rec, bool can_end, const mc_step *tried, uint32_t cap,
-                      mc_step *out)
+                      const mc_admit *admit, mc_step *out)
 {
     uint32_t words, allowed;
     uint64_t *mask = mc__mask(f, rec, &words, &allowed);
@@ -73,9 +146,13 @@ uint32_t mc_full_best(const mc_logits *f, ep_recognizer *rec, bool can_end, cons
     }
     int32_t *best = sm_malloc((cap + 1) * sizeof *best);
     uint32_t have = 0;
-    for (uint32_t w = 0; w < words; w++)
-        for (uint64_t bits = mask[w]; bits; bits &= bits - 1)
-            mc_logits_keep_best(f->logits, best, &have, cap, (int32_t)(w * 64 + (uint32_t)__builtin_ctzll(bits)));
+    if (admit && admit->filter) {
+        have = mc__best_admitted(f, mask, words, admit, cap, best);
+    } else {
+        for (uint32_t w = 0; w < words; w++)
+            for (uint64_t bits = mask[w]; bits; bits &= bits - 1)
+                mc_logits_keep_best(f->logits, best, &have, cap, (int32_t)(w * 64 + (uint32_t)__builtin_ctzll(bits)));
+    }
     sm_free(mask);
     int32_t end = !has_end && can_end ? mc__best_end(f) : -1;
     if (end >= 0)
@@ -152,7 +229,7 @@ static double mc__nucleus(mc__weighted *pool, double *weight, uint32_t *n, float
 }
 
 uint32_t mc_full_sample(const mc_logits *f, ep_recognizer *rec, bool can_end, double temperature, double top_p,
-                        uint64_t *rng, uint32_t draws, mc_step *out)
+                        uint64_t *rng, uint32_t draws, const mc_admit *admit, mc_step *out)
 {
     uint32_t words, allowed;
     uint64_t *mask = mc__mask(f, rec, &words, &allowed);
@@ -181,9 +258,11 @@ uint32_t mc_full_sample(const mc_logits *f, ep_recognizer *rec, bool can_end, do
         total += weight[i] = exp(((double)pool[i].logit - max) / temperature);
     if (top_p > 0 && top_p < 1)
         total = mc__nucleus(pool, weight, &n, max, temperature, top_p * total);
-    /* Draws without replacement. */
-    uint32_t drawn = 0;
-    for (; drawn < draws && total > 0; drawn++) {
+    /* Draws without replacement; a token the filter refuses is put aside. */
+    sm_buf buf;
+    mc__admit_buffer(admit, &buf);
+    uint32_t drawn = 0, checks = 0;
+    while (drawn < draws && total > 0) {
         double pick = mc_random(rng) * total;
         uint32_t j = 0;
         for (; j + 1 < n; j++) {
@@ -194,10 +273,17 @@ uint32_t mc_full_sample(const mc_logits *f, ep_recognizer *rec, bool can_end, do
             j--;
         if (weight[j] <= 0)
             break;
-        mc__add(f, pool[j].id, pool[j].id == end, out);
+        bool admitted = pool[j].id == end || mc__admits(f, admit, &buf, pool[j].id);
+        if (admitted) {
+            mc__add(f, pool[j].id, pool[j].id == end, out);
+            drawn++;
+        }
         total -= weight[j];
         weight[j] = 0;
+        if (!admitted && ++checks >= MC_ADMIT_CHECKS)
+            break;
     }
+    sm_buf_free(&buf);
     sm_free(weight);
     sm_free(pool);
     return drawn;

@@ -330,6 +330,18 @@ uint32_t mc_vocab_prewarm(const mc_vocab *vocab, const ep_grammar *grammar);
  * checked and measured against. */
 uint32_t mc_vocab_mask_brute(const mc_vocab *vocab, ep_recognizer *rec, uint64_t *mask, mc_mask_stats *stats);
 
+/* A constraint past the grammar that the choices from a whole distribution
+ * meet as well (the decoder's filter: the semantic pruners, the context
+ * escape): a token is a choice only when filter(data, middle + token,
+ * at_end false) accepts it. */
+typedef bool (*mc_filter_cb)(void *data, const char *middle, size_t len, bool at_end);
+typedef struct mc_admit {
+    mc_filter_cb filter;
+    void *data;
+    const char *middle;     /* the middle so far; borrowed */
+    size_t len;
+} mc_admit;
+
 /* ---- Choosing from a whole distribution --------------------------------------
  *
  * For a position whose backend gave every token's logit (mc_step.full),
@@ -337,17 +349,21 @@ uint32_t mc_vocab_mask_brute(const mc_vocab *vocab, ep_recognizer *rec, uint64_t
  * generation is added only when `can_end`.  Both append to `out` and return
  * how many they appended. */
 
-/* The `cap` best tokens that keep the middle viable, best first, leaving
- * out those `tried` lists (NULL: none), and the best end if `tried` has no
- * end. */
+/* The `cap` best tokens that keep the middle viable and that `admit`
+ * (NULL: none) admits, best first, leaving out those `tried` lists (NULL:
+ * none), and the best end if `tried` has no end.  With `admit`, at most
+ * MC_ADMIT_CHECKS tokens are put to its filter. */
+#define MC_ADMIT_CHECKS 2048
 uint32_t mc_full_best(const mc_logits *f, ep_recognizer *rec, bool can_end, const mc_step *tried, uint32_t cap,
-                      mc_step *out);
+                      const mc_admit *admit, mc_step *out);
 
 /* Up to `draws` tokens drawn without replacement from the distribution
  * restricted to the tokens that keep the middle viable, at `temperature`
- * (> 0), within its nucleus `top_p` (0 or 1: all of it). */
+ * (> 0), within its nucleus `top_p` (0 or 1: all of it).  A token `admit`
+ * refuses is put aside and drawn again (the draws are from the nucleus
+ * restricted to the tokens it admits), within MC_ADMIT_CHECKS checks. */
 uint32_t mc_full_sample(const mc_logits *f, ep_recognizer *rec, bool can_end, double temperature, double top_p,
-                        uint64_t *rng, uint32_t draws, mc_step *out);
+                        uint64_t *rng, uint32_t draws, const mc_admit *admit, mc_step *out);
 
 /* ---- The decoding loop ------------------------------------------------------
  *
@@ -397,9 +413,9 @@ void mc_decode_options_init(mc_decode_options *options);
 
 #define MC_EMPTY_ODDS 20.0
 
-/* An extra constraint on the middle (context escape, say): whether
- * middle[0..len) may still be extended into an accepted completion. */
-typedef bool (*mc_filter_cb)(void *data, const char *middle, size_t len, bool at_end);
+/* An extra constraint on the middle (context escape, say): an mc_filter_cb
+ * answers whether middle[0..len) may still be extended into an accepted
+ * completion (at_end: whether it is one). */
 
 typedef enum mc_stop_reason {
     MC_STOP_EOS = 0,      /* the model ended where the recognizer can end */

@@ -277,7 +277,7 @@ static void check_nucleus(const choices_check *c, const mc_logits *f, ep_recogni
         mass += exp((c->logits[pool[size++]] - c->logits[pool[0]]) / 0.7);
     mc_step all = {0};
     uint64_t rng = 3;
-    uint32_t drawn = mc_full_sample(f, rec, can_end, 0.7, 0.05, &rng, size + 10, &all);
+    uint32_t drawn = mc_full_sample(f, rec, can_end, 0.7, 0.05, &rng, size + 10, NULL, &all);
     cr_assert_eq(drawn, size, "case %zu at %zu: the nucleus has %u tokens, %u drawn", i, at, size, drawn);
     for (uint32_t d = 0; d < drawn; d++) {
         bool in = false;
@@ -287,6 +287,56 @@ static void check_nucleus(const choices_check *c, const mc_logits *f, ep_recogni
     }
     mc_step_free(&all);
     sm_free(pool);
+}
+
+/* A filter that refuses every token holding an 'e' (data: where the
+ * token begins in the middle). */
+static bool refuse_e(void *data, const char *middle, size_t len, bool at_end)
+{
+    size_t from = *(const size_t *)data;
+    return at_end || memchr(middle + from, 'e', len - from) == NULL;
+}
+
+/* With a filter, the best choices are the best allowed tokens it admits,
+ * in order, and no draw is one it refuses. */
+static void check_admitted(const choices_check *c, const mc_logits *f, ep_recognizer *rec, bool can_end, size_t i,
+                           size_t at)
+{
+    size_t from = 0;
+    mc_admit admit = {refuse_e, &from, "", 0};
+    int32_t want[4];
+    uint32_t wanted = 0;
+    ep_savepoint sp = ep_save(rec);
+    for (uint32_t k = 0; k < c->n && wanted < 4; k++) {   /* c->order: by logit, from first_allowed */
+        uint32_t len;
+        const char *bytes = c->order[k] == c->eog ? NULL : mc_vocab_token(c->v, (uint32_t)c->order[k], &len);
+        if (!bytes || !len || memchr(bytes, 'e', len))
+            continue;
+        if (ep_feed(rec, bytes, len) == 1)
+            want[wanted++] = c->order[k];
+        ep_restore(rec, sp);
+    }
+    mc_step best = {0};
+    mc_full_best(f, rec, can_end, NULL, 4, &admit, &best);
+    uint32_t got = 0;
+    for (uint32_t k = 0; k < best.count; k++) {
+        if (best.cands[k].eos)
+            continue;
+        cr_assert_lt(got, wanted);
+        cr_assert_eq(best.cands[k].id, want[got], "case %zu at %zu: admitted choice %u is %d, not %d", i, at, got,
+                     best.cands[k].id, want[got]);
+        got++;
+    }
+    cr_assert_eq(got, wanted, "case %zu at %zu: %u admitted choices, %u expected", i, at, got, wanted);
+    mc_step drawn = {0};
+    uint64_t rng = 5;
+    uint32_t k = mc_full_sample(f, rec, can_end, 1.0, 1.0, &rng, 8, &admit, &drawn);
+    cr_assert_eq(k, drawn.count);
+    for (uint32_t d = 0; d < k; d++)
+        cr_assert(drawn.cands[d].eos || !memchr(drawn.cands[d].bytes, 'e', drawn.cands[d].len),
+                  "case %zu at %zu: a refused token drawn", i, at);
+    mc_step_free(&best);
+    mc_step_free(&drawn);
 }
 
 static void compare_choices(void *data, const mask_position *p)
@@ -301,7 +351,7 @@ static void compare_choices(void *data, const mask_position *p)
     bool can_end = ep_can_end(rec), eos = false;
     int32_t lazy = first_allowed(c->v, rec, c->logits, c->order, c->eog, &eos);
     mc_step best = {0};
-    cr_assert_geq(mc_full_best(&f, rec, can_end, NULL, 1, &best), 1);
+    cr_assert_geq(mc_full_best(&f, rec, can_end, NULL, 1, NULL, &best), 1);
     cr_assert_eq(best.cands[0].id, lazy, "case %zu at %zu: the mask's best %d, the lazy way's %d", i, at,
                  best.cands[0].id, lazy);
     cr_assert_eq(best.cands[0].eos, eos);
@@ -310,8 +360,8 @@ static void compare_choices(void *data, const mask_position *p)
      * the same seed, and the mode at a low temperature. */
     mc_step drawn = {0}, again = {0}, cold = {0};
     uint64_t rng = 9, rng2 = 9, rng3 = 4;
-    uint32_t k = mc_full_sample(&f, rec, can_end, 1.0, 0.9, &rng, 8, &drawn);
-    cr_assert_eq(mc_full_sample(&f, rec, can_end, 1.0, 0.9, &rng2, 8, &again), k);
+    uint32_t k = mc_full_sample(&f, rec, can_end, 1.0, 0.9, &rng, 8, NULL, &drawn);
+    cr_assert_eq(mc_full_sample(&f, rec, can_end, 1.0, 0.9, &rng2, 8, NULL, &again), k);
     cr_assert_gt(k, 0);
     for (uint32_t d = 0; d < k; d++) {
         cr_assert_eq(drawn.cands[d].id, again.cands[d].id);
@@ -324,9 +374,10 @@ static void compare_choices(void *data, const mask_position *p)
                      "case %zu at %zu: draw %u is not allowed", i, at, d);
         ep_restore(rec, sp);
     }
-    mc_full_sample(&f, rec, can_end, 1e-6, 1.0, &rng3, 1, &cold);
+    mc_full_sample(&f, rec, can_end, 1e-6, 1.0, &rng3, 1, NULL, &cold);
     cr_assert_eq(cold.cands[0].id, lazy);
     check_nucleus(c, &f, rec, can_end, i, at);
+    check_admitted(c, &f, rec, can_end, i, at);
     mc_step_free(&best);
     mc_step_free(&drawn);
     mc_step_free(&again);

@@ -12,6 +12,8 @@ With the tiny models of tests/models/make_models.py, it must give:
 - special-token strings in the user's file evaluated as text (the prompt's
   length against llama-server's own tokenizer);
 - completions valid for CPython on real holes with random weights;
+- with the semantic pruners, completions from the whole vocabulary (greedy
+  and sampled) that the pruners accept;
 - clear errors for a missing file, a file that is not GGUF, a truncated
   model and a vocabulary without fill-in-the-middle tokens;
 - in the language server: a completion, a bad model path refused while the
@@ -22,9 +24,11 @@ With the tiny models of tests/models/make_models.py, it must give:
 """
 
 import argparse
+import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -340,6 +344,42 @@ def check_lsp(ch, models):
         c.close()
 
 
+def pruners_accept(seam, left, middle, right):
+    """Whether the semantic pruners, asked through `seam check`, accept the
+    whole middle."""
+    case = json.dumps({"id": 0, "left": left, "middle": middle, "right": right, "semantic": True})
+    run = subprocess.run([seam, "check"], input=case + "\n", capture_output=True, text=True, timeout=60)
+    try:
+        return json.loads(run.stdout)["semantic"]["complete"]
+    except (ValueError, KeyError):
+        return False
+
+
+def check_semantic(ch, models, count):
+    """The semantic pruners on the whole vocabulary: with random weights
+    nearly any name is likely, and every completion still passes the
+    pruners (greedy with the mask at every step, and sampling); the mask's
+    choices are put to them, so the loop rarely has to refuse a token it
+    took from the mask."""
+    path = model(models, "random-qwen2.gguf")
+    refused = checked = 0
+    for mode in (["--mask_every_step", "true"], ["--temperature", "1.0", "--seed", "3"]):
+        for left, right in holes(count, 37):
+            run, out = ch.complete(left, right, local(path, "--max-tokens", "12", "--semantic", "true", *mode))
+            if not ch.check(out is not None and run.returncode == 0, "semantic %s: %r" % (mode, run.stderr[-300:])):
+                continue
+            ch.check("semantic_refused" in out, "semantic %s: no pruner counts" % mode)
+            refused += out["rejected"] - out["rejected_past_lines"]
+            if out["found"]:
+                checked += 1
+                ch.check(valid(left + out["completion"] + right), "semantic: %r does not parse" % out["completion"])
+                ch.check(pruners_accept(ch.seam, left, out["completion"], right),
+                         "semantic %s: the pruners refuse %r" % (mode, out["completion"]))
+    ch.check(checked >= 1, "semantic: no completion to check")
+    print("semantic on the whole vocabulary: %d completions checked, %d tokens refused after the mask" %
+          (checked, refused))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -354,6 +394,7 @@ def main():
     check_random(ch, models, args.holes)
     check_every_step(ch, models, args.holes)
     check_sampling(ch, models, args.holes)
+    check_semantic(ch, models, args.holes)
     check_found_model(ch, models)
     check_bad_files(ch, models)
     check_lsp(ch, models)
