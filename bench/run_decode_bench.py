@@ -6,9 +6,11 @@ Cuts single-line middles out of standard-library files and serves, through
 the loopback llama.cpp server, a scripted model whose top candidate at each
 position is sometimes a wrong token (a bracket or keyword that breaks the
 program) and whose second is the true next piece.  Runs `seam complete`
-per-token (run-ahead 1) and with run-ahead 16 and reports, per completion:
-the filter's time per generated token, its share of the decoding's wall
-time, and the round trips of each mode.
+per-token (run-ahead 1) and with run-ahead 16, and with run-ahead 16 and the
+semantic pruners on, and reports, per completion: the filter's time per
+generated token, its share of the decoding's wall time, and the round trips
+of each mode; and how much the semantic pruners add to the filter's time
+per token (the median of the per-completion ratios, same cases, same run).
 """
 
 import argparse
@@ -90,7 +92,9 @@ def main():
     args = ap.parse_args()
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix="seam-decode-bench-")
-    rows = {"1": [], "16": []}
+    modes = {"1": ["--run-ahead", "1"], "16": ["--run-ahead", "16"],
+             "16 semantic": ["--run-ahead", "16", "--semantic", "true"]}
+    rows = {mode: [] for mode in modes}
     for name, left, middle, right in cases(args.cases, args.seed):
         path = os.path.join(work, name)
         with open(path, "w", encoding="utf-8", newline="") as f:
@@ -101,7 +105,7 @@ def main():
         for mode in rows:
             with LoopbackServer(Script(steps)) as server:
                 run = subprocess.run([args.seam, "complete", "%s:%d:%d" % (path, line, col), "--json",
-                                      "--backend", "llamacpp", "--endpoint", server.url, "--run-ahead", mode,
+                                      "--backend", "llamacpp", "--endpoint", server.url, *modes[mode],
                                       "--max-tokens", "64", "--timeout-ms", "20000"],
                                      capture_output=True, text=True, timeout=60)
             out = json.loads(run.stdout)
@@ -115,10 +119,18 @@ def main():
         per_tok = [o["timings_us"]["filter"] / t for o, t in zip(outs, toks)]
         share = [o["timings_us"]["filter"] / max(1, o["timings_us"]["decode"]) for o in outs]
         trips = [o["round_trips"] for o in outs]
-        print("  run-ahead %-2s: filter %.1f us/token median (p90 %.1f), %.1f%% of decoding wall time, "
+        print("  run-ahead %-11s: filter %.1f us/token median (p90 %.1f), %.1f%% of decoding wall time, "
               "round trips %.1f mean (%d in all), %.1f tokens mean"
               % (mode, statistics.median(per_tok), sorted(per_tok)[int(0.9 * len(per_tok))],
                  100 * statistics.median(share), statistics.mean(trips), sum(trips), statistics.mean(toks)))
+    same = sum(a["completion"] == b["completion"] for a, b in zip(rows["16"], rows["16 semantic"]))
+    ratios = [(s["timings_us"]["filter"] / max(1, s["tokens_generated"])) /
+              max(1e-9, b["timings_us"]["filter"] / max(1, b["tokens_generated"]))
+              for b, s in zip(rows["16"], rows["16 semantic"])]
+    refused = sum(sum(o.get("semantic_refused", {}).values()) for o in rows["16 semantic"])
+    print("  semantic pruners: filter time per token x%.3f median (p90 x%.3f; target at most x1.20), "
+          "same completions %d / %d, %d candidates refused"
+          % (statistics.median(ratios), sorted(ratios)[int(0.9 * len(ratios))], same, len(ratios), refused))
 
 
 if __name__ == "__main__":

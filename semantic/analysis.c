@@ -225,8 +225,8 @@ static void sx__classify(sx_analysis *a, uint32_t k, uint32_t next)
         sx__bind(a, k);     /* an annotated target */
         return;
     }
-    if (st->stmt == SX_STMT_DEL && !before_read)
-        return;
+    if (st->stmt == SX_STMT_DEL && !before_read && l->display_only)
+        return;     /* a del target (`del a`, `del (a, b)`); names in subscripts are read */
     bool read = before_read || sx__one_of(a, next, sx__binary) || sx__one_of(a, next, sx__read_before) ||
                 sx__one_of(a, prev, sx__binary) || (prev != SX__NONE && sx__one_of(a, prev, sx__read_after)) ||
                 (st->stmt == SX_STMT_RAISE && sx__is(a, prev, "from")) ||
@@ -509,4 +509,105 @@ bool sx_analysis_binds(const sx_analysis *a, const char *name, size_t len)
             return true;
     }
     return false;
+}
+
+/* The dotted module name of tokens [from, to) (names and dots), into out;
+ * false when they are not one. */
+static bool sx__dotted(const sx_analysis *a, uint32_t from, uint32_t to, char *out, size_t size)
+{
+    size_t n = 0;
+    for (uint32_t i = from; i < to; i++) {
+        const sx_tok *t = &a->toks.items[i];
+        bool want_name = (i - from) % 2 == 0;
+        if (want_name ? t->kind != SX_TOK_NAME : !sx__is(a, i, "."))
+            return false;
+        if (n + (t->end - t->start) + 1 > size)
+            return false;
+        memcpy(out + n, sx__text(a) + t->start, t->end - t->start);
+        n += t->end - t->start;
+    }
+    out[n] = '\0';
+    return n > 0 && (to - from) % 2 == 1;
+}
+
+/* The first token of the import statement that token `at` is in (back
+ * over names, dots, commas and `as`), or SX__NONE when `at` is not in one. */
+static uint32_t sx__import_start(const sx_analysis *a, uint32_t at)
+{
+    uint32_t i = at;
+    while (i > 0 && (sx__is(a, i - 1, ",") || a->toks.items[i - 1].kind == SX_TOK_NAME || sx__is(a, i - 1, ".") ||
+                     sx__is(a, i - 1, "as")))
+        i--;
+    if (i == 0 || !sx__is(a, i - 1, "import"))
+        return SX__NONE;
+    i--;
+    if (i == 0 || a->toks.items[i - 1].kind == SX_TOK_NEWLINE || sx__is(a, i - 1, ";"))
+        return i;
+    /* from m import n: back over the module and its dots to `from` */
+    uint32_t m = i;
+    while (m > 0 && (a->toks.items[m - 1].kind == SX_TOK_NAME || sx__is(a, m - 1, ".")))
+        m--;
+    if (m == 0 || !sx__is(a, m - 1, "from"))
+        return SX__NONE;
+    m--;
+    return m == 0 || a->toks.items[m - 1].kind == SX_TOK_NEWLINE || sx__is(a, m - 1, ";") ? m : SX__NONE;
+}
+
+/* What binding k (a name of an import statement) is bound to, into module
+ * and member: `import a.b` binds a to module a, `import a.b as c` binds c
+ * to a.b, `from m import n [as c]` binds to member n of m (member empty
+ * otherwise).  False for anything else (a name being aliased, a relative
+ * import, a parenthesised list). */
+static bool sx__import_binding(const sx_analysis *a, uint32_t k, char *module, char *member, size_t size)
+{
+    uint32_t stmt = sx__import_start(a, k);
+    uint32_t after = k + 1;     /* past the dotted chain k begins */
+    while (after + 1 < a->toks.size && sx__is(a, after, ".") && a->toks.items[after + 1].kind == SX_TOK_NAME)
+        after += 2;
+    if (stmt == SX__NONE || after >= a->toks.size || sx__is(a, after, "as") || sx__is(a, after, "."))
+        return false;
+    bool from = sx__is(a, stmt, "from");
+    uint32_t chain_end = k, chain = k;  /* the imported chain: k itself, or what `as` aliases */
+    if (k > 0 && sx__is(a, k - 1, "as")) {
+        chain_end = k - 1;
+        chain = chain_end;
+        while (chain > 0 && (a->toks.items[chain - 1].kind == SX_TOK_NAME || sx__is(a, chain - 1, ".")))
+            chain--;
+    } else {
+        chain_end = k + 1;
+    }
+    if (chain == 0 || !(sx__is(a, chain - 1, "import") || sx__is(a, chain - 1, ",")))
+        return false;
+    member[0] = '\0';
+    if (!from) {
+        bool aliased = chain_end != k + 1;
+        /* `import a.b` binds a: the chain's first name */
+        return sx__dotted(a, chain, aliased ? chain_end : chain + 1, module, size);
+    }
+    uint32_t import_at = stmt + 1;
+    while (import_at < a->toks.size && !sx__is(a, import_at, "import"))
+        import_at++;
+    return sx__dotted(a, stmt + 1, import_at, module, size) && sx__dotted(a, chain, chain_end, member, size) &&
+           !strchr(member, '.');
+}
+
+bool sx_analysis_import_of(const sx_analysis *a, const char *name, size_t len, char *module, char *member,
+                           size_t size)
+{
+    const char *text = sx__text(a);
+    bool found = false;
+    char m[256], n[256];
+    for (uint32_t i = 0; i < a->binds.size; i++) {
+        uint32_t k = a->binds.items[i];
+        const sx_tok *t = &a->toks.items[k];
+        if (k < a->first_middle_tok || k == a->reading || t->end - t->start != len || memcmp(text + t->start, name, len))
+            continue;
+        if (!sx__import_binding(a, k, m, n, sizeof m) || strlen(m) >= size || strlen(n) >= size ||
+            (found && (strcmp(m, module) != 0 || strcmp(n, member) != 0)))
+            return false;
+        memcpy(module, m, strlen(m) + 1);
+        memcpy(member, n, strlen(n) + 1);
+        found = true;
+    }
+    return found;
 }

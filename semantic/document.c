@@ -382,6 +382,20 @@ static bool sx__encloses(const sx__walk *w, const sx__scope *s, size_t at)
     return at <= sx__stretched_end(w, s);
 }
 
+static int sx__by_name(const void *x, const void *y, void *pool)
+{
+    const sx_binding *a = x, *b = y;
+    int c = strcmp((const char *)pool + a->name, (const char *)pool + b->name);
+    return c ? c : (a->name > b->name) - (a->name < b->name);   /* then in the order written */
+}
+
+/* Sorts the bindings by name, so that finding one is a binary search. */
+static void sx__index(sx_doc *doc)
+{
+    if (doc->bindings.size > 1)
+        qsort_r(doc->bindings.items, doc->bindings.size, sizeof *doc->bindings.items, sx__by_name, doc->pool.data);
+}
+
 int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t at)
 {
     memset(doc, 0, sizeof *doc);
@@ -428,6 +442,7 @@ int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t a
         if (visible[w.owner.items[i]])
             doc->bindings.items[kept++] = doc->bindings.items[i];
     doc->bindings.size = kept;
+    sx__index(doc);
     sm_free(visible);
     sm_array_free(&w.scopes);
     sm_array_free(&w.owner);
@@ -436,15 +451,31 @@ int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t a
     return SM_OK;
 }
 
+static bool sx__matches(const sx_doc *doc, const sx_binding *b, const char *name, size_t len, bool prefix)
+{
+    return (prefix ? b->len >= len : b->len == len) && memcmp(doc->pool.data + b->name, name, len) == 0;
+}
+
 const sx_binding *sx_doc_find(const sx_doc *doc, const char *name, size_t len, bool prefix, const sx_binding *after)
 {
-    uint32_t i = after ? (uint32_t)(after - doc->bindings.items) + 1 : 0;
-    for (; i < doc->bindings.size; i++) {
-        const sx_binding *b = &doc->bindings.items[i];
-        if ((prefix ? b->len >= len : b->len == len) && memcmp(doc->pool.data + b->name, name, len) == 0)
-            return b;
+    if (after) {
+        /* the bindings that match are next to each other */
+        uint32_t i = (uint32_t)(after - doc->bindings.items) + 1;
+        return i < doc->bindings.size && sx__matches(doc, &doc->bindings.items[i], name, len, prefix)
+                   ? &doc->bindings.items[i]
+                   : NULL;
     }
-    return NULL;
+    uint32_t lo = 0, hi = doc->bindings.size;
+    while (lo < hi) {   /* the first binding whose first len bytes are not below name's */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (strncmp(doc->pool.data + doc->bindings.items[mid].name, name, len) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < doc->bindings.size && sx__matches(doc, &doc->bindings.items[lo], name, len, prefix)
+               ? &doc->bindings.items[lo]
+               : NULL;
 }
 
 void sx_doc_free(sx_doc *doc)

@@ -125,8 +125,9 @@ const sx_refusal *sx_session_last_refusal(const sx_session *session);
 bool sx_session_binds(const sx_session *session, const char *name, size_t len);
 bool sx_session_names_open(const sx_session *session);
 /* The module a name is bound to when every binding of it the middle can
- * see is an import of that module ("os.path"), else NULL (borrowed). */
-const char *sx_session_module_of(const sx_session *session, const char *name, size_t len);
+ * see (in the document and in the middle) is an import of that module
+ * ("os.path"), else NULL (borrowed, until the next call). */
+const char *sx_session_module_of(sx_session *session, const char *name, size_t len);
 /* The parameters of the function the document defines as `name` (NULL
  * when it defines none, several with other parameters, or something else
  * under that name): keyword names, space-separated; *open when it takes

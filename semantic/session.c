@@ -30,6 +30,7 @@ struct sx_session {
     sm_buf written_pool;    /* the names written in the document outside the middle, NUL-separated */
     SM_ARRAY(const char *) written;  /* into written_pool: sorted, distinct */
     bool load;              /* lookups may read modules (false: cached ones only) */
+    char module[256];       /* the module a name the middle imports is bound to */
     uint32_t refused[SX_PRUNER_COUNT];
     sx_refusal last;
 };
@@ -130,6 +131,29 @@ static bool sx__judge_names(sx_session *s, const sx_fact *f, sx_refusal *why)
     return false;
 }
 
+/* The module a dotted module name ("os.path") is, into out: each name
+ * after the first as a member of the module before it (os.path is
+ * posixpath). */
+static bool sx__resolve(sx_session *s, const char *dotted, char *out, size_t size)
+{
+    const char *dot = strchr(dotted, '.');
+    snprintf(out, size, "%.*s", (int)(dot ? (size_t)(dot - dotted) : strlen(dotted)), dotted);
+    while (dot) {
+        const char *next = strchr(dot + 1, '.');
+        char member[128], resolved[256];
+        size_t n = next ? (size_t)(next - dot - 1) : strlen(dot + 1);
+        if (n >= sizeof member)
+            return false;
+        memcpy(member, dot + 1, n);
+        member[n] = '\0';
+        if (!s->env || !sx_env_member_module(s->env, out, member, s->load, resolved, sizeof resolved))
+            return false;
+        snprintf(out, size, "%s", resolved);
+        dot = next;
+    }
+    return true;
+}
+
 /* The module a dotted chain of names refers to, into out; false when it is
  * not a module the environment knows. */
 static bool sx__chain_module(sx_session *s, const char *chain, size_t len, char *out, size_t size)
@@ -137,9 +161,8 @@ static bool sx__chain_module(sx_session *s, const char *chain, size_t len, char 
     const char *dot = memchr(chain, '.', len);
     size_t first = dot ? (size_t)(dot - chain) : len;
     const char *module = sx_session_module_of(s, chain, first);
-    if (!module)
+    if (!module || !sx__resolve(s, module, out, size))
         return false;
-    snprintf(out, size, "%s", module);
     size_t i = first;
     while (i < len) {
         size_t j = i + 1;
@@ -263,11 +286,20 @@ bool sx_session_binds(const sx_session *s, const char *name, size_t len)
     return false;
 }
 
-const char *sx_session_module_of(const sx_session *s, const char *name, size_t len)
+const char *sx_session_module_of(sx_session *s, const char *name, size_t len)
 {
-    if (sx_analysis_binds(&s->an, name, len))
-        return NULL;
     const char *module = NULL;
+    if (sx_analysis_binds(&s->an, name, len)) {
+        /* bound in the middle: by an import of a module, or unknown */
+        char imported[256], member[256];
+        if (!sx_analysis_import_of(&s->an, name, len, imported, member, sizeof imported) || !s->env)
+            return NULL;
+        if (!member[0])
+            snprintf(s->module, sizeof s->module, "%s", imported);
+        else if (!sx_env_member_module(s->env, imported, member, s->load, s->module, sizeof s->module))
+            return NULL;    /* not a module: an attribute of one */
+        module = s->module;
+    }
     for (const sx_binding *b = NULL; (b = sx_doc_find(&s->doc, name, len, false, b));) {
         const char *m = s->doc.pool.data + b->module;
         if (b->kind != SX_BIND_IMPORT || (module && strcmp(module, m) != 0))
@@ -407,21 +439,31 @@ static void sx__advance(sx_session *s, const char *middle, size_t len)
         sx__save(s);
 }
 
-/* The middle followed by the right context, to its statement's end. */
+/* The middle followed by the right context, to its statement's end.  The
+ * right context is appended in growing pieces, as the lexemes need it:
+ * most statements end within a line of the cursor. */
 static bool sx__check_end(sx_session *s, sx_refusal *why)
 {
     sx_analysis *a = &s->an;
     uint32_t top = s->saved.size - 1;
-    size_t text_len = a->text.len;
-    sm_buf_append(&a->text, s->right, s->right_len);
+    size_t text_len = a->text.len, given = 0, piece = 256;
     bool ended = false;
-    while (!a->refused && sx_analysis_step(a, s->right_whole)) {
-        const sx_tok *t = &a->toks.items[a->toks.size - 1];
-        if (t->start >= a->middle_end && a->st.stmt_start == a->toks.size && a->st.depth == 0 &&
-            a->st.pend_from == a->pend.size && a->st.undec_from == a->undec.size) {
-            ended = true;
-            break;
+    for (;;) {
+        size_t more = s->right_len - given < piece ? s->right_len - given : piece;
+        sm_buf_append(&a->text, s->right + given, more);
+        given += more;
+        piece *= 4;
+        bool all = given == s->right_len;
+        while (!a->refused && sx_analysis_step(a, all && s->right_whole)) {
+            const sx_tok *t = &a->toks.items[a->toks.size - 1];
+            if (t->start >= a->middle_end && a->st.stmt_start == a->toks.size && a->st.depth == 0 &&
+                a->st.pend_from == a->pend.size && a->st.undec_from == a->undec.size) {
+                ended = true;
+                break;
+            }
         }
+        if (ended || a->refused || all)
+            break;
     }
     if (!ended && !a->refused && s->right_whole && a->st.pos >= a->text.len)
         sx_analysis_flush(a);

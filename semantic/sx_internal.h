@@ -132,6 +132,11 @@ void sx_analysis_prefix(sx_analysis *a);
 void sx_analysis_flush(sx_analysis *a);
 /* Whether a name the middle binds, or may still bind, is `name`. */
 bool sx_analysis_binds(const sx_analysis *a, const char *name, size_t len);
+/* Whether every binding of `name` in the middle is the same import:
+ * `import os`, `import os.path as p` (module "os", "os.path"; member "")
+ * or `from os import path` (module "os", member "path"). */
+bool sx_analysis_import_of(const sx_analysis *a, const char *name, size_t len, char *module, char *member,
+                           size_t size);
 
 /* ---- The document (document.c) --------------------------------------------- */
 
@@ -153,7 +158,7 @@ typedef enum sx_bind_kind {
 
 typedef struct sx_doc {
     sm_buf pool;            /* names, NUL-terminated */
-    SM_ARRAY(sx_binding) bindings;   /* of the scopes around the cursor */
+    SM_ARRAY(sx_binding) bindings;   /* of the scopes around the cursor, by name */
     sm_buf stars;           /* modules imported with `*`, each NUL-terminated */
     bool names_open;        /* exec, globals(), a star import of an unknown module */
     bool getattr;           /* a module-level __getattr__ */
@@ -165,8 +170,9 @@ typedef struct sx_doc {
  * attributes); env may be NULL. */
 int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t at);
 void sx_doc_free(sx_doc *doc);
-/* The first binding of `name` after `after` (NULL: from the first); with
- * `prefix`, the first whose name begins with it. */
+/* The first binding of `name` (with `prefix`: whose name begins with it),
+ * or with `after` (one it returned) the next; NULL when there is none.
+ * The bindings are sorted by name: a binary search, then neighbours. */
 const sx_binding *sx_doc_find(const sx_doc *doc, const char *name, size_t len, bool prefix, const sx_binding *after);
 
 /* ---- Modules (modules.c) --------------------------------------------------- */

@@ -169,6 +169,38 @@ static bool complete_in(sx_env *env, const char *left, const char *middle, bool 
     return ok;
 }
 
+/* A module the middle imports constrains its attributes as one the
+ * document imports does, also when the import began before the cursor. */
+Test(semantic, imports_in_the_middle)
+{
+    char dir[64];
+    make_workspace(dir);
+    sx_env *env = sx_env_new(NULL, dir, NULL);
+    unsigned all = (1u << SX_PRUNER_COUNT) - 1;
+    static const struct {
+        const char *left, *middle;
+        bool complete;
+    } cases[] = {
+        {"", "import shapes\nshapes.UNIT", true},
+        {"", "import shapes\nshapes.volume", false},
+        {"", "import shapes as sh\nsh.volume", false},
+        {"", "import shapes.helpers as h\nh.HELP", true},
+        {"", "import shapes.helpers as h\nh.nothere", false},
+        {"", "from shapes import helpers\nhelpers.nothere", false},
+        {"", "from shapes import area\narea.anything", true},   /* a function: not a module */
+        {"import sh", "apes\nshapes.volume", false},
+        {"import sh", "apes\nshapes.area(1, height=2)", true},
+        {"", "import shapes\nshapes.area(1, depth=2)", false},
+        {"", "import deep as shapes\nshapes.UNIT", false},       /* shapes is deep here */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        outcome o = check_with(env, all, cases[i].left, cases[i].middle, "\n");
+        cr_assert_eq(o.complete, cases[i].complete, "%s|%s: %s", cases[i].left, cases[i].middle, o.why.why);
+    }
+    sx_env_free(env);
+    remove_workspace(dir);
+}
+
 /* A decoding loop's session reads no module: what the document imports
  * (and what those hold under a name) is read when the session opens, and
  * a module past that constrains nothing. */
