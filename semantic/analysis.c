@@ -87,9 +87,48 @@ static bool sx__may_bind_later(const sx_analysis *a)
 static void sx__definite_read(sx_analysis *a, uint32_t k)
 {
     if (sx__may_bind_later(a))
-        sm_array_push(&a->pend, k);
+        sm_array_push(&a->pend, ((sx_pending){.tok = k}));
     else
         sx__read(a, k);
+}
+
+/* A name read inside an f-string: text[start, end). */
+static void sx__read_span(sx_analysis *a, uint32_t start, uint32_t end)
+{
+    if (end <= a->middle_start || start >= a->middle_end)
+        return;
+    if (sx__may_bind_later(a)) {
+        sm_array_push(&a->pend, ((sx_pending){.tok = SX_NO_TOK, .start = start, .end = end}));
+        return;
+    }
+    sx_fact f = {.kind = SX_FACT_READ, .name = sx__text(a) + start, .name_len = end - start, .at = sx__at(a, start)};
+    sx__emit(a, &f);
+}
+
+/* The names a replacement field's expression text[start, end) reads: those
+ * not after a dot nor before `=`.  A field that can bind names itself (a
+ * comprehension, a lambda, `:=`) is left alone. */
+static void sx__on_field(void *data, size_t start, size_t end)
+{
+    sx_analysis *a = data;
+    const char *text = sx__text(a);
+    sx_tok toks[64];
+    uint32_t n = 0;
+    size_t pos = start;
+    while (pos < end && n < 64 && sx_lex_next(text, end, &pos, 1, true, &toks[n])) {
+        if ((toks[n].kind == SX_TOK_KEYWORD && (sx_tok_is(text, &toks[n], "for") || sx_tok_is(text, &toks[n], "lambda"))) ||
+            sx_tok_is(text, &toks[n], ":="))
+            return;
+        n++;
+    }
+    if (pos < end)
+        return;     /* too long: not followed */
+    for (uint32_t i = 0; i < n && !a->refused; i++) {
+        if (toks[i].kind != SX_TOK_NAME || (i > 0 && sx_tok_is(text, &toks[i - 1], ".")) ||
+            (i + 1 < n && sx_tok_is(text, &toks[i + 1], "=")))
+            continue;
+        sx__read_span(a, toks[i].start, toks[i].end);
+    }
 }
 
 static void sx__bind(sx_analysis *a, uint32_t k)
@@ -251,8 +290,16 @@ static void sx__classify(sx_analysis *a, uint32_t k, uint32_t next)
 
 static void sx__flush_pending(sx_analysis *a)
 {
-    for (uint32_t i = a->st.pend_from; i < a->pend.size && !a->refused; i++)
-        sx__read(a, a->pend.items[i]);
+    for (uint32_t i = a->st.pend_from; i < a->pend.size && !a->refused; i++) {
+        const sx_pending *p = &a->pend.items[i];
+        if (p->tok != SX_NO_TOK) {
+            sx__read(a, p->tok);
+        } else {
+            sx_fact f = {.kind = SX_FACT_READ, .name = sx__text(a) + p->start, .name_len = p->end - p->start,
+                         .at = sx__at(a, p->start)};
+            sx__emit(a, &f);
+        }
+    }
     a->st.pend_from = a->pend.size;
 }
 
@@ -439,6 +486,8 @@ static void sx__take(sx_analysis *a, const sx_tok *t)
         return;
     if (k > a->st.stmt_start && sx__kind(a, k - 1) == SX_TOK_NAME)
         sx__classify(a, k - 1, k);
+    if (t->kind == SX_TOK_STRING && sx__in_middle(a, k) && sx_is_fstring(sx__text(a), t))
+        sx_fstring_fields(sx__text(a), t, sx__on_field, a);
     sx__structure(a, k);
 }
 

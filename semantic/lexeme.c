@@ -230,3 +230,95 @@ bool sx_lex_next(const char *text, size_t len, size_t *pos, int depth, bool fina
     *pos = start + w;
     return true;
 }
+
+/* ---- F-strings' replacement fields ------------------------------------------------ */
+
+bool sx_is_fstring(const char *text, const sx_tok *tok)
+{
+    for (uint32_t i = tok->start; i < tok->end && text[i] != '\'' && text[i] != '"'; i++)
+        if (text[i] == 'f' || text[i] == 'F')
+            return true;
+    return false;
+}
+
+/* The end of the field whose expression starts at `i` (after its `{`),
+ * before `close` (the string's closing quotes): the offset of the `}` that
+ * closes it, with *expr_end where the expression ends (at a conversion
+ * `!x`, a format spec `:` or a `=` at its top level).  Nested fields of the
+ * format spec go to on_field.  0 when the field does not close. */
+static size_t sx__field(const char *text, size_t i, size_t close, size_t *expr_end,
+                        void (*on_field)(void *data, size_t start, size_t end), void *data)
+{
+    int depth = 0;
+    char quote = 0;
+    *expr_end = 0;
+    for (; i < close; i++) {
+        char c = text[i];
+        if (quote) {
+            quote = c == quote ? 0 : quote;
+            continue;
+        }
+        if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '(' || c == '[' || c == '{') {
+            depth++;
+        } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+            depth--;
+        } else if (c == '}') {
+            if (!*expr_end)
+                *expr_end = i;
+            return i;
+        } else if (depth == 0 && (c == ':' || (!*expr_end && ((c == '!' && i + 1 < close && text[i + 1] != '=') ||
+                                                             (c == '=' && i + 1 < close && text[i + 1] != '=' &&
+                                                              i > 0 && !strchr("=!<>", text[i - 1])))))) {
+            if (!*expr_end)
+                *expr_end = i;
+            if (c == ':') {
+                /* the format spec: literal text and nested fields */
+                for (i++; i < close && text[i] != '}'; i++) {
+                    if (text[i] != '{')
+                        continue;
+                    size_t inner_end, inner = sx__field(text, i + 1, close, &inner_end, on_field, data);
+                    if (!inner)
+                        return 0;
+                    on_field(data, i + 1, inner_end);
+                    i = inner;
+                }
+                return i < close ? i : 0;
+            }
+        }
+    }
+    return 0;
+}
+
+void sx_fstring_fields(const char *text, const sx_tok *tok, void (*on_field)(void *data, size_t start, size_t end),
+                       void *data)
+{
+    size_t q = tok->start;
+    while (q < tok->end && text[q] != '\'' && text[q] != '"')
+        q++;
+    if (q >= tok->end)
+        return;
+    bool triple = q + 2 < tok->end && text[q + 1] == text[q] && text[q + 2] == text[q];
+    size_t open = q + (triple ? 3 : 1), close = tok->end - (triple ? 3 : 1);
+    if (close < open || tok->end - q < (triple ? 6u : 2u) || text[tok->end - 1] != text[q] ||
+        (triple && (text[tok->end - 2] != text[q] || text[tok->end - 3] != text[q])))
+        return;     /* not closed */
+    for (size_t i = open; i < close; i++) {
+        if (text[i] == '\\') {
+            i++;
+            continue;
+        }
+        if (text[i] != '{')
+            continue;
+        if (i + 1 < close && text[i + 1] == '{') {
+            i++;    /* {{ */
+            continue;
+        }
+        size_t expr_end, end = sx__field(text, i + 1, close, &expr_end, on_field, data);
+        if (!end)
+            return;
+        on_field(data, i + 1, expr_end);
+        i = end;
+    }
+}

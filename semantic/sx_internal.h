@@ -33,6 +33,12 @@ typedef struct sx_tok {
 bool sx_lex_next(const char *text, size_t len, size_t *pos, int depth, bool final, sx_tok *out);
 
 bool sx_tok_is(const char *text, const sx_tok *tok, const char *s);
+/* Whether string lexeme tok is an f-string; its replacement fields'
+ * expressions, each as text[start, end) to on_field (nested fields of a
+ * format spec too).  A field's conversion, format spec and `=` are left out. */
+bool sx_is_fstring(const char *text, const sx_tok *tok);
+void sx_fstring_fields(const char *text, const sx_tok *tok, void (*on_field)(void *data, size_t start, size_t end),
+                       void *data);
 bool sx_is_keyword(const char *s, size_t len);
 /* Whether some keyword (soft ones too) or a string's prefix begins with s. */
 bool sx_keyword_has_prefix(const char *s, size_t len);
@@ -93,6 +99,14 @@ typedef struct sx_state {
     sx_level levels[SX_MAX_DEPTH];
 } sx_state;
 
+/* A read waiting for its brackets: a name lexeme, or a name inside an
+ * f-string's replacement field (tok SX_NO_TOK, text[start, end)). */
+#define SX_NO_TOK UINT32_MAX
+typedef struct sx_pending {
+    uint32_t tok;
+    uint32_t start, end;
+} sx_pending;
+
 typedef struct sx_undecided {
     uint32_t tok;
     uint32_t eqs;           /* stmt_eqs when it was read */
@@ -106,7 +120,7 @@ typedef struct sx_analysis {
     sm_buf text;
     size_t middle_start;
     SM_ARRAY(sx_tok) toks;
-    SM_ARRAY(uint32_t) pend;          /* reads waiting for their brackets */
+    SM_ARRAY(sx_pending) pend;        /* reads waiting for their brackets */
     SM_ARRAY(sx_undecided) undec;     /* names waiting for their statement */
     SM_ARRAY(uint32_t) binds;         /* names the middle may bind (tokens) */
     sx_state st;

@@ -169,6 +169,39 @@ static bool complete_in(sx_env *env, const char *left, const char *middle, bool 
     return ok;
 }
 
+/* The names an f-string's replacement fields read are checked when the
+ * string closes: conversions, format specs (and their nested fields),
+ * `=`, `{{` and names a comprehension binds are told apart. */
+Test(semantic, f_string_fields)
+{
+    static const struct {
+        const char *left, *middle, *right;
+        bool complete;
+    } cases[] = {
+        {"name = 1\n", "print(f\"{namex}\")", "\n", false},
+        {"name = 1\n", "print(f\"{name}\")", "\n", true},
+        {"name = 1\n", "print(f\"{name!r:>{widthx}}\")", "\n", false},
+        {"name = width = 1\n", "print(f\"{name!r:>{width}}\")", "\n", true},
+        {"name = 1\n", "print(f\"{name=}\")", "\n", true},
+        {"name = 1\n", "print(f\"{{namex}}\")", "\n", true},
+        {"", "x = [f\"{v}\" for v in range(3)]", "\n", true},
+        {"", "x = [f\"{vx}\" for v in range(3)]", "\n", false},
+        {"", "print(f\"{[q for q in range(2)]}\")", "\n", true},
+        {"name = 1\n", "print(f\"{name.real} {name:{name}} {name!=2}\")", "\n", true},
+        {"name = 1\n", "print(F'''{name}\n{zzz}''')", "\n", false},
+        {"name = 1\n", "print(rf\"{name}\\d {max(name, key=abs)}\")", "\n", true},
+        {"name = 1\nprint(f'{na", "me}', {name}", "')\n", true},
+        {"name = 1\nprint(f'{na", "mex}', {name}", "')\n", false},
+        {"name = 1\n", "print('{namex}')", "\n", true},    /* not an f-string */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        outcome o = check(cases[i].left, cases[i].middle, cases[i].right);
+        cr_assert_eq(o.complete, cases[i].complete, "%s|%s: %s", cases[i].left, cases[i].middle, o.why.why);
+        if (!o.complete)
+            cr_assert_eq(o.why.pruner, SX_NAMES);
+    }
+}
+
 /* A module the middle imports constrains its attributes as one the
  * document imports does, also when the import began before the cursor. */
 Test(semantic, imports_in_the_middle)
