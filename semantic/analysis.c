@@ -78,7 +78,7 @@ static bool sx__may_bind_later(const sx_analysis *a)
 {
     for (uint32_t d = 1; d <= a->st.depth; d++) {
         const sx_level *l = &a->st.levels[d];
-        if (!l->comma && l->role != SX_BR_PARAMS)
+        if (!l->comma && l->role != SX_BR_PARAMS && l->role != SX_BR_SUBSCRIPT)
             return true;
     }
     return false;
@@ -249,6 +249,10 @@ static void sx__classify(sx_analysis *a, uint32_t k, uint32_t next)
         sx__bind(a, k);
         return;
     }
+    if (sx__is(a, next, "=") && ((st->annotated && st->depth == 0) || l->role == SX_BR_PARAMS)) {
+        sx__definite_read(a, k);    /* an annotation's last name: `a: int = 3`, `def f(a: int = 3)` */
+        return;
+    }
     if (sx__is(a, next, "=")) {
         if (l->role == SX_BR_CALL)
             sx__keyword(a, k);
@@ -270,7 +274,7 @@ static void sx__classify(sx_analysis *a, uint32_t k, uint32_t next)
                 sx__one_of(a, prev, sx__binary) || (prev != SX__NONE && sx__one_of(a, prev, sx__read_after)) ||
                 (st->stmt == SX_STMT_RAISE && sx__is(a, prev, "from")) ||
                 (l->region == SX_REGION_LAMBDA || l->role == SX_BR_PARAMS) || st->annotated ||
-                l->role == SX_BR_CALL || l->role == SX_BR_OTHER || !l->display_only;
+                l->role == SX_BR_CALL || l->role == SX_BR_OTHER || l->role == SX_BR_SUBSCRIPT || !l->display_only;
     if (sx__is(a, prev, "*") && st->depth == 0)
         read = false;       /* a starred target, `*a, b = c` */
     if (read) {
@@ -372,7 +376,7 @@ static void sx__open(sx_analysis *a, uint32_t k)
             n.role = SX_BR_DISPLAY;
         }
     } else if (sx__is(a, k, "[")) {
-        n.role = after_value ? SX_BR_OTHER : SX_BR_DISPLAY;
+        n.role = after_value ? SX_BR_SUBSCRIPT : SX_BR_DISPLAY;
     }
     n.display_only = n.role == SX_BR_DISPLAY && sx__level(a)->display_only;
     if (sx__level(a)->region == SX_REGION_FOR_TARGET)
@@ -424,7 +428,10 @@ static void sx__structure(sx_analysis *a, uint32_t k)
     } else if (t->end - t->start == 1 && (c == ')' || c == ']' || c == '}')) {
         sx__close(a);
     } else if (sx__is(a, k, ",")) {
+        /* no comprehension after a comma: what waited for this level may be decided */
         l->comma = true;
+        if (st->depth > 0 && !sx__may_bind_later(a))
+            sx__flush_pending(a);
     } else if (sx__is(a, k, "=") && st->depth == 0) {
         st->stmt_eqs++;
         st->annotated = false;
@@ -515,12 +522,34 @@ void sx_analysis_flush(sx_analysis *a)
     sx__end_statement(a);
 }
 
+/* `name.` at the text's end: the lexer waits (the dot may begin `...`),
+ * but after a name only an attribute can follow, so the name is
+ * classified as before any `.`.  What this adds to the analysis is undone
+ * by the session's next restore. */
+static bool sx__prefix_dot(sx_analysis *a)
+{
+    const char *text = sx__text(a);
+    size_t dot = a->st.pos;
+    while (dot < a->text.len && (text[dot] == ' ' || text[dot] == '\t'))
+        dot++;
+    uint32_t k = a->toks.size;
+    if (dot + 1 != a->text.len || text[dot] != '.' || dot < a->middle_start || k <= a->st.stmt_start ||
+        sx__kind(a, k - 1) != SX_TOK_NAME)
+        return false;
+    sx_tok t = {.kind = SX_TOK_OP, .start = (uint32_t)dot, .end = (uint32_t)dot + 1};
+    sm_array_push(&a->toks, t);
+    sx__classify(a, k - 1, k);
+    return true;
+}
+
 void sx_analysis_prefix(sx_analysis *a)
 {
     if (a->refused || a->st.dead)
         return;
     const char *text = sx__text(a);
     size_t start = a->st.pos, end = start;
+    if (sx__prefix_dot(a))
+        return;
     while (end < a->text.len && (text[end] == '_' || (unsigned)((text[end] | 0x20) - 'a') < 26u ||
                                  (end > start && text[end] >= '0' && text[end] <= '9') || (unsigned char)text[end] >= 0x80))
         end++;
@@ -536,11 +565,14 @@ void sx_analysis_prefix(sx_analysis *a)
     /* A read whatever follows, and not a target of `:=` (which may follow
      * `if`, `elif`, `while` and a decorator's `@`). */
     sx_level *l = sx__level(a);
-    if (a->st.depth > 0 || a->st.stmt == SX_STMT_IMPORT || a->st.stmt == SX_STMT_DECLARE ||
-        a->st.stmt == SX_STMT_CASE || l->region != SX_REGION_NONE)
+    if (a->st.stmt == SX_STMT_IMPORT || a->st.stmt == SX_STMT_DECLARE || a->st.stmt == SX_STMT_CASE ||
+        l->region != SX_REGION_NONE || (a->st.depth > 0 && sx__may_bind_later(a)))
         return;
+    /* In brackets no comprehension can bind: an operand (a bare name may
+     * still become a keyword argument or a `:=` target). */
     bool read = (sx__one_of(a, prev, sx__binary) && !sx__is(a, prev, "@")) ||
-                sx__one_of(a, prev, (const char *const[]){"return", "yield", "await", "assert", "raise", "else", "->", NULL});
+                (a->st.depth == 0 &&
+                 sx__one_of(a, prev, (const char *const[]){"return", "yield", "await", "assert", "raise", "else", "->", NULL}));
     if (!read)
         return;
     sx_fact f = {.kind = SX_FACT_READ, .prefix = true, .name = text + start, .name_len = end - start,

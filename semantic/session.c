@@ -484,6 +484,8 @@ bool sx_check(sx_session *s, const char *middle, size_t len, bool at_end, sx_ref
             *why = a->refusal;
         return false;
     }
+    if (at_end)
+        return sx__check_end(s, why);   /* the lexeme at the end is whole with the right context */
     sx_analysis_prefix(a);
     if (a->refused) {
         if (why)
@@ -491,7 +493,7 @@ bool sx_check(sx_session *s, const char *middle, size_t len, bool at_end, sx_ref
         a->refused = false;     /* not the saved state's: the lexeme may still change */
         return false;
     }
-    return at_end ? sx__check_end(s, why) : true;
+    return true;
 }
 
 bool sx_filter(void *data, const char *middle, size_t len, bool at_end)

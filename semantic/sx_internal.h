@@ -51,8 +51,9 @@ typedef enum sx_bracket_role {
     SX_BR_STATEMENT = 0,    /* the statement level, below every bracket */
     SX_BR_DISPLAY,          /* a tuple, a list or a grouping: may hold targets */
     SX_BR_CALL,             /* a call's arguments */
-    SX_BR_OTHER,            /* a subscript, a dict or set display */
+    SX_BR_OTHER,            /* a dict or set display */
     SX_BR_PARAMS,           /* a def's parameters */
+    SX_BR_SUBSCRIPT,        /* `a[...]`: never a comprehension (Python wants `a[(x for x in y)]`) */
 } sx_bracket_role;
 
 typedef enum sx_region {

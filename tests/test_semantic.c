@@ -169,6 +169,34 @@ static bool complete_in(sx_env *env, const char *left, const char *middle, bool 
     return ok;
 }
 
+/* Where a read is decided: as soon as no continuation can bind the name.
+ * Each middle is refused when the byte after the `|` is added (the bar is
+ * removed). */
+Test(semantic, reads_are_decided_as_early_as_they_can_be)
+{
+    static const char *const cases[] = {
+        "x = [1]\nx[zz +| 1]",              /* a subscript is never a comprehension */
+        "x = [1]\nprint(zz.real|, x)",      /* after a comma, no comprehension */
+        "x = [1]\nzz|.",                    /* `name.`: only an attribute can follow */
+        "x = [1]\nprint(1, x[0] + z|z",     /* an operand in brackets past a comma: by prefix */
+        "a: iint =| 3",                     /* an annotation's name before `=` */
+        "def f(a: iint =| 3): pass",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char middle[128];
+        const char *bar = strchr(cases[i], '|');
+        size_t at = (size_t)(bar - cases[i]);
+        snprintf(middle, sizeof middle, "%.*s%s", (int)at, cases[i], bar + 1);
+        outcome o = check("", middle, "\n");
+        cr_assert_not(o.complete, "%s", cases[i]);
+        cr_assert_eq(o.accepted, at, "%s: refused after %zu bytes", cases[i], o.accepted);
+    }
+    /* still open: a comprehension, a keyword argument, a `:=` target */
+    assert_true_middle("", "y = [zz for zz in range(2)]", "\n");
+    assert_true_middle("def f(**k):\n    pass\n", "f(1, zz=2)", "\n");
+    assert_true_middle("x = [0]\n", "print(x[zz := 0])", "\n");
+}
+
 /* The names an f-string's replacement fields read are checked when the
  * string closes: conversions, format specs (and their nested fields),
  * `=`, `{{` and names a comprehension binds are told apart. */
