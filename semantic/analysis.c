@@ -226,9 +226,9 @@ static void sx__classify(sx_analysis *a, uint32_t k, uint32_t next)
         sx__bind(a, k);
         return;
     }
-    if (k == st->stmt_start && st->stmt_first_name &&
+    if (k == st->stmt_start && st->stmt_first_name && !sx__is(a, next, ".") &&
         (sx_tok_is(sx__text(a), t, "match") || sx_tok_is(sx__text(a), t, "case")))
-        return;
+        return;     /* perhaps the soft keyword (no pattern nor subject begins with `.`) */
     bool before_read = sx__one_of(a, next, (const char *const[]){".", "(", "[", NULL});
     if (st->stmt == SX_STMT_CASE) {
         if (before_read)

@@ -195,6 +195,11 @@ Test(semantic, reads_are_decided_as_early_as_they_can_be)
     assert_true_middle("", "y = [zz for zz in range(2)]", "\n");
     assert_true_middle("def f(**k):\n    pass\n", "f(1, zz=2)", "\n");
     assert_true_middle("x = [0]\n", "print(x[zz := 0])", "\n");
+    /* `match` and `case` at a statement's start are names before a dot */
+    outcome o = check("def f(self):\n", "    case.run()", "\n");
+    cr_assert_not(o.complete);
+    cr_assert_eq(o.accepted, strlen("    case"));
+    assert_true_middle("def f(x):\n", "    match x:\n        case 1:\n            pass", "\n");
 }
 
 /* The names an f-string's replacement fields read are checked when the

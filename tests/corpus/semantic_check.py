@@ -433,6 +433,7 @@ def main():
                 meta[cid] = (kind, False, path.name, None)
     results = run_seam(args.seam, cases)
     failures, missed = [], []   # true middles refused (bugs); mutants let through (short of the target)
+    breaking = 0                # true middles whose program breaks the property (shown, not judged)
     counts = {}
     for cid, (kind, holds, name, v) in meta.items():
         r = results.get(cid, {})
@@ -453,6 +454,7 @@ def main():
             failures.append(f"true middle refused ({name}): {s.get('pruner')}: {s.get('why')} "
                             f"middle={m[:80]!r}")
         if kind == "true" and not holds:
+            breaking += 1
             print(f"true middle that breaks the property ({name}): {v}")
         if kind != "true" and accepted:
             missed.append(f"{kind} mutant accepted ({name}): middle={m[:80]!r}")
@@ -461,6 +463,9 @@ def main():
     total = sum(c["cases"] for c in mut)
     before = sum(c["refused_before"] for c in mut)
     end = sum(c["refused_end"] for c in mut)
+    true = counts.get("true", {})
+    print(f"true middles: {true.get('cases', 0)}, with the property {true.get('cases', 0) - breaking} "
+          f"(refused: {len(failures)}), breaking it {breaking} (accepted {true.get('accepted', 0) - (true.get('cases', 0) - breaking - len(failures))})")
     print(f"mutants: {total}, refused at the end {end} ({100 * end / max(1, total):.1f} %), "
           f"before their end {before} ({100 * before / max(1, total):.1f} %)")
     for f in failures[:40]:
