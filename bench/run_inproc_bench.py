@@ -17,6 +17,11 @@ whole vocabulary was masked, with the mask's time (the loop's filter time
 is candidates plus masks).  `--candidates 1` makes every position whose top
 token is invalid go through the mask.
 
+The semantic pruners are on (the default) in the llama rows; the rows
+marked "semantic off" are the same without them, and the last lines give
+the pruners' cost: the median, over the holes, of the filter's time per
+token with them over without them.
+
 Greedy runs both ways: lazily (the candidates in logit order, the mask only
 where none is allowed) and with the mask at every position
 (`mask_every_step`); they choose the same token at each position, so the
@@ -90,8 +95,12 @@ def main():
     results = {}
     local = ["--backend", "llama", "--model-path", model, "--candidates", args.candidates, "--context-bytes", "4096"]
     results["llama (in process)"] = [run(args.seam, where, local) for where, _, _ in cases]
+    results["llama, semantic off"] = [run(args.seam, where, local + ["--semantic", "false"]) for where, _, _ in cases]
     results["llama, mask every step"] = [run(args.seam, where, local + ["--mask_every_step", "true"])
                                          for where, _, _ in cases]
+    results["llama, every step, sem. off"] = [run(args.seam, where, local + ["--mask_every_step", "true",
+                                                                               "--semantic", "false"])
+                                              for where, _, _ in cases]
     results["llama, sampling"] = [run(args.seam, where, local + ["--temperature", "0.8", "--top_p", "0.95"])
                                   for where, _, _ in cases]
     with LlamaServer(llama, model, ctx=4096) as srv:
@@ -106,6 +115,15 @@ def main():
     lazy, every = results["llama (in process)"], results["llama, mask every step"]
     agree = sum(a.get("completion") == b.get("completion") for a, b in zip(lazy, every))
     print("lazy and mask-every-step greedy completions agree in %d of %d holes" % (agree, len(cases)))
+    for on, off in (("llama (in process)", "llama, semantic off"),
+                    ("llama, mask every step", "llama, every step, sem. off")):
+        ratios = [(a["timings_us"]["filter"] / a["tokens_generated"]) / (b["timings_us"]["filter"] / b["tokens_generated"])
+                  for a, b in zip(results[on], results[off])
+                  if "error" not in a and "error" not in b and a["tokens_generated"] and b["tokens_generated"] and
+                  b["timings_us"]["filter"]]
+        if ratios:
+            print("semantic pruners, %s: filter time per token x%.3f median over %d holes (target at most x1.20)"
+                  % (on, statistics.median(ratios), len(ratios)))
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ void cfg_init(cfg_config *config)
     config->stream = true;
     config->escape_guard = true;
     config->cut_contexts = true;
-    config->semantic = false;
+    config->semantic = true;
     config->semantic_names = true;
     config->semantic_attributes = true;
     config->semantic_keywords = true;

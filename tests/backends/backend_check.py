@@ -242,7 +242,7 @@ def check_escape(ch):
     """Context escape is refused by the loop, as a constraint while decoding."""
     cases = [
         # (left, right, script, completion with the guard, completion without it)
-        ("result = foo(a, ", ")\nprint(result)\n",
+        ("a = b = 0\nresult = foo(a, ", ")\nprint(result)\n",
          {"": [("b)", -0.1), ("b", -0.5)], "b)": [(EOS, -0.1)], "b": [(")", -0.1), (EOS, -0.3)]},
          "b", None),
         ("def f(x):\n    if x:\n        ", "\n    return x\n",
@@ -266,8 +266,8 @@ def check_escape(ch):
 def check_semantic(ch):
     """The semantic pruners refuse, while decoding, a candidate that reads a
     name nothing binds, takes an attribute a module lacks or passes a keyword
-    a function lacks; the model's next choice is taken.  Without them the
-    model's first choice stands."""
+    a function lacks; the model's next choice is taken (they are on by
+    default).  Without them the model's first choice stands."""
     with open(os.path.join(ch.dir, "geometry.py"), "w", encoding="utf-8") as f:
         f.write("ORIGIN = (0, 0)\n\ndef scale(shape, factor=2):\n    return shape\n")
     cases = [
@@ -293,6 +293,8 @@ def check_semantic(ch):
             ch.check(out is not None and out["completion"] == first,
                      "semantic without %s: %r" % (pruner, out and out["completion"]))
             run, out, _ = ch.complete(where, base)
+            ch.check(out is not None and out["completion"] == second, "semantic by default: %r" % (out and out["completion"]))
+            run, out, _ = ch.complete(where, base + ["--semantic", "false"])
             ch.check(out is not None and out["completion"] == first and "semantic_refused" not in out,
                      "without semantic: %r" % (out and out["completion"]))
 

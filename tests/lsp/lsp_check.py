@@ -688,6 +688,49 @@ def status_notifications(seam, ch, workdir):
         c.close()
 
 
+def semantic_in_the_server(seam, ch, workdir):
+    """The semantic pruners in the language server: the workspace's own
+    module (the workspace folder the client names) is known, the model's
+    first choice (an attribute the module lacks) is refused and its second
+    offered; switched off by the editor, the first choice stands."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "backends"))
+    from loopback import EOS, LoopbackServer, Script
+    ws = tempfile.mkdtemp(prefix="ws-", dir=workdir)
+    with open(os.path.join(ws, "geometry.py"), "w", encoding="utf-8") as f:
+        f.write("def scale(shape, factor=2):\n    return shape\n")
+    left = "import geometry\n\nresult = "
+    steps = {"": [("geometry.scael(1)", -0.1), ("geometry.scale(1)", -0.5)],
+             "geometry.scael(1)": [(EOS, -0.1)], "geometry.scale(1)": [(EOS, -0.1)]}
+    with LoopbackServer(Script(steps, left)) as server:
+        c = Client(seam)
+        rid = c.request("initialize", {
+            "processId": os.getpid(), "rootUri": "file://" + ws,
+            "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
+            "initializationOptions": {"backend": "llamacpp", "endpoint": server.url, "debounce_ms": 0}})
+        c.response(rid)
+        c.notify("initialized", {})
+        uri = "file://" + os.path.join(ws, "main.py")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                           "text": left + "\n"}})
+
+        def first_item():
+            rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                              "position": {"line": 2, "character": 9},
+                                                              "context": {"triggerKind": 1}})
+            items = ((c.response(rid) or {}).get("result") or {}).get("items") or [{}]
+            return items[0].get("insertText")
+
+        got = first_item()
+        ch.check(got == "geometry.scale(1)", "semantic pruners in the server: %r" % got)
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {"semantic": False}}})
+        got = first_item()
+        ch.check(got == "geometry.scael(1)", "semantic pruners switched off in the server: %r" % got)
+        rid = c.request("shutdown", None)
+        c.response(rid)
+        c.notify("exit", None)
+        c.wait()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -702,6 +745,7 @@ def main():
     waits_for_the_model(args.seam, ch, workdir)
     progress_while_training(args.seam, ch)
     status_notifications(args.seam, ch, workdir)
+    semantic_in_the_server(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
