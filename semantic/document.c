@@ -396,25 +396,40 @@ static void sx__index(sx_doc *doc)
         qsort_r(doc->bindings.items, doc->bindings.size, sizeof *doc->bindings.items, sx__by_name, doc->pool.data);
 }
 
-int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t at)
+/* text's tree: `given`, or parsed here. */
+static TSTree *sx__tree(const char *text, size_t len, TSTree *given)
+{
+    if (given)
+        return given;
+    TSParser *parser = ts_parser_new();
+    if (!parser || !ts_parser_set_language(parser, tree_sitter_python())) {
+        if (parser)
+            ts_parser_delete(parser);
+        return NULL;
+    }
+    TSTree *tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)len);
+    ts_parser_delete(parser);
+    return tree;
+}
+
+int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t at, TSTree *given)
 {
     memset(doc, 0, sizeof *doc);
     sm_buf_init(&doc->pool, (size_t)1 << 30);
     sm_buf_init(&doc->stars, 1 << 20);
     sm_array_init(&doc->bindings);
-    if (len > UINT32_MAX)
+    if (len > UINT32_MAX) {
+        if (given)
+            ts_tree_delete(given);
         return SM_ETOOBIG;
-    TSParser *parser = ts_parser_new();
-    if (!parser || !ts_parser_set_language(parser, tree_sitter_python())) {
-        if (parser)
-            ts_parser_delete(parser);
-        return SM_EINVAL;
     }
-    TSTree *tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)len);
-    if (!tree) {
-        ts_parser_delete(parser);
+    if (given && ts_node_end_byte(ts_tree_root_node(given)) > len) {
+        ts_tree_delete(given);  /* not a tree of this text */
+        given = NULL;
+    }
+    TSTree *tree = sx__tree(text, len, given);
+    if (!tree)
         return SM_ENOMEM;
-    }
     sx__walk w = {.text = text, .len = len, .env = env, .doc = doc};
     sm_array_init(&w.scopes);
     sm_array_init(&w.owner);
@@ -447,7 +462,6 @@ int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t a
     sm_array_free(&w.scopes);
     sm_array_free(&w.owner);
     ts_tree_delete(tree);
-    ts_parser_delete(parser);
     return SM_OK;
 }
 

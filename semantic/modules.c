@@ -211,7 +211,7 @@ static sx__module *sx__load(sx_env *env, const char *name)
         sm_buf source;
         if (sx__read(path, &source) != SM_OK)
             break;
-        if (sx_doc_read(&m->doc, NULL, source.data ? source.data : "", source.len, SIZE_MAX) == SM_OK) {
+        if (sx_doc_read(&m->doc, NULL, source.data ? source.data : "", source.len, SIZE_MAX, NULL) == SM_OK) {
             m->found = true;
             m->open = m->doc.names_open || m->doc.getattr || sx__writes_globals(source.data, source.len);
         }

@@ -94,6 +94,13 @@ extern const sx_pruner sx_pruners[SX_PRUNER_COUNT];
  * functions, the lexemes before the cursor.  Free with sx_session_free. */
 int sx_session_new(sx_env *env, unsigned pruners, const char *text, size_t len, size_t left_len, size_t right_start,
                    sx_session **out);
+/* The same with text's tree-sitter tree already made (a language server
+ * keeps one per document): `tree` is taken (deleted here, whatever the
+ * answer), and used only when the middle replaces nothing (left_len ==
+ * right_start: the text is the document the middle sees); NULL: parsed. */
+struct TSTree;
+int sx_session_new_tree(sx_env *env, unsigned pruners, const char *text, size_t len, size_t left_len,
+                        size_t right_start, struct TSTree *tree, sx_session **out);
 void sx_session_free(sx_session *session);
 
 /* From now on the session takes what the environment has read already:

@@ -368,8 +368,21 @@ void sx_session_cached_only(sx_session *s)
 int sx_session_new(sx_env *env, unsigned pruners, const char *text, size_t len, size_t left_len, size_t right_start,
                    sx_session **out)
 {
-    if (left_len > right_start || right_start > len || len > UINT32_MAX / 2)
+    return sx_session_new_tree(env, pruners, text, len, left_len, right_start, NULL, out);
+}
+
+int sx_session_new_tree(sx_env *env, unsigned pruners, const char *text, size_t len, size_t left_len,
+                        size_t right_start, struct TSTree *tree, sx_session **out)
+{
+    if (tree && left_len != right_start) {
+        ts_tree_delete(tree);   /* a tree of the text with the selection in it: not the document read */
+        tree = NULL;
+    }
+    if (left_len > right_start || right_start > len || len > UINT32_MAX / 2) {
+        if (tree)
+            ts_tree_delete(tree);
         return SM_EINVAL;
+    }
     sx_session *s = sm_calloc(1, sizeof *s);
     s->env = env;
     s->pruners = pruners;
@@ -380,7 +393,7 @@ int sx_session_new(sx_env *env, unsigned pruners, const char *text, size_t len, 
     char *doc = sm_malloc(left_len + (len - right_start) + 1);
     memcpy(doc, text, left_len);
     memcpy(doc + left_len, text + right_start, len - right_start);
-    int rc = sx_doc_read(&s->doc, env, doc, left_len + (len - right_start), left_len);
+    int rc = sx_doc_read(&s->doc, env, doc, left_len + (len - right_start), left_len, tree);
     sm_array_init(&s->written);
     sx__collect_written(s, doc, left_len + (len - right_start));
     sm_free(doc);

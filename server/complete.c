@@ -255,6 +255,7 @@ int srv_cmd_complete(int argc, char **argv)
     srv_scope_at(tree, body, text.len, offset, config.multiline, config.max_lines, &scope);
     srv_job_options options = {.explicit_request = true};
     options.max_lines = scope.max_lines;
+    options.tree = srv_tree_copy(tree);
     if (config.escape_guard) {
         options.filter = srv_escape_filter;
         options.filter_data = &scope;

@@ -10,6 +10,7 @@
 #endif
 
 #include <glob.h>
+#include <tree_sitter/api.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,6 +44,7 @@ struct srv_job {
     bool reused;
     srv_lex_memo memo;           /* lexical states at the right cut */
     sx_session *semantic;        /* owned; the semantic pruners' check, or NULL */
+    TSTree *tree;                /* owned until the session takes it; the text's tree, or NULL */
     int setup_rc;
     uint64_t setup_ns;
     uint64_t start_ns;
@@ -412,6 +414,8 @@ void srv_rec_cache_free(srv_rec_cache *cache)
 static void srv__job_free(srv_job *job)
 {
     sx_session_free(job->semantic);
+    if (job->tree)
+        ts_tree_delete(job->tree);
     srv_rec_cache_free(job->cache);
     sm_free(job->text);
     sm_free(job);
@@ -477,8 +481,10 @@ static void srv__semantic_setup(srv_job *job)
     unsigned pruners = srv__pruners(&job->engine->config);
     if (!pruners || !job->engine->env)
         return;
-    if (sx_session_new(job->engine->env, pruners, job->text, job->len, job->offset, job->offset, &job->semantic) !=
-        SM_OK) {
+    TSTree *tree = job->tree;
+    job->tree = NULL;
+    if (sx_session_new_tree(job->engine->env, pruners, job->text, job->len, job->offset, job->offset, tree,
+                            &job->semantic) != SM_OK) {
         job->semantic = NULL;
         return;
     }
@@ -681,6 +687,8 @@ int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offs
         job->options = *options;
         job->cache = options->cache;
         job->options.cache = NULL;
+        job->tree = options->tree;
+        job->options.tree = NULL;
     }
     job->on_done = on_done;
     job->data = data;

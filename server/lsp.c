@@ -11,6 +11,7 @@
  */
 #include "seam_server.h"
 
+#include <tree_sitter/api.h>
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ typedef struct srv__pending {
     char *job_text;                /* the text the job completes (owned) */
     size_t job_len, job_offset;
     srv_scope scope;               /* the completion's shape and bounds */
+    struct TSTree *tree;           /* owned until the job takes it: job_text's tree, or NULL */
     uint64_t received_ns;
 } srv__pending;
 
@@ -334,6 +336,8 @@ static void srv__pending_closed(uv_handle_t *handle)
     sm_free(p->prefix);
     sm_free(p->text);
     sm_free(p->job_text);
+    if (p->tree)
+        ts_tree_delete(p->tree);
     sm_free(p);
 }
 
@@ -491,6 +495,8 @@ static void srv__start(srv__pending *p)
     srv_job_options o = {0};
     o.cache = d->cache;
     d->cache = NULL;
+    o.tree = p->tree;
+    p->tree = NULL;
     o.max_lines = p->scope.max_lines;
     if (lsp->config.escape_guard) {
         o.filter = srv_escape_filter;
@@ -614,6 +620,8 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     p->text_len = len;
     /* The tree matches the document, not a text with a selected item in it. */
     srv_scope_at(edited ? NULL : d->tree, p->job_text, p->job_len, p->job_offset, lsp->config.multiline, lsp->config.max_lines, &p->scope);
+    /* for the semantic pruners, taken now: the document may change before the job starts */
+    p->tree = edited ? NULL : srv_tree_copy(d->tree);
     sm_array_push(&lsp->pending, p);
     d->active = p;
     uv_timer_init(lsp->loop, &p->debounce);

@@ -42,6 +42,11 @@ srv_tree *srv_tree_new(const char *text, size_t len)
     return t;
 }
 
+struct TSTree *srv_tree_copy(const srv_tree *t)
+{
+    return t && t->tree ? ts_tree_copy(t->tree) : NULL;
+}
+
 void srv_tree_free(srv_tree *t)
 {
     if (!t)

@@ -85,6 +85,8 @@ typedef struct srv_job_options {
     mc_filter_cb filter;       /* an extra constraint, or NULL */
     void *filter_data;
     srv_rec_cache *cache;      /* moved into the job; may be NULL */
+    struct TSTree *tree;       /* moved into the job: the text's tree (srv_tree_copy), for the
+                                  semantic pruners; may be NULL (then parsed in the job) */
     bool cut;                  /* the recognizer sees text[cut_left, cut_right) only */
     size_t cut_left, cut_right;
     srv_lex_state cut_lex;     /* the lexical state at the cursor (srv_scope.lex) */
@@ -210,6 +212,9 @@ void srv_tree_free(srv_tree *tree);
 void srv_tree_edit(srv_tree *tree, const char *old_text, size_t start, size_t old_end, const char *inserted,
                    size_t inserted_len);
 void srv_tree_reparse(srv_tree *tree, const char *text, size_t len);
+/* A copy of the tree for another thread (the caller owns it: a job takes
+ * it); NULL when there is none. */
+struct TSTree *srv_tree_copy(const srv_tree *tree);
 bool srv_tree_has_error(const srv_tree *tree);
 
 typedef enum srv_scope_kind {

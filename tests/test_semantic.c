@@ -11,6 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <tree_sitter/api.h>
+
+const TSLanguage *tree_sitter_python(void);
+
 SEAM_SUITE(semantic);
 
 /* What a middle gets: how many bytes are accepted one by one, whether the
@@ -369,6 +373,36 @@ Test(semantic, the_filter_counts_refusals_by_pruner)
     cr_assert_eq(last->pruner, SX_NAMES);
     cr_assert_eq(sx_session_refused(s, 99), 0);
     sx_session_free(s);
+}
+
+/* A session may take the document's tree instead of parsing it: the same
+ * answers; a tree of another text is not trusted. */
+Test(semantic, a_session_takes_the_documents_tree)
+{
+    const char *text = "import os\nlimit = 3\n\n";
+    const char *other = "import os\nlimit = 3\nsomething_much_longer = [1, 2, 3]\nmore_names_here = 4\n\n";
+    size_t at = strlen("import os\nlimit = 3\n");
+    TSParser *parser = ts_parser_new();
+    cr_assert(ts_parser_set_language(parser, tree_sitter_python()));
+    for (int round = 0; round < 3; round++) {
+        TSTree *tree = NULL;
+        if (round == 1)
+            tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)strlen(text));
+        if (round == 2)
+            tree = ts_parser_parse_string(parser, NULL, other, (uint32_t)strlen(other));
+        sx_session *s = NULL;
+        cr_assert_eq(sx_session_new_tree(NULL, (1u << SX_PRUNER_COUNT) - 1, text, strlen(text), at, at, tree, &s),
+                     SM_OK);
+        cr_assert(sx_check(s, "print(limit, os.sep)", 20, true, NULL), "round %d", round);
+        cr_assert_not(sx_check(s, "print(more_names_here)", 22, true, NULL), "round %d", round);
+        sx_session_free(s);
+    }
+    /* a tree with a selection in the text is not the document's: deleted, not used */
+    sx_session *s = NULL;
+    TSTree *tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)strlen(text));
+    cr_assert_eq(sx_session_new_tree(NULL, 1, text, strlen(text), 2, 5, tree, &s), SM_OK);
+    sx_session_free(s);
+    ts_parser_delete(parser);
 }
 
 Test(semantic, bad_arguments_are_refused)
