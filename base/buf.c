@@ -3,6 +3,7 @@
  */
 #include "seam_base.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void sm_buf_init(sm_buf *buf, size_t max)
@@ -105,4 +106,23 @@ void sm_buf_free(sm_buf *buf)
 {
     sm_free(buf->data);
     sm_buf_init(buf, buf->max);
+}
+
+int sm_read_file(const char *path, size_t max, sm_buf *out)
+{
+    sm_buf_init(out, max);
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return SM_EIO;
+    char chunk[65536];
+    size_t got;
+    int rc = SM_OK;
+    while (rc == SM_OK && (got = fread(chunk, 1, sizeof chunk, file)) > 0)
+        rc = sm_buf_append(out, chunk, got);
+    if (!rc && ferror(file))
+        rc = SM_EIO;
+    fclose(file);
+    if (rc)
+        sm_buf_free(out);
+    return rc;
 }

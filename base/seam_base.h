@@ -110,6 +110,10 @@ void sm_buf_clear(sm_buf *buf);
 /* Hands the data to the caller (free with sm_free) and empties the buffer. */
 char *sm_buf_take(sm_buf *buf, size_t *len_out);
 void sm_buf_free(sm_buf *buf);
+/* Reads the file at path into out (initialised here, capped at `max`
+ * bytes).  SM_EIO (errno set) when it cannot be read, SM_ETOOBIG when it
+ * is larger; out is empty on error. */
+int sm_read_file(const char *path, size_t max, sm_buf *out);
 
 /* ---- UTF-8 ----------------------------------------------------------------
  *

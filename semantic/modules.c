@@ -168,23 +168,6 @@ static char *sx__ask_python(const sx_env *env, const char *name)
     return sm_buf_take(&out, NULL);
 }
 
-static int sx__read(const char *path, sm_buf *out)
-{
-    sm_buf_init(out, SX__MAX_SOURCE);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return SM_EIO;
-    char chunk[65536];
-    size_t got;
-    int rc = SM_OK;
-    while (rc == SM_OK && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc = sm_buf_append(out, chunk, got);
-    fclose(f);
-    if (rc)
-        sm_buf_free(out);
-    return rc;
-}
-
 /* Whether a module's source binds names that its tree does not show:
  * writes through globals() or vars(), or exec. */
 static bool sx__writes_globals(const char *text, size_t len)
@@ -209,7 +192,7 @@ static sx__module *sx__load(sx_env *env, const char *name)
         if (!roots[r] || !sx__find_source(roots[r], name, path, sizeof path, &m->dir))
             continue;
         sm_buf source;
-        if (sx__read(path, &source) != SM_OK)
+        if (sm_read_file(path, SX__MAX_SOURCE, &source) != SM_OK)
             break;
         if (sx_doc_read(&m->doc, NULL, source.data ? source.data : "", source.len, SIZE_MAX, NULL) == SM_OK) {
             m->found = true;

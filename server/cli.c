@@ -34,24 +34,7 @@ static const char srv__usage[] =
 
 int srv_read_file(const char *path, sm_buf *out)
 {
-    sm_buf_init(out, SRV_MAX_FILE_BYTES);
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return SM_EIO;
-    char chunk[65536];
-    size_t got;
-    int rc = SM_OK;
-    while ((got = fread(chunk, 1, sizeof chunk, file)) > 0) {
-        rc = sm_buf_append(out, chunk, got);
-        if (rc)
-            break;
-    }
-    if (!rc && ferror(file))
-        rc = SM_EIO;
-    fclose(file);
-    if (rc)
-        sm_buf_free(out);
-    return rc;
+    return sm_read_file(path, SRV_MAX_FILE_BYTES, out);
 }
 
 static int srv__cmd_parse(const char *path)

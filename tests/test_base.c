@@ -48,6 +48,25 @@ Test(base, buffer_refuses_to_pass_its_cap)
     sm_buf_free(&buf);
 }
 
+Test(base, read_file_is_capped)
+{
+    char path[] = "/tmp/seam-base-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, "0123456789", 10), 10);
+    close(fd);
+    sm_buf out;
+    cr_assert_eq(sm_read_file(path, 10, &out), SM_OK);
+    cr_assert_eq(out.len, 10);
+    cr_assert_str_eq(out.data, "0123456789");
+    sm_buf_free(&out);
+    cr_assert_eq(sm_read_file(path, 9, &out), SM_ETOOBIG);
+    cr_assert_null(out.data);
+    unlink(path);
+    cr_assert_eq(sm_read_file(path, 10, &out), SM_EIO);
+    cr_assert_eq(out.len, 0);
+}
+
 Test(base, buffer_reports_allocation_failure)
 {
     sm_buf buf;
