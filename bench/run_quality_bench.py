@@ -20,11 +20,15 @@ are valid for CPython, equal to the true middle, and empty, and seam's time
 per completion.  Settings: noise and run-ons together, run-ons alone, the
 same with the end token sent as empty text (llama-server without
 --special), and the embedded model on the same holes (valid, non-empty, and
-the mean length of the prefix it shares with the true middle).
+the mean length of the prefix it shares with the true middle).  A last
+setting puts a misspelt name (a letter doubled) first at 15% of the names
+the middle holds, and gives seam with the semantic pruners (the default)
+and without them.
 """
 
 import argparse
 import json
+import keyword
 import os
 import random
 import re
@@ -57,9 +61,10 @@ def pieces(text):
 class Imitation:
     """A fill-in-the-middle model that knows the true middle of one hole."""
 
-    def __init__(self, middle, right, noise, run_on, seed):
+    def __init__(self, middle, right, noise, run_on, seed, misspell=0.0):
         self.middle = middle
         self.noise = noise
+        self.misspell = misspell
         self.seed = seed
         tokens = pieces(middle)
         self.end_at = len(tokens)
@@ -91,6 +96,10 @@ class Imitation:
             bad = NOISE[h % len(NOISE)]
             if bad != true:
                 cands.insert(0, (bad, -0.2))
+        word = true.strip()
+        if ((h >> 10) % 1000) < self.misspell * 1000 and len(word) >= 3 and word.isidentifier() and \
+                not keyword.iskeyword(word):
+            cands.insert(0, (true[:-1] + true[-2] + true[-1], -0.2))  # a misspelt name: a letter doubled
         cands.append((" pass", -6.0))
         return cands
 
@@ -172,30 +181,36 @@ def row(name, results, cases):
     return "%-24s %6.1f%% %6.1f%% %6.1f%% %7d" % (name, 100.0 * v / n, 100.0 * eq / n, 100.0 * empty / n, n - v)
 
 
-def setting(args, cases, work, title, noise, run_on_share, special):
-    print("\n== %s (noise %d%% of positions, run-ons in %d%% of holes%s)" % (
-        title, noise * 100, run_on_share * 100, "" if special else ", end token as empty text"))
+def setting(args, cases, work, title, noise, run_on_share, special, misspell=0.0):
+    print("\n== %s (noise %d%% of positions, run-ons in %d%% of holes%s%s)" % (
+        title, noise * 100, run_on_share * 100, "" if special else ", end token as empty text",
+        ", a misspelt name first at %d%% of names" % (misspell * 100) if misspell else ""))
     print("%-24s %7s %7s %7s %7s" % ("", "valid", "equal", "empty", "invalid"))
     models = []
     for i, (_, _, left, middle, right) in enumerate(cases):
         rng = random.Random(args.seed * 1000 + i)
-        models.append(Imitation(middle, right, noise, rng.random() < run_on_share, args.seed * 7919 + i))
+        models.append(Imitation(middle, right, noise, rng.random() < run_on_share, args.seed * 7919 + i, misspell))
     plain = [greedy(m) for m in models]
     cut = [cut_at_repeat(g, c[4]) for g, c in zip(plain, cases)]
     print(row("greedy", [(g, True) for g in plain], cases))
     print(row("greedy, cut at repeat", [(g, True) for g in cut], cases))
-    seam_out, times, own, checks = [], [], [], []
+    seam_out, times, own, checks, plain_seam = [], [], [], [], []
     server = LoopbackServer(models[0], special=special)
     with server:
         for i, (_, base, left, middle, right) in enumerate(cases):
             server.script = models[i]
-            out, ms = run_seam(args.seam, work, i, base, left, right,
-                               ["--backend", "llamacpp", "--endpoint", server.url, "--timeout-ms", "10000"])
+            settings = ["--backend", "llamacpp", "--endpoint", server.url, "--timeout-ms", "10000"]
+            out, ms = run_seam(args.seam, work, i, base, left, right, settings)
             times.append(ms)
             own.append(out["timings_us"]["total"] / 1000 if out and "timings_us" in out else ms)
             checks.append(out["timings_us"]["filter"] / 1000 if out and "timings_us" in out else 0)
             seam_out.append((out["completion"], out["found"]) if out else ("", False))
+            if misspell:
+                out, _ = run_seam(args.seam, work, i, base, left, right, settings + ["--semantic", "false"])
+                plain_seam.append((out["completion"], out["found"]) if out else ("", False))
     print(row("seam", seam_out, cases))
+    if misspell:
+        print(row("seam, semantic off", plain_seam, cases))
     print("seam: %.1f ms per completion inside seam (median; p90 %.1f; most of it the imitation server in "
           "Python), %.2f ms of it checking candidates, %.1f ms for the whole process" % (
               statistics.median(own), sorted(own)[int(len(own) * 0.9)], statistics.median(checks),
@@ -238,6 +253,8 @@ def main():
     s, g, c = setting(args, cases, work, "run-ons alone", 0.0, 1.0, True)
     print("seam equal - cut baseline: %+.1f points (target >= 0)" % (s - c))
     setting(args, cases, work, "noise and run-ons", 0.15, 0.5, False)
+    s, g, c = setting(args, cases, work, "misspelt names", 0.0, 0.0, True, misspell=0.15)
+    print("seam (semantic pruners on) equal - better baseline: %+.1f points" % (s - max(g, c)))
     if not args.no_embedded:
         embedded(args, cases, work)
     return 0
