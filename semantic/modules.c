@@ -294,7 +294,11 @@ static bool sx__enter(sx_env *env, bool load)
     return pthread_mutex_trylock(&env->lock) == 0;
 }
 
-bool sx__env_has_attribute(sx_env *env, const char *name, const char *attribute, bool load, bool *found)
+static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, bool load, int depth);
+
+/* Whether module `name` has `attribute` (with `prefix`: one beginning
+ * with it); true when the module is not known (*found false). */
+static bool sx__lookup(sx_env *env, const char *name, const char *attribute, bool prefix, bool load, bool *found)
 {
     if (found)
         *found = false;
@@ -302,11 +306,17 @@ bool sx__env_has_attribute(sx_env *env, const char *name, const char *attribute,
         return true;
     sx__module *m = sx__get(env, name, load);
     bool known = m->found && !m->open;
-    bool has = !known || !attribute || sx__has(env, m, attribute, load, 0);
+    bool has = !known || !attribute ||
+               (prefix ? sx__has_prefix(env, m, attribute, load, 0) : sx__has(env, m, attribute, load, 0));
     pthread_mutex_unlock(&env->lock);
     if (found)
         *found = known;
     return has;
+}
+
+bool sx__env_has_attribute(sx_env *env, const char *name, const char *attribute, bool load, bool *found)
+{
+    return sx__lookup(env, name, attribute, false, load, found);
 }
 
 bool sx_env_has_attribute(sx_env *env, const char *name, const char *attribute, bool *found)
@@ -328,7 +338,6 @@ void sx__env_warm(sx_env *env, const char *name)
         sx__get(env, m->doc.stars.data + i, true);
     pthread_mutex_unlock(&env->lock);
 }
-
 
 static bool sx__submodule_prefix(const sx__module *m, const char *prefix)
 {
@@ -360,17 +369,7 @@ static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, bool 
 
 bool sx_env_has_attribute_prefix(sx_env *env, const char *name, const char *prefix, bool load, bool *found)
 {
-    if (found)
-        *found = false;
-    if (!sx__enter(env, load))
-        return true;
-    sx__module *m = sx__get(env, name, load);
-    bool known = m->found && !m->open;
-    bool has = !known || sx__has_prefix(env, m, prefix, load, 0);
-    pthread_mutex_unlock(&env->lock);
-    if (found)
-        *found = known;
-    return has;
+    return sx__lookup(env, name, prefix, true, load, found);
 }
 
 bool sx_env_member_module(sx_env *env, const char *module, const char *attribute, bool load, char *out, size_t size)

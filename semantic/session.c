@@ -131,47 +131,20 @@ static bool sx__judge_names(sx_session *s, const sx_fact *f, sx_refusal *why)
     return false;
 }
 
-/* The module a dotted module name ("os.path") is, into out: each name
- * after the first as a member of the module before it (os.path is
- * posixpath). */
-static bool sx__resolve(sx_session *s, const char *dotted, char *out, size_t size)
+/* Follows `.a.b` (rest[0..len)) from the module in out: each name as the
+ * member module of the one before it (os.path is posixpath); false when
+ * one is not a module the environment knows. */
+static bool sx__members(sx_session *s, const char *rest, size_t len, char *out, size_t size)
 {
-    const char *dot = strchr(dotted, '.');
-    snprintf(out, size, "%.*s", (int)(dot ? (size_t)(dot - dotted) : strlen(dotted)), dotted);
-    while (dot) {
-        const char *next = strchr(dot + 1, '.');
-        char member[128], resolved[256];
-        size_t n = next ? (size_t)(next - dot - 1) : strlen(dot + 1);
-        if (n >= sizeof member)
-            return false;
-        memcpy(member, dot + 1, n);
-        member[n] = '\0';
-        if (!s->env || !sx_env_member_module(s->env, out, member, s->load, resolved, sizeof resolved))
-            return false;
-        snprintf(out, size, "%s", resolved);
-        dot = next;
-    }
-    return true;
-}
-
-/* The module a dotted chain of names refers to, into out; false when it is
- * not a module the environment knows. */
-static bool sx__chain_module(sx_session *s, const char *chain, size_t len, char *out, size_t size)
-{
-    const char *dot = memchr(chain, '.', len);
-    size_t first = dot ? (size_t)(dot - chain) : len;
-    const char *module = sx_session_module_of(s, chain, first);
-    if (!module || !sx__resolve(s, module, out, size))
-        return false;
-    size_t i = first;
+    size_t i = 0;
     while (i < len) {
         size_t j = i + 1;
-        while (j < len && chain[j] != '.')
+        while (j < len && rest[j] != '.')
             j++;
         char member[128], next[256];
-        if (j - i - 1 >= sizeof member)
+        if (!s->env || j - i - 1 >= sizeof member)
             return false;
-        memcpy(member, chain + i + 1, j - i - 1);
+        memcpy(member, rest + i + 1, j - i - 1);
         member[j - i - 1] = '\0';
         if (!sx_env_member_module(s->env, out, member, s->load, next, sizeof next))
             return false;
@@ -179,6 +152,23 @@ static bool sx__chain_module(sx_session *s, const char *chain, size_t len, char 
         i = j;
     }
     return true;
+}
+
+/* The module a dotted chain of names ("os.path", or `p.sep` with p bound
+ * to a module) refers to, into out; false when it is not a module the
+ * environment knows. */
+static bool sx__chain_module(sx_session *s, const char *chain, size_t len, char *out, size_t size)
+{
+    const char *dot = memchr(chain, '.', len);
+    size_t first = dot ? (size_t)(dot - chain) : len;
+    const char *module = sx_session_module_of(s, chain, first);
+    if (!module)
+        return false;
+    /* the module bound, itself perhaps dotted, then the chain's members */
+    size_t head = strcspn(module, ".");
+    snprintf(out, size, "%.*s", (int)head, module);
+    return sx__members(s, module + head, strlen(module + head), out, size) &&
+           sx__members(s, chain + first, len - first, out, size);
 }
 
 static bool sx__judge_attributes(sx_session *s, const sx_fact *f, sx_refusal *why)
