@@ -395,7 +395,11 @@ int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t le
     if (!sm_utf8_valid((const uint8_t *)right, right_len, false, NULL))
         return SM_EUTF8;
     int rc;
-    if (grammar->layout != EP_LAYOUT_NONE) {
+    if (right_len == 0) {
+        /* The quotient by nothing is the grammar itself: the end of the
+         * text is the program's. */
+        rc = ep_recognizer_new(grammar, out);
+    } else if (grammar->layout != EP_LAYOUT_NONE) {
         rc = ep__new_fim_layout(grammar, left, left_len, right, right_len, out);
     } else {
         ep_grammar *quotient;

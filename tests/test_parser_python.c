@@ -406,6 +406,10 @@ static const struct {
     {"x = 1", " + 2", " \\\n+ 3\n", true},
     {"x = (1", " + 2", "\n\n   )\n", true},
     {"def f():\n    x = 1\n", "", "    return x\n", true},
+    /* nothing to the right: the quotient is the grammar itself, and a
+     * backslash join at the end of the text is the plain recognizer's */
+    {"x = 1\n", "\\\r\n", "", true},
+    {"x = 1\n", "\\\n", "", false},
 };
 
 Test(parser, python_fill_in_the_middle_cases_agree_with_cpython)
