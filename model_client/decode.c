@@ -82,7 +82,6 @@ struct mc_decode {
     uint32_t backtracks;
     size_t repeat_min;                 /* bytes a run-on repeats; 0: no check */
     bool empty_possible;               /* prefer_nonempty: the empty middle is complete */
-    double empty_score;
     bool empty_refused;
     bool have_best;
     double best_score;
@@ -339,7 +338,6 @@ static void mc__remember_complete(mc_decode *d, double score)
     if (d->options.prefer_nonempty && d->middle.len == 0) {
         /* The empty middle is the last resort of an explicit request. */
         d->empty_possible = true;
-        d->empty_score = score;
         return;
     }
     if (!d->have_best || score >= d->best_score) {
@@ -397,17 +395,6 @@ static bool mc__try_token(mc_decode *d, const char *bytes, size_t len, int32_t i
     }
     ep_restore(d->rec, point);
     return false;
-}
-
-/* The log of the probability the position gives to anything but the end
- * (its listed candidates). */
-static double mc__logsum_not_end(const mc_step *step)
-{
-    double sum = 0;
-    for (uint32_t i = 0; i < step->count; i++)
-        if (!step->cands[i].eos && isfinite(step->cands[i].logprob))
-            sum += exp(step->cands[i].logprob);
-    return sum > 0 ? log(sum) : -INFINITY;
 }
 
 /* Back to the empty middle. */
@@ -479,6 +466,8 @@ static const mc__end *mc__overlap_end(const mc_decode *d, size_t len)
 {
     for (uint32_t i = 0; i < d->ends.size; i++) {
         const mc__end *e = &d->ends.items[i];
+        if (e->len == 0 && d->options.prefer_nonempty)
+            continue;   /* an explicit request keeps what the model wrote */
         if (e->len < len && len - e->len <= d->right_len &&
             memcmp(d->middle.data + e->len, d->right, len - e->len) == 0)
             return e;
@@ -531,6 +520,17 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             continue;
         }
         const mc__end *run_on = mc__run_on(d, tok->bytes, tok->len);
+        if (run_on && run_on->len == 0) {
+            /* Writing the right context again from the cursor on is not the
+             * model's word that nothing goes there: it ignored the code
+             * after the cursor (the closers an editor typed, say).  The
+             * candidate is refused; an explicit request keeps the empty
+             * middle as its last resort. */
+            if (d->options.prefer_nonempty)
+                d->empty_possible = true;
+            d->rejected++;
+            continue;
+        }
         if (run_on) {
             d->have_best = true;
             d->best_len = run_on->len;
@@ -656,15 +656,8 @@ static bool mc__conclude(mc_decode *d, mc__verdict v, mc_stop_reason none)
 {
     switch (v) {
     case MC__TOOK:
-        if (d->empty_possible && d->token_ends.size == 1) {
-            const mc_step *first = &d->trail.items[0].step;
-            if (d->empty_score - mc__logsum_not_end(first) >= log(MC_EMPTY_ODDS)) {
-                mc__undo_to_start(d);
-                mc__finish(d, MC_STOP_EOS, NULL);
-                return false;
-            }
+        if (d->empty_possible && d->token_ends.size == 1)
             d->empty_refused = true;
-        }
         d->pending_complete = mc__can_end(d);
         if (d->pending_complete)
             mc__add_end(d);

@@ -392,10 +392,9 @@ typedef struct mc_decode_options {
     double top_p;
     uint64_t seed;
     size_t context_budget;    /* bytes of context sent to the model */
-    /* An explicit request (not an automatic trigger): an empty completion
-     * is given only when the model's end at the cursor is at least
-     * MC_EMPTY_ODDS times as likely as all its other candidates there
-     * together, or when no non-empty completion is found. */
+    /* An explicit request (not an automatic trigger): the empty completion
+     * is given only when no non-empty one is found, whether the model ends
+     * at the cursor or writes the code after it again from there. */
     bool prefer_nonempty;
     /* With a backend that gives the whole distribution (mc_step.full):
      * greedy takes the best token of the full-vocabulary mask at every
@@ -410,8 +409,6 @@ typedef struct mc_decode_options {
 } mc_decode_options;
 
 void mc_decode_options_init(mc_decode_options *options);
-
-#define MC_EMPTY_ODDS 20.0
 
 /* An extra constraint on the middle (context escape, say): an mc_filter_cb
  * answers whether middle[0..len) may still be extended into an accepted

@@ -568,7 +568,7 @@ static const script_entry empty_first[] = {
     {NULL, {NULL}},
 };
 
-Test(model_decode, an_explicit_request_gets_a_non_empty_completion_unless_the_empty_one_is_overwhelming)
+Test(model_decode, an_explicit_request_gets_a_non_empty_completion_however_likely_the_end)
 {
     const char *left = "class E(", *right = "):\n    pass\n";
     mc_completion *automatic = decode_with(empty_first, 1.0, left, right, 4, 1, false, NULL);
@@ -579,14 +579,36 @@ Test(model_decode, an_explicit_request_gets_a_non_empty_completion_unless_the_em
     cr_assert(invoked->found);
     cr_assert_str_eq(invoked->text, "Exception");
     cr_assert(invoked->empty_refused);
-    /* Candidates 5 nats apart: the end is e^5 times as likely. */
-    mc_completion *overwhelming = decode_with(empty_first, 5.0, left, right, 4, 1, true, NULL);
-    cr_assert(overwhelming->found);
-    cr_assert_str_eq(overwhelming->text, "");
-    cr_assert(!overwhelming->empty_refused);
+    /* Candidates 5 nats apart: the end is e^5 times as likely, and still
+     * the valid non-empty candidate is given. */
+    mc_completion *likely_end = decode_with(empty_first, 5.0, left, right, 4, 1, true, NULL);
+    cr_assert(likely_end->found);
+    cr_assert_str_eq(likely_end->text, "Exception");
+    cr_assert(likely_end->empty_refused);
     mc_completion_free(automatic);
     mc_completion_free(invoked);
-    mc_completion_free(overwhelming);
+    mc_completion_free(likely_end);
+}
+
+/* The model writes the right context's start again at the cursor: the
+ * closer an editor typed, say. */
+static const script_entry run_on_first[] = {
+    {"", {"))", "path", NULL}},
+    {"path", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_run_on_at_the_cursor_is_refused_not_taken_for_the_empty_middle)
+{
+    const char *left = "x = sorted(listdir(", *right = "))\nprint(x)\n";
+    mc_completion *automatic = decode_with(run_on_first, 1.0, left, right, 4, 1, false, NULL);
+    cr_assert(automatic->found);
+    cr_assert_str_eq(automatic->text, "path");
+    cr_assert_neq(automatic->reason, MC_STOP_REPEAT);
+    mc_completion *invoked = decode_with(run_on_first, 1.0, left, right, 4, 1, true, NULL);
+    cr_assert_str_eq(invoked->text, "path");
+    mc_completion_free(automatic);
+    mc_completion_free(invoked);
 }
 
 static const script_entry only_empty[] = {
