@@ -21,6 +21,11 @@
  * same way (A bytes before the first refusal; C whether the whole middle
  * is accepted at its end; P and W the pruner that refused and why, O the
  * offset in the middle of the lexeme it refused).
+ *
+ * With "typing": true the code after the cursor binds the middle only as
+ * far as it is written, as in a completion (request.c): the result adds
+ * "binding" ("whole", "line" or "end") and "binding_why", and "complete"
+ * is that binding's end.
  */
 #include "seam_parser.h"
 #include "seam_semantic.h"
@@ -121,56 +126,45 @@ static cJSON *srv__check_semantic(sx_env *env, unsigned pruners, const char *lef
 }
 
 /* Runs one case and writes its result line.  With `cut`, the recognizer
- * gets only the statements around the cursor (srv_scope_at's cut points). */
+ * gets only the statements around the cursor (srv_scope_at's cut points);
+ * with `typing`, the code after the cursor binds as far as the request
+ * pipeline finds it written (srv_contexts_of), else it binds whole. */
 static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *id, const char *left,
-                            const char *middle, const char *right, bool cut, cJSON *semantic)
+                            const char *middle, const char *right, bool cut, bool typing, cJSON *semantic)
 {
-    size_t left_len = strlen(left), middle_len = strlen(middle);
-    char *cut_right_text = NULL;
-    char *whole = NULL;
-    size_t whole_len = left_len + strlen(right), offset = left_len;
-    size_t cut_left = 0, cut_right = left_len + strlen(right);
-    srv_lex_state lex = {0};
-    if (cut) {
-        size_t right_len = strlen(right);
-        char *joint = sm_malloc(left_len + right_len + 1);
-        memcpy(joint, left, left_len);
-        memcpy(joint + left_len, right, right_len + 1);
-        srv_scope scope;
-        srv_scope_at(NULL, joint, left_len + right_len, left_len, true, 1, &scope);
-        whole = joint;
-        lex = scope.lex;
-        cut_left = scope.cut_left;
-        cut_right = scope.cut_right;
-        left += cut_left;
-        left_len -= cut_left;
-        cut_right_text = sm_strndup(right, cut_right - (cut_left + left_len));
-        right = cut_right_text;
-    }
+    size_t left_len = strlen(left), middle_len = strlen(middle), right_len = strlen(right);
     if (!sm_utf8_valid((const uint8_t *)left, left_len, false, NULL) ||
         !sm_utf8_valid((const uint8_t *)middle, middle_len, false, NULL) ||
-        !sm_utf8_valid((const uint8_t *)right, strlen(right), false, NULL)) {
+        !sm_utf8_valid((const uint8_t *)right, right_len, false, NULL)) {
         srv__emit_error(out, id, "invalid UTF-8");
         cJSON_Delete(semantic);
-        sm_free(cut_right_text);
-        sm_free(whole);
         return;
     }
+    size_t len = left_len + right_len;
+    char *whole = sm_malloc(len + 1);
+    memcpy(whole, left, left_len);
+    memcpy(whole + left_len, right, right_len + 1);
+    srv_scope scope;
+    srv_scope_at(NULL, whole, len, left_len, true, 1, &scope);
+    srv_contexts contexts;
+    srv_contexts_of(&scope, whole, len, left_len, cut, !typing, &contexts);
+
     uint64_t start = sm_now_ns();
-    ep_recognizer *rec;
-    int rc = right[0] ? ep_recognizer_new_fim(grammar, left, left_len, right, strlen(right), &rec)
-                      : ep_recognizer_new(grammar, &rec);
+    srv_rec_cache *cache = sm_calloc(1, sizeof *cache);
+    srv_bound bound;
+    int rc = srv_bound_open(grammar, whole, len, left_len, &contexts, cache, &bound);
     if (rc) {
         srv__emit_error(out, id, sm_strerror(rc));
         cJSON_Delete(semantic);
-        sm_free(cut_right_text);
+        srv_rec_cache_free(cache);
         sm_free(whole);
         return;
     }
-    int viable = right[0] ? (ep_viable(rec) ? 1 : 0) : ep_feed(rec, left, left_len);
+    ep_recognizer *rec = bound.rec;
+    bool viable = ep_viable(rec);
     uint64_t setup_done = sm_now_ns();
     size_t accepted = 0;
-    while (viable == 1 && accepted < middle_len) {
+    while (viable && accepted < middle_len) {
         uint32_t code_point;
         int width = sm_utf8_decode((const uint8_t *)middle + accepted, middle_len - accepted, &code_point);
         if (width < 0 || ep_feed(rec, middle + accepted, (size_t)width) != 1)
@@ -179,16 +173,12 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
     }
     uint64_t end_start = sm_now_ns();
     bool fell_back = false;
-    bool complete = viable == 1 && accepted == middle_len &&
-                    (cut ? srv_cut_can_end(rec, grammar, whole, whole_len, offset, cut_right, &lex, middle, middle_len,
-                                           NULL, &fell_back)
-                         : ep_can_end(rec));
+    bool complete = viable && accepted == middle_len && srv_bound_can_end(&bound, middle, middle_len, &fell_back);
     uint64_t feed_done = sm_now_ns();
-    ep_recognizer_free(rec);
 
     cJSON *result = cJSON_CreateObject();
     cJSON_AddItemToObject(result, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
-    cJSON_AddNumberToObject(result, "accepted", viable == 1 ? (double)accepted : 0);
+    cJSON_AddNumberToObject(result, "accepted", viable ? (double)accepted : 0);
     cJSON_AddBoolToObject(result, "complete", complete);
     cJSON_AddNumberToObject(result, "setup_us", (double)(setup_done - start) / 1000.0);
     cJSON_AddNumberToObject(result, "feed_us", (double)(feed_done - setup_done) / 1000.0);
@@ -196,11 +186,15 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
     if (semantic)
         cJSON_AddItemToObject(result, "semantic", semantic);
     if (cut) {
-        cJSON_AddNumberToObject(result, "cut_left", (double)cut_left);
-        cJSON_AddNumberToObject(result, "cut_right", (double)cut_right);
+        cJSON_AddNumberToObject(result, "cut_left", (double)contexts.cut_left);
+        cJSON_AddNumberToObject(result, "cut_right", (double)contexts.cut_right);
         cJSON_AddBoolToObject(result, "cut_fell_back", fell_back);
     }
-    sm_free(cut_right_text);
+    if (typing) {
+        cJSON_AddStringToObject(result, "binding", srv_binding_name(bound.binding));
+        cJSON_AddStringToObject(result, "binding_why", bound.why ? bound.why : "");
+    }
+    srv_rec_cache_free(cache);
     sm_free(whole);
     srv__emit(out, result);
     cJSON_Delete(result);
@@ -265,7 +259,8 @@ int srv_cmd_check(FILE *in, FILE *out)
                 semantic = srv__check_semantic(env, srv__pruner_mask(request), left, middle, right);
             }
             srv__check_case(out, grammar, id, left, middle, right,
-                            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "cut")), semantic);
+                            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "cut")),
+                            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "typing")), semantic);
         }
         cJSON_Delete(request);
     }

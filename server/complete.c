@@ -69,8 +69,9 @@ static cJSON *srv__token_json(const char *bytes, size_t len)
     return list;
 }
 
-static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset, const srv_scope *scope)
+static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset, const srv_request *request)
 {
+    const srv_scope *scope = &request->scope;
     cJSON *o = cJSON_CreateObject();
     const mc_completion *c = r->completion;
     if (c) {
@@ -128,9 +129,15 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
     cJSON *sc = cJSON_AddObjectToObject(o, "scope");
     cJSON_AddStringToObject(sc, "kind", srv_scope_kind_name(scope->kind));
     cJSON_AddNumberToObject(sc, "max_lines", scope->max_lines);
-    cJSON_AddNumberToObject(sc, "cut_left", (double)scope->cut_left);
-    cJSON_AddNumberToObject(sc, "cut_right", (double)scope->cut_right);
+    cJSON_AddNumberToObject(sc, "cut_left", (double)request->options.contexts.cut_left);
+    cJSON_AddNumberToObject(sc, "cut_right", (double)request->options.contexts.cut_right);
     cJSON_AddStringToObject(sc, "node", scope->node_type ? scope->node_type : "");
+    if (r->completion || r->info.binding_why) {
+        /* How much of the code after the cursor bound the completion. */
+        cJSON *b = cJSON_AddObjectToObject(o, "binding");
+        cJSON_AddStringToObject(b, "kind", srv_binding_name(r->info.binding));
+        cJSON_AddStringToObject(b, "why", r->info.binding_why ? r->info.binding_why : "");
+    }
     char *s = cJSON_PrintUnformatted(o);
     puts(s);
     cJSON_free(s);
@@ -251,25 +258,15 @@ int srv_cmd_complete(int argc, char **argv)
      * recognizer needs. */
     const char *body = text.data ? text.data : "";
     srv_tree *tree = srv_tree_new(body, text.len);
-    srv_scope scope;
-    srv_scope_at(tree, body, text.len, offset, config.multiline, config.max_lines, &scope);
-    srv_job_options options = {.explicit_request = true};
-    options.max_lines = scope.max_lines;
-    options.tree = srv_tree_copy(tree);
-    if (config.escape_guard) {
-        options.filter = srv_escape_filter;
-        options.filter_data = &scope;
-    }
-    if (config.cut_contexts) {
-        options.cut = true;
-        options.cut_left = scope.cut_left;
-        options.cut_right = scope.cut_right;
-        options.cut_lex = scope.lex;
-    }
+    srv_request request;
+    srv_request_prepare(&request, srv_engine_config(engine), tree, body, text.len, offset, true);
+    request.options.tree = srv_tree_copy(tree);
+    const srv_scope *scope = &request.scope;
     sm_log(&logger, SM_LOG_DEBUG, "scope %s at %s, %u lines, recognizer contexts [%zu, %zu)",
-           srv_scope_kind_name(scope.kind), scope.node_type, scope.max_lines, scope.cut_left, scope.cut_right);
+           srv_scope_kind_name(scope->kind), scope->node_type, scope->max_lines, request.options.contexts.cut_left,
+           request.options.contexts.cut_right);
     srv__cli_result result = {0};
-    rc = srv_engine_complete(engine, body, text.len, offset, &options, srv__cli_done, &result, NULL);
+    rc = srv_engine_complete(engine, body, text.len, offset, &request.options, srv__cli_done, &result, NULL);
     if (rc == SM_OK)
         while (!result.done && uv_run(&loop, UV_RUN_ONCE))
             ;
@@ -277,7 +274,7 @@ int srv_cmd_complete(int argc, char **argv)
         fprintf(stderr, "seam: the completion did not finish\n");
         status = 1;
     } else if (json) {
-        srv__print_json(&result, engine, offset, &scope);
+        srv__print_json(&result, engine, offset, &request);
     } else if (result.completion) {
         fwrite(result.completion->text, 1, result.completion->len, stdout);
         putchar('\n');

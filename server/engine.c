@@ -39,10 +39,8 @@ struct srv_job {
     char *text;
     size_t len, offset;
     srv_job_options options;
-    ep_recognizer *rec;
+    srv_bound bound;             /* the recognizer, bound as the code allows */
     srv_rec_cache *cache;
-    bool reused;
-    srv_lex_memo memo;           /* lexical states at the right cut */
     sx_session *semantic;        /* owned; the semantic pruners' check, or NULL */
     TSTree *tree;                /* owned until the session takes it; the text's tree, or NULL */
     int setup_rc;
@@ -401,16 +399,6 @@ bool srv_engine_ready(const srv_engine *e)
 
 /* ---- Jobs ------------------------------------------------------------------------- */
 
-void srv_rec_cache_free(srv_rec_cache *cache)
-{
-    if (!cache)
-        return;
-    ep_recognizer_free(cache->rec);
-    sm_free(cache->left);
-    sm_free(cache->right);
-    sm_free(cache);
-}
-
 static void srv__job_free(srv_job *job)
 {
     sx_session_free(job->semantic);
@@ -436,7 +424,9 @@ static void srv__on_decoded(void *data, mc_completion *c)
     info.setup_ns = job->setup_ns;
     info.total_ns = srv__now_ns() - job->start_ns;
     info.backend = job->engine->backend->vtable->name;
-    info.reused = job->reused;
+    info.reused = job->bound.reused;
+    info.binding = job->bound.binding;
+    info.binding_why = job->bound.why;
     info.cache = srv__take_cache(job);
     info.semantic = job->semantic != NULL;
     for (int p = 0; job->semantic && p < SX_PRUNER_COUNT; p++)
@@ -453,14 +443,6 @@ static void srv__fail_job(srv_job *job, const char *message)
     info.error = message;
     job->on_done(job->data, NULL, &info);
     srv__job_free(job);
-}
-
-/* Whether the cached recognizer serves these contexts. */
-static bool srv__cache_fits(const srv_rec_cache *c, const char *left, size_t left_len, const char *right,
-                            size_t right_len)
-{
-    return c && c->rec && c->left_len <= left_len && c->right_len == right_len &&
-           memcmp(c->left, left, c->left_len) == 0 && memcmp(c->right, right, right_len) == 0;
 }
 
 /* The pruners the configuration switches on, as a mask. */
@@ -501,110 +483,37 @@ static bool srv__job_filter(void *data, const char *middle, size_t len, bool at_
     return !job->semantic || sx_filter(job->semantic, middle, len, at_end);
 }
 
+/* The contexts a job without a front end's contexts reads: the whole
+ * text, bound whole. */
+static void srv__whole_contexts(const srv_job *job, srv_contexts *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cut_right = job->len;
+    out->line_end = out->next_line = job->len;
+    out->whole_only = out->whole_first = true;
+}
+
 static void srv__setup_work(uv_work_t *work)
 {
     srv_job *job = work->data;
     uint64_t t0 = srv__now_ns();
-    srv_rec_cache *c = job->cache;
-    /* The recognizer's contexts: the whole text, or the statements around
-     * the cursor when the scope found cut points. */
-    size_t from = job->options.cut ? job->options.cut_left : 0;
-    size_t to = job->options.cut ? job->options.cut_right : job->len;
-    const char *left = job->text + from, *right = job->text + job->offset;
-    size_t left_len = job->offset - from, right_len = to - job->offset;
-    if (srv__cache_fits(c, left, left_len, right, right_len)) {
-        /* Typing forward: only the new bytes of the left context are fed. */
-        ep_restore(c->rec, c->point);
-        ep_feed(c->rec, left + c->left_len, left_len - c->left_len);
-        c->point = ep_save(c->rec);
-        sm_free(c->left);
-        c->left = sm_strndup(left, left_len);
-        c->left_len = left_len;
-        job->reused = true;
-        job->rec = c->rec;
-        job->setup_rc = SM_OK;
-    } else {
-        if (!c)
-            c = job->cache = sm_calloc(1, sizeof *c);
-        ep_recognizer_free(c->rec);
-        sm_free(c->left);
-        sm_free(c->right);
-        memset(c, 0, sizeof *c);
-        job->setup_rc = ep_recognizer_new_fim(job->engine->grammar, left, left_len, right, right_len, &c->rec);
-        if (job->setup_rc == SM_OK) {
-            c->point = ep_save(c->rec);
-            c->left = sm_strndup(left, left_len);
-            c->left_len = left_len;
-            c->right = sm_strndup(right, right_len);
-            c->right_len = right_len;
-        }
-        job->rec = c->rec;
-    }
+    if (!job->cache)
+        job->cache = sm_calloc(1, sizeof *job->cache);
+    srv_contexts whole;
+    if (!job->options.have_contexts)
+        srv__whole_contexts(job, &whole);
+    job->setup_rc = srv_bound_open(job->engine->grammar, job->text, job->len, job->offset,
+                                   job->options.have_contexts ? &job->options.contexts : &whole, job->cache,
+                                   &job->bound);
     srv__semantic_setup(job);
     job->setup_ns = srv__now_ns() - t0;
-}
-
-static bool srv__same_lex(const srv_lex_state *a, const srv_lex_state *b)
-{
-    return a->depth == b->depth && a->quote == b->quote && a->triple == b->triple && a->raw == b->raw &&
-           a->in_comment == b->in_comment && a->escaped == b->escaped && a->continued == b->continued;
-}
-
-/* The lexical state at the right cut after the middle.  Lexing the right
- * part depends only on the state the middle leaves, so a few transitions
- * are remembered: most middles leave one of a handful of states. */
-static void srv__state_at_cut(srv_lex_memo *memo, const srv_lex_state *at_cursor, const char *middle,
-                              size_t middle_len, const char *right, size_t right_len, srv_lex_state *end)
-{
-    srv_lex_state after;
-    srv_lex_after(at_cursor, middle, middle_len, "", 0, &after);
-    for (uint32_t i = 0; memo && i < memo->count; i++) {
-        if (srv__same_lex(&memo->from[i], &after)) {
-            *end = memo->to[i];
-            return;
-        }
-    }
-    srv_lex_after(&after, right, right_len, "", 0, end);
-    if (memo) {
-        uint32_t slot = memo->count < SRV_LEX_MEMO ? memo->count++ : memo->next++ % SRV_LEX_MEMO;
-        memo->from[slot] = after;
-        memo->to[slot] = *end;
-    }
-}
-
-bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *whole, size_t len, size_t offset,
-                     size_t cut_right, const srv_lex_state *at_cursor, const char *middle, size_t middle_len,
-                     srv_lex_memo *memo, bool *fell_back)
-{
-    if (fell_back)
-        *fell_back = false;
-    srv_lex_state end;
-    srv__state_at_cut(memo, at_cursor, middle, middle_len, whole + offset, cut_right - offset, &end);
-    if (end.depth == 0 && !end.quote && !end.continued)
-        return ep_can_end(rec);
-    /* Brackets open at the cut: the text beyond it lexes on its own (the
-     * cut is only placed where it does), so it closes none of them and the
-     * whole text cannot be complete. */
-    if (!end.quote && !end.continued)
-        return false;
-    /* A string or a backslash join open at the cut: the text beyond it is
-     * not separate, so the whole text decides. */
-    if (fell_back)
-        *fell_back = true;
-    ep_recognizer *full;
-    if (ep_recognizer_new(grammar, &full) != SM_OK)
-        return false;
-    bool ok = ep_feed(full, whole, offset) == 1 && ep_feed(full, middle, middle_len) == 1 &&
-              ep_feed(full, whole + offset, len - offset) == 1 && ep_can_end(full);
-    ep_recognizer_free(full);
-    return ok;
 }
 
 static bool srv__job_can_end(void *data, ep_recognizer *rec, const char *middle, size_t len)
 {
     srv_job *job = data;
-    return srv_cut_can_end(rec, job->engine->grammar, job->text, job->len, job->offset, job->options.cut_right,
-                           &job->options.cut_lex, middle, len, &job->memo, NULL);
+    (void)rec;   /* the bound's own */
+    return srv_bound_can_end(&job->bound, middle, len, NULL);
 }
 
 static void srv__setup_after(uv_work_t *work, int status)
@@ -641,12 +550,10 @@ static void srv__setup_after(uv_work_t *work, int status)
     o.context_budget = e->config.context_bytes;
     if (job->options.run_ahead)
         o.run_ahead = job->options.run_ahead;
-    if (job->options.cut && (job->options.cut_left > 0 || job->options.cut_right < job->len)) {
-        o.can_end = srv__job_can_end;
-        o.can_end_data = job;
-    }
+    o.can_end = srv__job_can_end;
+    o.can_end_data = job;
     bool filtered = job->options.filter || job->semantic;
-    mc_decode_start(e->loop, e->backend, job->rec, job->text, job->offset, job->text + job->offset,
+    mc_decode_start(e->loop, e->backend, job->bound.rec, job->text, job->offset, job->text + job->offset,
                     job->len - job->offset, &o, filtered ? srv__job_filter : NULL, job, srv__on_decoded, job,
                     &job->decode);
 }
@@ -675,8 +582,10 @@ int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offs
 {
     if (offset > len)
         return SM_ERANGE;
-    if (options && options->cut && (options->cut_left > offset || options->cut_right < offset ||
-                                    options->cut_right > len))
+    if (options && options->have_contexts &&
+        (options->contexts.cut_left > offset || options->contexts.cut_right < offset ||
+         options->contexts.cut_right > len || options->contexts.line_end < offset ||
+         options->contexts.line_end > options->contexts.next_line || options->contexts.next_line > len))
         return SM_ERANGE;
     srv_job *job = sm_calloc(1, sizeof *job);
     job->engine = e;

@@ -54,7 +54,7 @@ typedef struct srv__pending {
     size_t text_len;
     char *job_text;                /* the text the job completes (owned) */
     size_t job_len, job_offset;
-    srv_scope scope;               /* the completion's shape and bounds */
+    srv_request request;           /* the completion's scope and options */
     struct TSTree *tree;           /* owned until the job takes it: job_text's tree, or NULL */
     uint64_t received_ns;
 } srv__pending;
@@ -466,11 +466,12 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
         snprintf(evaluated, sizeof evaluated, ", %llu prompt tokens evaluated", (unsigned long long)c->prompt_tokens);
     sm_log(lsp->logger, SM_LOG_DEBUG,
            "completion %s: %s, %zu bytes, stop %s, setup %.2f ms%s, total %.2f ms, %u round trips%s, %u rejected, "
-           "scope %s",
+           "scope %s, binding %s (%s)",
            p->inline_kind ? "inline" : "item", c && c->found ? "found" : "none", c ? c->len : 0,
            c ? mc_stop_reason_name(c->reason) : "error", info->setup_ns / 1e6, info->reused ? " (cached)" : "",
            info->total_ns / 1e6, c ? c->round_trips : 0, evaluated, c ? c->rejected : 0,
-           srv_scope_kind_name(p->scope.kind));
+           srv_scope_kind_name(p->request.scope.kind), srv_binding_name(info->binding),
+           info->binding_why ? info->binding_why : "");
     mc_completion_free(c);
     srv__pending_release(lsp, p);
 }
@@ -492,23 +493,11 @@ static void srv__start(srv__pending *p)
         srv__cancel_pending(lsp, p, "the document was closed");
         return;
     }
-    srv_job_options o = {0};
+    srv_job_options o = p->request.options;
     o.cache = d->cache;
     d->cache = NULL;
     o.tree = p->tree;
     p->tree = NULL;
-    o.max_lines = p->scope.max_lines;
-    if (lsp->config.escape_guard) {
-        o.filter = srv_escape_filter;
-        o.filter_data = &p->scope;
-    }
-    o.explicit_request = !p->automatic;
-    if (lsp->config.cut_contexts) {
-        o.cut = true;
-        o.cut_left = p->scope.cut_left;
-        o.cut_right = p->scope.cut_right;
-        o.cut_lex = p->scope.lex;
-    }
     int rc = srv_engine_complete(lsp->engine, p->job_text, p->job_len, p->job_offset, &o, srv__on_job_done, p,
                                  &p->job);
     if (rc) {
@@ -619,7 +608,8 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     p->text = sm_strndup(text, len);
     p->text_len = len;
     /* The tree matches the document, not a text with a selected item in it. */
-    srv_scope_at(edited ? NULL : d->tree, p->job_text, p->job_len, p->job_offset, lsp->config.multiline, lsp->config.max_lines, &p->scope);
+    srv_request_prepare(&p->request, &lsp->config, edited ? NULL : d->tree, p->job_text, p->job_len, p->job_offset,
+                        !p->automatic);
     /* for the semantic pruners, taken now: the document may change before the job starts */
     p->tree = edited ? NULL : srv_tree_copy(d->tree);
     sm_array_push(&lsp->pending, p);

@@ -259,6 +259,26 @@ static bool srv__statement_start(const char *text, size_t len, size_t i)
     return true;
 }
 
+/* Whether the cursor's line begins with a word the cursor is still in (or
+ * right after) that may yet become a clause keyword (`el` of else or
+ * elif): the statement the line begins then belongs to the compound
+ * statement before it, and the contexts may not be cut between them. */
+static bool srv__clause_begun(const char *text, size_t line_start, size_t offset)
+{
+    size_t i = line_start;
+    while (i < offset && srv__ident_byte((unsigned char)text[i]))
+        i++;
+    if (i != offset || i == line_start)
+        return false;   /* the cursor is past the first word, or there is none */
+    static const char *const clauses[] = {"else", "elif", "except", "finally"};
+    for (size_t k = 0; k < sizeof clauses / sizeof *clauses; k++) {
+        size_t n = strlen(clauses[k]);
+        if (offset - line_start <= n && memcmp(text + line_start, clauses[k], offset - line_start) == 0)
+            return true;
+    }
+    return false;
+}
+
 typedef struct srv__scan {
     srv__lex at_cursor;          /* state at the cursor */
     size_t cut_left, cut_right;
@@ -268,6 +288,7 @@ typedef struct srv__scan {
     bool header_end;             /* the text before the cursor on its line ends with ':' */
     uint32_t header_indent;
     int line_depth;              /* brackets open where the cursor's line starts */
+    size_t statement_start;      /* start of the logical line holding the cursor */
 } srv__scan;
 
 static uint32_t srv__indent_of(const char *text, size_t len, size_t line_start)
@@ -329,9 +350,11 @@ static void srv__scan_text(const char *text, size_t len, size_t offset, srv__sca
                 decorated = true;
             else if (!open && srv__statement_start(text, len, i))
                 decorated = false;
+            if (!open && i <= ls)
+                out->statement_start = i;
             if (clean && i < ls)
                 prev_clean = i;
-            else if (clean && i == ls)
+            else if (clean && i == ls && !srv__clause_begun(text, ls, offset))
                 line_clean = true;
             else if (clean && i > ls && i > offset && ++starts_after >= 2 && tries++ < 8 &&
                      srv__lexes_alone(text + i, len - i)) {
@@ -483,6 +506,56 @@ static uint32_t srv__def_floor(const char *text, size_t len, size_t line_start, 
     return col;
 }
 
+/* Whether text[from, to), a logical line that starts with nothing open,
+ * holds a colon outside brackets, strings and comments (not a `:=`). */
+static bool srv__has_header_colon(const char *text, size_t from, size_t to)
+{
+    srv__lex s = {0};
+    for (size_t i = from; i < to;) {
+        if (text[i] == ':' && s.depth == 0 && !s.quote && !s.in_comment && (i + 1 >= to || text[i + 1] != '='))
+            return true;
+        i += srv__lex_step(&s, text, to, i);
+    }
+    return false;
+}
+
+/* The cursor's line and what follows it: where its rest ends, where the
+ * next line starts, whether only blank space follows, and whether the
+ * statement it is part of is a compound one still missing its colon, and
+ * whether that statement's body is written below. */
+static void srv__line_facts(const char *text, size_t len, size_t offset, size_t statement_start, srv_scope *out)
+{
+    size_t e = offset;
+    while (e < len && text[e] != '\n' && text[e] != '\r')
+        e++;
+    out->line_end = e;
+    if (e < len && text[e] == '\r' && e + 1 < len && text[e + 1] == '\n')
+        e++;
+    out->next_line = e < len ? e + 1 : len;
+    out->at_end = true;
+    for (size_t i = out->next_line; i < len && out->at_end; i++)
+        out->at_end = text[i] == ' ' || text[i] == '\t' || text[i] == '\f' || text[i] == '\n' || text[i] == '\r';
+    size_t k = statement_start;
+    while (k < offset && (text[k] == ' ' || text[k] == '\t' || text[k] == '\f'))
+        k++;
+    out->colon_unwritten = srv__compound_keyword(text, len, k) &&
+                           !srv__has_header_colon(text, statement_start, out->line_end);
+    uint32_t indent = srv__indent_of(text, len, statement_start);
+    for (size_t ls = out->next_line; ls < len;) {
+        size_t le = ls;
+        while (le < len && text[le] != '\n' && text[le] != '\r')
+            le++;
+        size_t c = ls;
+        while (c < le && (text[c] == ' ' || text[c] == '\t' || text[c] == '\f'))
+            c++;
+        if (c < le && text[c] != '#') {
+            out->body_below = srv__indent_of(text, len, ls) > indent;
+            break;
+        }
+        ls = le < len ? le + 1 : len;
+    }
+}
+
 void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t offset, bool multiline,
                   uint32_t max_lines, srv_scope *out)
 {
@@ -493,6 +566,7 @@ void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t off
     out->cut_right = sc.cut_right;
     out->lex = sc.at_cursor;
     out->node_type = "";
+    srv__line_facts(text, len, offset, sc.statement_start, out);
     /* What the tree says around the cursor. */
     bool in_comment = sc.at_cursor.in_comment, in_string = sc.at_cursor.quote != 0;
     bool in_field = false;
@@ -549,10 +623,12 @@ void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t off
         out->min_indent = srv__def_floor(text, len, sc.line_start, sc.header_indent + 1);
         out->max_lines = multiline ? max_lines : 1;
     } else if (sc.text_before && srv__open_header(text, len, sc.line_start, offset, sc.line_indent)) {
+        /* The header ends at its colon: its body belongs to the lines
+         * the person writes next. */
         out->kind = SRV_SCOPE_HEADER;
         out->body_indent = sc.line_indent + 1;
         out->min_indent = srv__def_floor(text, len, sc.line_start, sc.line_indent + 1);
-        out->max_lines = multiline ? max_lines : 1;
+        out->max_lines = 1;
     } else if (sc.text_before) {
         out->kind = SRV_SCOPE_LINE;
         out->max_lines = 1;

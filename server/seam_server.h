@@ -53,15 +53,117 @@ bool srv_lex_clean_after(const srv_lex_state *start, const char *a, size_t a_len
 void srv_lex_after(const srv_lex_state *start, const char *a, size_t a_len, const char *b, size_t b_len,
                    srv_lex_state *end);
 
-/* ---- The completion engine (engine.c) ----------------------------------------------
+/* ---- Scope and context escape (scope.c) -----------------------------------------------
  *
- * Holds the Python grammar, the configured backend and, for the embedded
- * backend, the trained model.  One job is one completion: the recognizer for
- * the text around the cursor is set up in libuv's thread pool, then the
- * decoding loop runs on the loop.
+ * tree-sitter is used only here, to choose a completion's shape and where
+ * it must stay; validity comes from the recognizer.
  */
-typedef struct srv_engine srv_engine;
-typedef struct srv_job srv_job;
+typedef struct srv_tree srv_tree;
+
+/* A tree-sitter-python tree of a text; NULL if the parser cannot start. */
+srv_tree *srv_tree_new(const char *text, size_t len);
+void srv_tree_free(srv_tree *tree);
+/* Records an edit of old_text: [start, old_end) replaced by `inserted`.
+ * Call srv_tree_reparse with the new text after a document's edits. */
+void srv_tree_edit(srv_tree *tree, const char *old_text, size_t start, size_t old_end, const char *inserted,
+                   size_t inserted_len);
+void srv_tree_reparse(srv_tree *tree, const char *text, size_t len);
+/* A copy of the tree for another thread (the caller owns it: a job takes
+ * it); NULL when there is none. */
+struct TSTree *srv_tree_copy(const srv_tree *tree);
+bool srv_tree_has_error(const srv_tree *tree);
+
+typedef enum srv_scope_kind {
+    SRV_SCOPE_EXPRESSION = 0,  /* inside brackets: the rest of the expression */
+    SRV_SCOPE_LINE,            /* on a line with text: the rest of the line */
+    SRV_SCOPE_BLOCK,           /* an empty line in a block: statements at its indentation */
+    SRV_SCOPE_BODY,            /* after a block header: its body */
+    SRV_SCOPE_COMMENT,         /* in a comment: up to the end of it */
+    SRV_SCOPE_STRING,          /* in a string or docstring: up to its end */
+    SRV_SCOPE_MODULE,          /* an empty line at the top level: statements */
+    SRV_SCOPE_HEADER,          /* on a compound statement's header line whose body the
+                                  right context does not hold: the line, to its colon */
+} srv_scope_kind;
+
+typedef struct srv_scope {
+    srv_scope_kind kind;
+    uint32_t max_lines;        /* the line budget the shape allows */
+    uint32_t min_indent;       /* block scopes: lines the middle starts are indented this
+                                  much (inside the enclosing def or class) */
+    uint32_t body_indent;      /* body and header scopes: the first line the middle starts,
+                                  the body, is indented this much */
+    uint32_t bracket_depth;    /* brackets open at the cursor */
+    uint32_t closable;         /* of those, the ones the right context leaves open */
+    char quote;                /* string scope: the quote of the literal */
+    bool triple;
+    bool literal_open;         /* string scope: the right context does not close it */
+    size_t cut_left, cut_right; /* the recognizer's contexts: text[cut_left, cut_right) */
+    size_t line_end;           /* the rest of the cursor's line is text[offset, line_end) */
+    size_t next_line;          /* where the line after the cursor's starts (len: none) */
+    bool at_end;               /* nothing but blank space follows the cursor's line */
+    bool colon_unwritten;      /* the cursor's statement is a compound one whose header's
+                                  colon is neither before the cursor nor in the line's rest */
+    bool body_below;           /* the next line with code is indented deeper than that
+                                  statement: its body is written */
+    srv_lex_state lex;         /* the lexical state at the cursor */
+    const char *node_type;     /* tree-sitter's node at the cursor, for logs */
+} srv_scope;
+
+const char *srv_scope_kind_name(srv_scope_kind kind);
+
+/* The scope at byte `offset` of text (tree may be NULL).  Multi-line
+ * shapes get max_lines when `multiline` is set, one line otherwise. */
+void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                  uint32_t max_lines, srv_scope *out);
+
+/* The context-escape constraint as a decoding filter (data: a srv_scope):
+ * the middle may not close a bracket it did not open (unless the right
+ * context leaves that bracket open) or the literal it is in (unless the
+ * right context does not close it), a comment
+ * completion stays on its line, and in block scopes no line of the middle
+ * is indented less than the block. */
+bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end);
+
+
+/* ---- One request's set-up (request.c) ---------------------------------------------
+ *
+ * Every front end (the language server, `seam complete`, `seam check`) sets
+ * a completion up here: the scope at the cursor, how much of the code after
+ * the cursor binds the middle, the job's options, and the recognizer.
+ *
+ * Finished code binds a completion whole: left + middle + right must be a
+ * program.  Code being typed does not: the rest of the cursor's line is
+ * often only what the editor closed for the person, and at the end of a
+ * file nothing follows at all.  docs/RECOGNIZER.md has the argument.
+ */
+typedef enum srv_binding {
+    SRV_BINDING_WHOLE = 0,  /* left + middle + right is a program */
+    SRV_BINDING_LINE,       /* left + middle + the line's rest + c + the code after the line
+                               is a program for some c */
+    SRV_BINDING_END,        /* left + middle + the line's rest can still become a program */
+} srv_binding;
+
+const char *srv_binding_name(srv_binding binding);
+
+/* What a request's recognizer reads, and the bindings to try, strictest
+ * first. */
+typedef struct srv_contexts {
+    size_t cut_left, cut_right; /* the recognizer reads text[cut_left, cut_right) */
+    srv_lex_state cut_lex;      /* the lexical state at the cursor */
+    size_t line_end;            /* the cursor line's rest is text[offset, line_end) */
+    size_t next_line;           /* the code after the cursor's line starts here */
+    bool at_end;                /* nothing but blank space follows the cursor's line */
+    bool whole_only;            /* the whole right context, whatever it is */
+    bool whole_first;           /* the whole right context is tried first */
+    const char *why;            /* static text: why it is not, or NULL */
+} srv_contexts;
+
+/* The contexts of a request at `offset` of text[0..len) from its scope:
+ * cut to the scope's cut points when `cut` is set, the whole text
+ * otherwise; bound whole, whatever follows, when `whole_only` is set. */
+void srv_contexts_of(const srv_scope *scope, const char *text, size_t len, size_t offset, bool cut, bool whole_only,
+                     srv_contexts *out);
+
 
 /* A recognizer kept between completions of one document: fed the left
  * context `left`, with the right context `right`.  A completion whose left
@@ -74,9 +176,58 @@ typedef struct srv_rec_cache {
     size_t left_len;
     char *right;
     size_t right_len;
+    /* The last contexts no middle could join: a left context that extends
+     * refused_left cannot be joined to refused_right either (viability
+     * holds for every prefix of a viable text). */
+    char *refused_left;
+    size_t refused_left_len;
+    char *refused_right;
+    size_t refused_right_len;
 } srv_rec_cache;
 
 void srv_rec_cache_free(srv_rec_cache *cache);
+
+/* Lexical states at the right cut, remembered by the state the middle
+ * leaves: most middles leave one of a handful. */
+#define SRV_LEX_MEMO 8
+typedef struct srv_lex_memo {
+    srv_lex_state from[SRV_LEX_MEMO], to[SRV_LEX_MEMO];
+    uint32_t count, next;
+} srv_lex_memo;
+
+/* can_end on cut contexts: the recognizer's answer when the middle leaves
+ * nothing open at the right cut (then the text outside is separate), else
+ * a check of the whole text.  `whole` is the full text with the cursor at
+ * `offset`; returns the same answer as a recognizer on the whole text. */
+bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *whole, size_t len, size_t offset,
+                     size_t cut_right, const srv_lex_state *at_cursor, const char *middle, size_t middle_len,
+                     srv_lex_memo *memo, bool *fell_back);
+
+
+/* A request's recognizer with the binding chosen: the strictest one that
+ * some middle can still satisfy.  Everything is borrowed for the bound's
+ * life; the recognizer belongs to the cache. */
+typedef struct srv_bound {
+    const ep_grammar *grammar;
+    const char *text;
+    size_t len, offset;
+    srv_contexts contexts;
+    srv_binding binding;
+    const char *why;            /* static text: why this binding */
+    ep_recognizer *rec;         /* the cache's, left right after the left context */
+    bool reused;                /* the cache's recognizer served, fed only new bytes */
+    srv_lex_memo memo;          /* lexical states at the right cut */
+} srv_bound;
+
+/* Opens the recognizer for text[0..len) at `offset` into `cache` (kept,
+ * or rebuilt when it does not serve these contexts).  SM_EUTF8 for text
+ * that is not UTF-8. */
+int srv_bound_open(const ep_grammar *grammar, const char *text, size_t len, size_t offset, const srv_contexts *contexts,
+                   srv_rec_cache *cache, srv_bound *out);
+
+/* Whether the middle fed to bound->rec may end the completion under the
+ * binding chosen.  `fell_back` (may be NULL): the whole text was read. */
+bool srv_bound_can_end(srv_bound *bound, const char *middle, size_t middle_len, bool *fell_back);
 
 typedef struct srv_job_options {
     uint32_t max_tokens;       /* 0: the configuration's */
@@ -87,26 +238,33 @@ typedef struct srv_job_options {
     srv_rec_cache *cache;      /* moved into the job; may be NULL */
     struct TSTree *tree;       /* moved into the job: the text's tree (srv_tree_copy), for the
                                   semantic pruners; may be NULL (then parsed in the job) */
-    bool cut;                  /* the recognizer sees text[cut_left, cut_right) only */
-    size_t cut_left, cut_right;
-    srv_lex_state cut_lex;     /* the lexical state at the cursor (srv_scope.lex) */
+    bool have_contexts;        /* false: the whole text, bound whole */
+    srv_contexts contexts;
     bool explicit_request;     /* asked for by the user, not an automatic trigger:
                                   a non-empty completion is preferred */
 } srv_job_options;
 
-/* can_end on cut contexts: the recognizer's answer when the middle leaves
- * nothing open at the right cut (then the text outside is separate), else
- * a check of the whole text.  `whole` is the full text with the cursor at
- * `offset`; returns the same answer as a recognizer on the whole text. */
-#define SRV_LEX_MEMO 8
-typedef struct srv_lex_memo {
-    srv_lex_state from[SRV_LEX_MEMO], to[SRV_LEX_MEMO];
-    uint32_t count, next;
-} srv_lex_memo;
+/* One request, set up as every front end sets it up: the scope at the
+ * cursor and the job's options.  The escape filter points at the scope:
+ * the request stays in place while its job runs. */
+typedef struct srv_request {
+    srv_scope scope;
+    srv_job_options options;
+} srv_request;
 
-bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *whole, size_t len, size_t offset,
-                     size_t cut_right, const srv_lex_state *at_cursor, const char *middle, size_t middle_len,
-                     srv_lex_memo *memo, bool *fell_back);
+void srv_request_prepare(srv_request *request, const cfg_config *config, const srv_tree *tree, const char *text,
+                         size_t len, size_t offset, bool explicit_request);
+
+
+/* ---- The completion engine (engine.c) ----------------------------------------------
+ *
+ * Holds the Python grammar, the configured backend and, for the embedded
+ * backend, the trained model.  One job is one completion: the recognizer for
+ * the text around the cursor is set up in libuv's thread pool, then the
+ * decoding loop runs on the loop.
+ */
+typedef struct srv_engine srv_engine;
+typedef struct srv_job srv_job;
 
 typedef struct srv_completion_info {
     uint64_t setup_ns;         /* building the recognizer for both contexts */
@@ -115,6 +273,8 @@ typedef struct srv_completion_info {
     const char *error;         /* why there is no completion, or NULL */
     bool reused;               /* the recognizer came from the cache */
     bool semantic;             /* the semantic pruners checked the candidates */
+    srv_binding binding;       /* how much of the code after the cursor bound the middle */
+    const char *binding_why;   /* static text */
     uint32_t semantic_refused[SX_PRUNER_COUNT]; /* candidates each pruner refused */
     srv_rec_cache *cache;      /* moved to the callee (free or keep); may be NULL */
 } srv_completion_info;
@@ -196,70 +356,6 @@ void srv_lsp_free(srv_lsp *lsp);
 
 /* `seam`, `seam lsp [--stdio]`, `seam lsp --listen HOST:PORT`. */
 int srv_cmd_lsp(int argc, char **argv);
-
-/* ---- Scope and context escape (scope.c) -----------------------------------------------
- *
- * tree-sitter is used only here, to choose a completion's shape and where
- * it must stay; validity comes from the recognizer.
- */
-typedef struct srv_tree srv_tree;
-
-/* A tree-sitter-python tree of a text; NULL if the parser cannot start. */
-srv_tree *srv_tree_new(const char *text, size_t len);
-void srv_tree_free(srv_tree *tree);
-/* Records an edit of old_text: [start, old_end) replaced by `inserted`.
- * Call srv_tree_reparse with the new text after a document's edits. */
-void srv_tree_edit(srv_tree *tree, const char *old_text, size_t start, size_t old_end, const char *inserted,
-                   size_t inserted_len);
-void srv_tree_reparse(srv_tree *tree, const char *text, size_t len);
-/* A copy of the tree for another thread (the caller owns it: a job takes
- * it); NULL when there is none. */
-struct TSTree *srv_tree_copy(const srv_tree *tree);
-bool srv_tree_has_error(const srv_tree *tree);
-
-typedef enum srv_scope_kind {
-    SRV_SCOPE_EXPRESSION = 0,  /* inside brackets: the rest of the expression */
-    SRV_SCOPE_LINE,            /* on a line with text: the rest of the line */
-    SRV_SCOPE_BLOCK,           /* an empty line in a block: statements at its indentation */
-    SRV_SCOPE_BODY,            /* after a block header: its body */
-    SRV_SCOPE_COMMENT,         /* in a comment: up to the end of it */
-    SRV_SCOPE_STRING,          /* in a string or docstring: up to its end */
-    SRV_SCOPE_MODULE,          /* an empty line at the top level: statements */
-    SRV_SCOPE_HEADER,          /* on a compound statement's header line whose body the
-                                  right context does not hold: the line, then its body */
-} srv_scope_kind;
-
-typedef struct srv_scope {
-    srv_scope_kind kind;
-    uint32_t max_lines;        /* the line budget the shape allows */
-    uint32_t min_indent;       /* block scopes: lines the middle starts are indented this
-                                  much (inside the enclosing def or class) */
-    uint32_t body_indent;      /* body and header scopes: the first line the middle starts,
-                                  the body, is indented this much */
-    uint32_t bracket_depth;    /* brackets open at the cursor */
-    uint32_t closable;         /* of those, the ones the right context leaves open */
-    char quote;                /* string scope: the quote of the literal */
-    bool triple;
-    bool literal_open;         /* string scope: the right context does not close it */
-    size_t cut_left, cut_right; /* the recognizer's contexts: text[cut_left, cut_right) */
-    srv_lex_state lex;         /* the lexical state at the cursor */
-    const char *node_type;     /* tree-sitter's node at the cursor, for logs */
-} srv_scope;
-
-const char *srv_scope_kind_name(srv_scope_kind kind);
-
-/* The scope at byte `offset` of text (tree may be NULL).  Multi-line
- * shapes get max_lines when `multiline` is set, one line otherwise. */
-void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t offset, bool multiline,
-                  uint32_t max_lines, srv_scope *out);
-
-/* The context-escape constraint as a decoding filter (data: a srv_scope):
- * the middle may not close a bracket it did not open (unless the right
- * context leaves that bracket open) or the literal it is in (unless the
- * right context does not close it), a comment
- * completion stays on its line, and in block scopes no line of the middle
- * is indented less than the block. */
-bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end);
 
 /* ---- Settings from JSON (settings.c) ---------------------------------------------- */
 

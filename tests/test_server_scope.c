@@ -178,10 +178,10 @@ Test(scope, the_tree_follows_edits)
     srv_tree_free(tree);
 }
 
-Test(scope, a_header_line_whose_body_is_missing_may_go_on_with_the_body)
+Test(scope, a_header_line_whose_body_is_missing_ends_at_its_colon)
 {
-    /* The right context does not hold the body: the header's line, then
-     * lines indented deeper than it. */
+    /* The right context does not hold the body: the header's line only;
+     * the body belongs to the lines the person writes next. */
     static const char *open[] = {
         "def area(r):\n    total = 0\n    for i in ra|\n\n\nx = 1\n",
         "if read|\n",
@@ -191,7 +191,7 @@ Test(scope, a_header_line_whose_body_is_missing_may_go_on_with_the_body)
     for (size_t i = 0; i < sizeof open / sizeof *open; i++) {
         srv_scope sc = scope_of(open[i], NULL);
         cr_assert_eq(sc.kind, SRV_SCOPE_HEADER, "%s: got %s", open[i], srv_scope_kind_name(sc.kind));
-        cr_assert_eq(sc.max_lines, 6);
+        cr_assert_eq(sc.max_lines, 1);
     }
     /* The body is there, the colon is written, or it is no header. */
     static const char *line[] = {
@@ -243,4 +243,117 @@ Test(scope, lines_the_middle_starts_in_a_block_are_indented_and_have_no_trailing
     cr_assert(!srv_escape_filter(&sc, blank, strlen(blank), false));
     const char *empty = "y = 2\n\n    z = 3";
     cr_assert(srv_escape_filter(&sc, empty, strlen(empty), false));
+}
+
+/* The offset of the mark in `marked`, and the text without it in `text`. */
+static size_t unmark(const char *marked, char *text, size_t size)
+{
+    const char *bar = strchr(marked, '|');
+    cr_assert_not_null(bar);
+    size_t offset = (size_t)(bar - marked);
+    snprintf(text, size, "%.*s%s", (int)offset, marked, bar + 1);
+    return offset;
+}
+
+Test(scope, the_cursor_line_and_what_follows_it)
+{
+    static const struct {
+        const char *marked;
+        const char *rest;          /* the line's rest */
+        bool at_end, colon_unwritten, body_below;
+    } cases[] = {
+        {"def main():\n    for name in os.listdir(|)\n", ")", true, true, false},
+        {"def main():\n    for name in os.listdir(|)\n\n  \n", ")", true, true, false},
+        {"def main():\n    for name in os.listdir(|):\n", "):", true, false, false},
+        {"def main():\n    for name in os.listdir(|)\n        print(name)\n", ")", false, true, true},
+        {"def main():\n    for name in os.listdir(|)\n    print(1)\n", ")", false, true, false},
+        {"def f(a,\n      |)\n    return a\n", ")", false, true, true},
+        {"x = [\n    1, |]\ny = 2\n", "]", false, false, false},
+        {"if x := f(|)\r\n    pass\r\n", ")", false, true, true},
+        {"y = {a: |}\n", "}", true, false, false},
+        {"with open(p) as f: |\n", "", true, false, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[512];
+        size_t offset = unmark(cases[i].marked, text, sizeof text);
+        srv_scope sc;
+        srv_scope_at(NULL, text, strlen(text), offset, true, 6, &sc);
+        cr_assert_eq(sc.line_end - offset, strlen(cases[i].rest), "%s", cases[i].marked);
+        cr_assert(memcmp(text + offset, cases[i].rest, strlen(cases[i].rest)) == 0);
+        cr_assert_eq(sc.at_end, cases[i].at_end, "%s: at_end", cases[i].marked);
+        cr_assert_eq(sc.colon_unwritten, cases[i].colon_unwritten, "%s: colon", cases[i].marked);
+        cr_assert_eq(sc.body_below, cases[i].body_below, "%s: body", cases[i].marked);
+    }
+}
+
+Test(scope, a_clause_keyword_begun_on_the_cursor_line_keeps_its_statement_in_the_cut)
+{
+    static const char *begun[] = {
+        "x = 0\nif x:\n    pass\nel|\n",
+        "x = 0\ntry:\n    pass\nexc|\n",
+        "x = 0\ntry:\n    pass\nfin|\ny = 1\nz = 2\nw = 3\n",
+    };
+    for (size_t i = 0; i < sizeof begun / sizeof *begun; i++) {
+        char text[512];
+        size_t offset = unmark(begun[i], text, sizeof text);
+        srv_scope sc;
+        srv_scope_at(NULL, text, strlen(text), offset, true, 1, &sc);
+        size_t compound = (size_t)(strchr(text, '\n') - text) + 1;   /* the if or try */
+        cr_assert_leq(sc.cut_left, compound, "%s: cut at %zu", begun[i], sc.cut_left);
+    }
+    /* A word that cannot become a clause keyword starts a statement. */
+    char text[512];
+    size_t offset = unmark("x = 0\nif x:\n    pass\nprin|\n", text, sizeof text);
+    srv_scope sc;
+    srv_scope_at(NULL, text, strlen(text), offset, true, 1, &sc);
+    cr_assert_eq(sc.cut_left, (size_t)(strstr(text, "prin") - text));
+}
+
+/* The binding a request's recognizer gets, and whether `middle` may end
+ * there. */
+static srv_binding bound_of(const ep_grammar *g, const char *marked, const char *middle, bool *can_end)
+{
+    char text[1024];
+    size_t offset = unmark(marked, text, sizeof text);
+    srv_scope sc;
+    srv_scope_at(NULL, text, strlen(text), offset, true, 6, &sc);
+    srv_contexts contexts;
+    srv_contexts_of(&sc, text, strlen(text), offset, true, false, &contexts);
+    srv_rec_cache *cache = sm_calloc(1, sizeof *cache);
+    srv_bound b;
+    cr_assert_eq(srv_bound_open(g, text, strlen(text), offset, &contexts, cache, &b), SM_OK);
+    cr_assert(ep_feed(b.rec, middle, strlen(middle)) == 1, "%s: %s refused", marked, middle);
+    *can_end = srv_bound_can_end(&b, middle, strlen(middle), NULL);
+    srv_binding binding = b.binding;
+    srv_rec_cache_free(cache);
+    return binding;
+}
+
+Test(scope, the_code_after_the_cursor_binds_as_far_as_it_is_written)
+{
+    ep_grammar *g;
+    char err[256];
+    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    bool end;
+    /* Finished code binds whole. */
+    cr_assert_eq(bound_of(g, "x = foo(|)\nprint(x)\n", "a, b", &end), SRV_BINDING_WHOLE);
+    cr_assert(end);
+    cr_assert_eq(bound_of(g, "x = foo(|)\nprint(x)\n", "a, (b", &end), SRV_BINDING_WHOLE);
+    cr_assert_not(end);
+    /* The end of the file is never the end of the program. */
+    cr_assert_eq(bound_of(g, "def main():\n    for name in os.listdir(|)\n", "path", &end), SRV_BINDING_END);
+    cr_assert(end);
+    cr_assert_eq(bound_of(g, "def main():\n    labels = {|}\n", "", &end), SRV_BINDING_END);
+    cr_assert(end);
+    /* The line's rest binds: its closer is never written again. */
+    cr_assert_eq(bound_of(g, "def main():\n    for name in os.listdir(|)\n", "path)", &end), SRV_BINDING_END);
+    cr_assert_not(end);
+    /* A header whose colon follows the editor's closer: the line binds,
+     * and the code after it may follow once the line is finished. */
+    const char *typing = "def main():\n    for name in os.listdir(|)\n        print(name)\n    return 0\n";
+    cr_assert_eq(bound_of(g, typing, "path", &end), SRV_BINDING_LINE);
+    cr_assert(end);
+    cr_assert_eq(bound_of(g, typing, "path)", &end), SRV_BINDING_LINE);
+    cr_assert_not(end);
+    ep_grammar_free(g);
 }

@@ -1,0 +1,304 @@
+/*
+ * request.c - how every completion is set up, whichever front end asks:
+ * the scope at the cursor, the job's options, and the recognizer with as
+ * much of the code after the cursor bound as the code allows.
+ *
+ * The quotient recognizer promises left + middle + right is a program.  On
+ * finished code that is the right promise; on code being typed it is not.
+ * The rest of the cursor's line is then mostly what the editor closed for
+ * the person (`)`, `")`), the line's own end (a header's colon) is still to
+ * come, and at the end of a file nothing follows at all: no middle written
+ * on the line joins the code after it, or only filler does.  So the
+ * binding is chosen at set-up, strictest first:
+ *
+ *   whole  left + middle + right is a program (the whole right context,
+ *          where some middle can join it and code follows the line);
+ *   line   left + middle + rest + c + after is a program for some c: the
+ *          rest of the line binds (a completion never writes its closers
+ *          again), the code after the line may follow once the person has
+ *          finished the line;
+ *   end    left + middle + rest can still become a program: nothing but
+ *          blank space follows the line, and the end of the file is never
+ *          taken for the end of the program.
+ *
+ * One recognizer serves each: the quotient by the whole right context, by
+ * the code after the line, or by nothing.  Under line and end a middle
+ * may end where feeding it the line's rest leaves the recognizer viable.
+ * docs/RECOGNIZER.md has the exactness argument.
+ */
+#include "seam_server.h"
+
+#include <string.h>
+
+const char *srv_binding_name(srv_binding binding)
+{
+    static const char *const names[] = {"whole", "line", "end"};
+    return (unsigned)binding < sizeof names / sizeof *names ? names[binding] : "?";
+}
+
+static bool srv__blank(const char *text, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\f')
+            return false;
+    return true;
+}
+
+void srv_contexts_of(const srv_scope *scope, const char *text, size_t len, size_t offset, bool cut, bool whole_only,
+                     srv_contexts *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cut_left = cut ? scope->cut_left : 0;
+    out->cut_right = cut ? scope->cut_right : len;
+    out->cut_lex = scope->lex;
+    out->line_end = scope->line_end;
+    out->next_line = scope->next_line < out->cut_right ? scope->next_line : out->cut_right;
+    out->at_end = scope->at_end;
+    out->whole_only = whole_only;
+    if (whole_only) {
+        out->whole_first = true;
+    } else if (scope->at_end) {
+        out->why = "nothing follows the cursor's line";
+    } else if (scope->colon_unwritten && !srv__blank(text, offset, scope->line_end)) {
+        out->why = "the header's colon comes after the rest of the line";
+    } else if (scope->colon_unwritten && !scope->body_below) {
+        out->why = "the header's body is not written yet";
+    } else {
+        out->whole_first = true;
+    }
+}
+
+/* ---- The recognizer ---------------------------------------------------------------- */
+
+void srv_rec_cache_free(srv_rec_cache *cache)
+{
+    if (!cache)
+        return;
+    ep_recognizer_free(cache->rec);
+    sm_free(cache->left);
+    sm_free(cache->right);
+    sm_free(cache->refused_left);
+    sm_free(cache->refused_right);
+    sm_free(cache);
+}
+
+/* Whether the cached recognizer serves these contexts. */
+static bool srv__cache_fits(const srv_rec_cache *c, const char *left, size_t left_len, const char *right,
+                            size_t right_len)
+{
+    return c && c->rec && c->left_len <= left_len && c->right_len == right_len &&
+           memcmp(c->left, left, c->left_len) == 0 && memcmp(c->right, right, right_len) == 0;
+}
+
+/* The cache's recognizer for (left, right): kept and fed only the new
+ * bytes of the left context when it serves them (typing forward), else
+ * built anew. */
+static int srv__open(const ep_grammar *grammar, srv_rec_cache *c, const char *left, size_t left_len, const char *right,
+                     size_t right_len, bool *reused)
+{
+    *reused = false;
+    if (srv__cache_fits(c, left, left_len, right, right_len)) {
+        ep_restore(c->rec, c->point);
+        ep_feed(c->rec, left + c->left_len, left_len - c->left_len);
+        c->point = ep_save(c->rec);
+        sm_free(c->left);
+        c->left = sm_strndup(left, left_len);
+        c->left_len = left_len;
+        *reused = true;
+        return SM_OK;
+    }
+    ep_recognizer_free(c->rec);
+    sm_free(c->left);
+    sm_free(c->right);
+    c->rec = NULL;
+    c->left = c->right = NULL;
+    c->left_len = c->right_len = 0;
+    int rc = ep_recognizer_new_fim(grammar, left, left_len, right, right_len, &c->rec);
+    if (rc != SM_OK)
+        return rc;
+    c->point = ep_save(c->rec);
+    c->left = sm_strndup(left, left_len);
+    c->left_len = left_len;
+    c->right = sm_strndup(right, right_len);
+    c->right_len = right_len;
+    return SM_OK;
+}
+
+/* Whether no middle can join `left` to `right`, as found before. */
+static bool srv__known_refused(const srv_rec_cache *c, const char *left, size_t left_len, const char *right,
+                               size_t right_len)
+{
+    return c->refused_left && c->refused_left_len <= left_len && c->refused_right_len == right_len &&
+           memcmp(c->refused_left, left, c->refused_left_len) == 0 && memcmp(c->refused_right, right, right_len) == 0;
+}
+
+/* Opens the recognizer for (left, right) and answers whether some middle
+ * joins them; what it refuses is remembered in the cache. */
+static int srv__try(const ep_grammar *grammar, srv_rec_cache *c, const char *left, size_t left_len, const char *right,
+                    size_t right_len, bool *reused, bool *joins)
+{
+    *joins = false;
+    *reused = false;
+    if (srv__known_refused(c, left, left_len, right, right_len))
+        return SM_OK;
+    int rc = srv__open(grammar, c, left, left_len, right, right_len, reused);
+    if (rc != SM_OK)
+        return rc;
+    *joins = ep_viable(c->rec);
+    if (!*joins) {
+        sm_free(c->refused_left);
+        sm_free(c->refused_right);
+        c->refused_left = sm_strndup(left, left_len);
+        c->refused_left_len = left_len;
+        c->refused_right = sm_strndup(right, right_len);
+        c->refused_right_len = right_len;
+    }
+    return SM_OK;
+}
+
+int srv_bound_open(const ep_grammar *grammar, const char *text, size_t len, size_t offset, const srv_contexts *contexts,
+                   srv_rec_cache *cache, srv_bound *out)
+{
+    memset(out, 0, sizeof *out);
+    out->grammar = grammar;
+    out->text = text;
+    out->len = len;
+    out->offset = offset;
+    out->contexts = *contexts;
+    const srv_contexts *x = contexts;
+    const char *left = text + x->cut_left;
+    size_t left_len = offset - x->cut_left;
+    int rc;
+    bool joins;
+    out->why = x->why;
+    if (x->whole_only) {
+        rc = srv__open(grammar, cache, left, left_len, text + offset, x->cut_right - offset, &out->reused);
+        out->rec = cache->rec;
+        out->binding = SRV_BINDING_WHOLE;
+        out->why = "asked for";
+        return rc;
+    }
+    if (x->whole_first) {
+        rc = srv__try(grammar, cache, left, left_len, text + offset, x->cut_right - offset, &out->reused, &joins);
+        if (rc != SM_OK || joins) {
+            out->rec = cache->rec;
+            out->binding = SRV_BINDING_WHOLE;
+            out->why = "some middle joins the code after the cursor";
+            return rc;
+        }
+        out->why = "no middle joins the code after the cursor";
+    }
+    if (!x->at_end) {
+        rc = srv__try(grammar, cache, left, left_len, text + x->next_line, x->cut_right - x->next_line, &out->reused,
+                      &joins);
+        if (rc != SM_OK || joins) {
+            out->rec = cache->rec;
+            out->binding = SRV_BINDING_LINE;
+            return rc;
+        }
+        out->why = "no middle joins the code after the cursor's line";
+    }
+    rc = srv__open(grammar, cache, left, left_len, "", 0, &out->reused);
+    out->rec = cache->rec;
+    out->binding = SRV_BINDING_END;
+    return rc;
+}
+
+/* ---- The end ----------------------------------------------------------------------- */
+
+static bool srv__same_lex(const srv_lex_state *a, const srv_lex_state *b)
+{
+    return a->depth == b->depth && a->quote == b->quote && a->triple == b->triple && a->raw == b->raw &&
+           a->in_comment == b->in_comment && a->escaped == b->escaped && a->continued == b->continued;
+}
+
+/* The lexical state at the right cut after the middle.  Lexing the right
+ * part depends only on the state the middle leaves, so a few transitions
+ * are remembered: most middles leave one of a handful of states. */
+static void srv__state_at_cut(srv_lex_memo *memo, const srv_lex_state *at_cursor, const char *middle,
+                              size_t middle_len, const char *right, size_t right_len, srv_lex_state *end)
+{
+    srv_lex_state after;
+    srv_lex_after(at_cursor, middle, middle_len, "", 0, &after);
+    for (uint32_t i = 0; memo && i < memo->count; i++) {
+        if (srv__same_lex(&memo->from[i], &after)) {
+            *end = memo->to[i];
+            return;
+        }
+    }
+    srv_lex_after(&after, right, right_len, "", 0, end);
+    if (memo) {
+        uint32_t slot = memo->count < SRV_LEX_MEMO ? memo->count++ : memo->next++ % SRV_LEX_MEMO;
+        memo->from[slot] = after;
+        memo->to[slot] = *end;
+    }
+}
+
+bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *whole, size_t len, size_t offset,
+                     size_t cut_right, const srv_lex_state *at_cursor, const char *middle, size_t middle_len,
+                     srv_lex_memo *memo, bool *fell_back)
+{
+    if (fell_back)
+        *fell_back = false;
+    srv_lex_state end;
+    srv__state_at_cut(memo, at_cursor, middle, middle_len, whole + offset, cut_right - offset, &end);
+    if (end.depth == 0 && !end.quote && !end.continued)
+        return ep_can_end(rec);
+    /* Brackets open at the cut: the text beyond it lexes on its own (the
+     * cut is only placed where it does), so it closes none of them and the
+     * whole text cannot be complete. */
+    if (!end.quote && !end.continued)
+        return false;
+    /* A string or a backslash join open at the cut: the text beyond it is
+     * not separate, so the whole text decides. */
+    if (fell_back)
+        *fell_back = true;
+    ep_recognizer *full;
+    if (ep_recognizer_new(grammar, &full) != SM_OK)
+        return false;
+    bool ok = ep_feed(full, whole, offset) == 1 && ep_feed(full, middle, middle_len) == 1 &&
+              ep_feed(full, whole + offset, len - offset) == 1 && ep_can_end(full);
+    ep_recognizer_free(full);
+    return ok;
+}
+
+bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool *fell_back)
+{
+    if (fell_back)
+        *fell_back = false;
+    const srv_contexts *x = &b->contexts;
+    if (b->binding == SRV_BINDING_WHOLE) {
+        if (x->cut_left == 0 && x->cut_right == b->len)
+            return ep_can_end(b->rec);
+        return srv_cut_can_end(b->rec, b->grammar, b->text, b->len, b->offset, x->cut_right, &x->cut_lex, middle,
+                               middle_len, &b->memo, fell_back);
+    }
+    /* The line's rest must still follow the middle: fed after it, the
+     * recognizer stays viable (the code after the line, if it binds, is its
+     * right context). */
+    size_t rest = x->line_end - b->offset;
+    if (rest == 0)
+        return ep_viable(b->rec);
+    ep_savepoint point = ep_save(b->rec);
+    bool ok = ep_feed(b->rec, b->text + b->offset, rest) == 1;
+    ep_restore(b->rec, point);
+    return ok;
+}
+
+/* ---- The request ------------------------------------------------------------------- */
+
+void srv_request_prepare(srv_request *r, const cfg_config *config, const srv_tree *tree, const char *text, size_t len,
+                         size_t offset, bool explicit_request)
+{
+    memset(r, 0, sizeof *r);
+    srv_scope_at(tree, text, len, offset, config->multiline, config->max_lines, &r->scope);
+    srv_job_options *o = &r->options;
+    o->max_lines = r->scope.max_lines;
+    o->explicit_request = explicit_request;
+    if (config->escape_guard) {
+        o->filter = srv_escape_filter;
+        o->filter_data = &r->scope;
+    }
+    o->have_contexts = true;
+    srv_contexts_of(&r->scope, text, len, offset, config->cut_contexts, false, &o->contexts);
+}
