@@ -23,7 +23,8 @@
  *
  * One recognizer serves each: the quotient by the whole right context, by
  * the code after the line, or by nothing.  Under line and end a middle
- * may end where feeding it the line's rest leaves the recognizer viable.
+ * may end where it closes what it opened and feeding it the line's rest
+ * leaves the recognizer viable.
  * docs/RECOGNIZER.md has the exactness argument.
  */
 #include "seam_server.h"
@@ -262,6 +263,23 @@ bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *
     return ok;
 }
 
+/* Whether the middle closes what it opens: no bracket or string of its
+ * own left open, no backslash join pending, and no comment that would
+ * take in the line's rest.  Where only the line binds, every viable
+ * middle could be continued; this is what makes a place to stop (the
+ * true completion, which ends before the person's first closer of
+ * something opened before the cursor, always has it). */
+static bool srv__middle_closed(const srv_lex_state *at, const char *middle, size_t len, bool rest_blank)
+{
+    srv_lex_state end;
+    srv_lex_after(at, middle, len, "", 0, &end);
+    if (end.continued || end.escaped || end.depth > at->depth)
+        return false;
+    if (end.quote && !(end.quote == at->quote && end.triple == at->triple))
+        return false;
+    return !end.in_comment || rest_blank;
+}
+
 bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool *fell_back)
 {
     if (fell_back)
@@ -277,6 +295,8 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
      * recognizer stays viable (the code after the line, if it binds, is its
      * right context). */
     size_t rest = x->line_end - b->offset;
+    if (!srv__middle_closed(&x->cut_lex, middle, middle_len, rest == 0))
+        return false;
     if (rest == 0)
         return ep_viable(b->rec);
     ep_savepoint point = ep_save(b->rec);

@@ -348,6 +348,19 @@ Test(scope, the_code_after_the_cursor_binds_as_far_as_it_is_written)
     /* The line's rest binds: its closer is never written again. */
     cr_assert_eq(bound_of(g, "def main():\n    for name in os.listdir(|)\n", "path)", &end), SRV_BINDING_END);
     cr_assert_not(end);
+    /* A middle ends only where it closes what it opened: its own bracket,
+     * string or backslash join; a comment may not take in the line's rest. */
+    const char *own = "with closing(_iterdir|) as it:\n";
+    cr_assert_eq(bound_of(g, own, "(dirname, dir_fd", &end), SRV_BINDING_END);
+    cr_assert_not(end);
+    cr_assert_eq(bound_of(g, own, "(dirname, \"a", &end), SRV_BINDING_END);
+    cr_assert_not(end);
+    cr_assert_eq(bound_of(g, own, "(dirname, dir_fd)", &end), SRV_BINDING_END);
+    cr_assert(end);
+    cr_assert_eq(bound_of(g, own, "x  # the folder", &end), SRV_BINDING_END);
+    cr_assert_not(end);
+    cr_assert_eq(bound_of(g, "x = 1|\n", "  # one", &end), SRV_BINDING_END);
+    cr_assert(end);
     /* A header whose colon follows the editor's closer: the line binds,
      * and the code after it may follow once the line is finished. */
     const char *typing = "def main():\n    for name in os.listdir(|)\n        print(name)\n    return 0\n";
