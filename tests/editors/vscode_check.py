@@ -12,7 +12,10 @@ temporary folder, and is stopped with everything it started.  In a folder
 with a Python file, the test (through tests/editors/vscode_drive.js) waits
 for the status bar to say seam is ready, then at several positions types a
 line, waits for ghost text, accepts it with Tab and saves: the file on disk
-must be the typed text plus the suggestion, and valid for CPython.  One
+must be the typed text plus the suggestion, and valid for CPython.  Then,
+with VS Code's auto-closing of brackets on, it types lines at the end of a
+file and in the middle of one, accepts the ghost text, finishes each line
+past the closers the editor typed, and checks the file again.  One
 suggestion must span several lines (a screenshot of it is saved in DIR).
 It also checks the status bar's states: training then ready at start,
 inline completions off (no ghost text) and on again, and an unreachable
@@ -59,6 +62,30 @@ def main():
     files = python_files(".")
     print(total_size(files))
 '''
+
+# Code being typed, with VS Code's auto-closing of brackets and quotes on
+# (its default): a file that ends inside main(), lines typed at its end and
+# in the middle of it.  After the ghost text is accepted the person goes to
+# the end of the line (past the closers the editor typed) and finishes the
+# line there: `finish`.
+TYPING = '''import os
+
+
+def listing(root):
+    names = []
+    return names
+
+
+def main():
+'''
+TYPED = [
+    # (the line to type after, None for the end of the file; typed; finish)
+    (None, "    for name in os.listdir(", ":\n        print(name)\n"),
+    ("    names = []", "    names = sorted(os.listdir(", ""),
+    (None, "    path = os.path.join(", "\n"),
+    (None, "    if os.path.exists(", ":\n        pass\n"),
+    (None, "    with open(", " as f:\n        pass\n"),
+]
 
 # Where to type: after the line that starts with the anchor (its first
 # occurrence in the file as it is then), a new line with this text.
@@ -142,6 +169,81 @@ def type_after(driver, path, anchor, text):
     driver.do("goto", line=before[:start + 1].count("\n") + 1, col=len(anchor) + 1)
     driver.do("type", text="\n" + text)
     return before, start + 1 + len(anchor)
+
+
+def closers_of(typed):
+    """What VS Code's auto-closing has put after the cursor once `typed`
+    (a line without strings) is typed: the closers of the brackets it
+    leaves open, innermost first."""
+    stack = []
+    for c in typed:
+        if c in "([{":
+            stack.append({"(": ")", "[": "]", "{": "}"}[c])
+        elif c in ")]}" and stack:
+            stack.pop()
+    return "".join(reversed(stack))
+
+
+def typing_checks(driver, work, check, artifacts):
+    """Lines typed with auto-closing on, at the end of a file and in the
+    middle of one: ghost text for each, accepted with Tab, the line
+    finished past the editor's closers, the file valid for CPython."""
+    folder_settings = os.path.join(work, ".vscode", "settings.json")
+    write_json(folder_settings, {"editor.autoClosingBrackets": "languageDefined",
+                                 "editor.autoClosingQuotes": "languageDefined"})
+    time.sleep(4)   # (the settings file is watched)
+    path = os.path.join(work, "typing.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(TYPING)
+    r = driver.do("open", file="typing.py")
+    check(r.get("ok"), "Quick Open opens typing.py: %r" % r)
+    for anchor, typed, finish in TYPED:
+        if anchor is None:
+            before = read(path)
+            at = len(before)
+            driver.do("key", key="Control+End")
+            driver.do("type", text=typed)
+            head = typed
+        else:
+            before, at = type_after(driver, path, anchor, typed)
+            if not check(at >= 0, "anchor %r in typing.py" % anchor):
+                continue
+            head = "\n" + typed
+        where = "at the end of the file" if anchor is None else "in the middle of the file"
+        shown = driver.do("ghost", timeout_ms=4000)
+        if not shown.get("text"):
+            # The automatic request may rightly give nothing (the model's
+            # end); the person asks explicitly (Trigger Inline Suggestion).
+            driver.do("command", title="Trigger Inline Suggestion")
+            shown = driver.do("ghost", timeout_ms=15000)
+        text = shown.get("text")
+        if not check(text, "ghost text %s after typing %r with auto-closing on: %r" % (where, typed, shown)):
+            driver.do("screenshot", path=os.path.join(os.path.abspath(artifacts), "vscode-typing-no-ghost.png"))
+            driver.do("key", key="End")
+            driver.do("type", text=finish)
+            driver.do("key", key="Control+S")
+            time.sleep(0.5)
+            continue
+        driver.do("key", key="Tab")
+        driver.do("key", key="End")
+        driver.do("type", text=finish)
+        driver.do("key", key="Control+S")
+        expected = before[:at] + head + text + closers_of(typed) + finish + before[at:]
+        got = None
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            got = read(path)
+            if got == expected:
+                break
+            time.sleep(0.1)
+        check(got == expected, "typed %r %s, ghost %r, the line finished with %r: the file is %r, not %r"
+              % (typed, where, text, finish, got, expected))
+        check(parses(got), "the file after typing %r and finishing the line is valid for CPython:\n%s"
+              % (typed + text, got))
+    write_json(folder_settings, {})
+    time.sleep(4)   # (the settings file is watched)
+    if os.environ.get("SEAM_VSCODE_DEBUG"):
+        driver.do("screenshot", path=os.path.join(os.path.abspath(artifacts), "vscode-after-typing.png"))
 
 
 def write_json(path, obj):
@@ -370,6 +472,8 @@ def main():
         write_json(folder_settings, {})
         r = driver.do("wait_status", label="seam: ready", timeout_ms=60000, timeout=90)
         check(r.get("found"), "seam.path removed: seam found on the configured path again, ready: %r" % r)
+
+        typing_checks(driver, work, check, args.artifacts)
     except RuntimeError as e:
         check(False, str(e))
     finally:
