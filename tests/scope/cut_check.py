@@ -6,7 +6,8 @@ For cursors in standard-library files (true middles and single-edit mutants
 of them), `seam check` runs the recognizer on the whole left and right
 contexts and on the statements around the cursor only (the cut points of
 the scope code); every answer (how much of the middle is accepted, whether
-the program is complete) must be the same.  Also reports how much of the
+the program is complete) must be the same.  Cursors inside a clause keyword
+that begins a line (`el|se:`) are added to the random ones.  Also reports how much of the
 contexts the cuts keep.
 """
 
@@ -59,6 +60,20 @@ def mutate(middle, rng):
     return middle[:i] + rng.choice(alphabet) + middle[i:]
 
 
+def clause_cursors(text, rng, most=3):
+    """Cursors inside a top-level clause keyword (else, elif, except,
+    finally) that begins a line, each with the end of its line: the
+    middle is the rest of that line."""
+    out = []
+    at = 0
+    for line in text.split("\n"):
+        word = line.split(":")[0].split(" ")[0]
+        if word in ("else", "elif", "except", "finally") and len(out) < most:
+            out.append((at + rng.randrange(1, len(word)), at + len(line) + 1))
+        at += len(line) + 1
+    return [(o, min(e, len(text))) for o, e in out]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -79,6 +94,12 @@ def main():
                 for cut in (False, True):
                     lines.append(json.dumps({"id": [fi, ci, mi, cut], "left": left, "middle": m, "right": right,
                                              "cut": cut}))
+        # A clause keyword begun at the cursor (`el` of else): the cut must
+        # keep the compound statement it belongs to.
+        for ci, (o, end) in enumerate(clause_cursors(text, rng)):
+            for cut in (False, True):
+                lines.append(json.dumps({"id": [fi, args.cases + ci, 0, cut], "left": text[:o],
+                                         "middle": text[o:end], "right": text[end:], "cut": cut}))
     run = subprocess.run([args.seam, "check"], input="\n".join(lines) + "\n", capture_output=True, text=True,
                          timeout=3000)
     results = {}
