@@ -25,11 +25,15 @@ static const char srv__usage[] =
     "  parse FILE       parse a Python file with tree-sitter and summarise the tree\n"
     "  check            read JSON Lines cases {id, left, middle, right} on stdin and\n"
     "                   write {id, accepted, complete, setup_us, feed_us} for each;\n"
-    "                   \"semantic\": true in a case adds the semantic pruners' verdict\n"
+    "                   \"semantic\": true in a case adds the semantic pruners' verdict;\n"
+    "                   \"cut\": true reads the statements around the cursor only;\n"
+    "                   \"typing\": true binds the right context as far as it is\n"
+    "                   written, as a completion does (adds \"binding\")\n"
     "  complete FILE:LINE:COL [--json] [--SETTING VALUE]...\n"
     "                   print a completion at LINE:COL (1-based, COL in characters),\n"
     "                   valid where it is inserted; --json adds its tokens, timings,\n"
-    "                   round trips and rejected candidates.  Settings: --backend\n"
+    "                   round trips, rejected candidates and how much of the code\n"
+    "                   after the cursor bound it (binding).  Settings: --backend\n"
     "                   embedded|llamacpp|openai|ollama, --endpoint URL, --model NAME,\n"
     "                   --template NAME, --max-tokens N, --multiline true, ...\n";
 
