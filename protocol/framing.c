@@ -26,7 +26,49 @@ void lsp_framer_free(lsp_framer *f)
 
 bool lsp_framer_pending(const lsp_framer *f)
 {
-    return f->in_body || f->header.len > 0 || f->discard > 0;
+    return f->in_body || f->header.len > 0 || f->discard > 0 || f->skip_line;
+}
+
+static const char lsp__length_header[] = "content-length:";
+
+/* Where a Content-Length header's name starts in bytes[0..len), or len. */
+static size_t lsp__find_length_header(const char *bytes, size_t len)
+{
+    const size_t want = sizeof lsp__length_header - 1;
+    for (size_t i = 0; i + want <= len; i++)
+        if (strncasecmp(bytes + i, lsp__length_header, want) == 0)
+            return i;
+    return len;
+}
+
+/* Skips up to f->discard bytes of an oversized body, but stops where a
+ * Content-Length header begins in them: a length that lies (or a client
+ * that gave up on the message) must not swallow the messages after it.
+ * A raw "Content-Length:" cannot stand inside a JSON body outside a
+ * string, so an honest body is skipped whole.  Returns the bytes used;
+ * on a header found, the header buffer holds its name. */
+static size_t lsp__skip_body(lsp_framer *f, const char *bytes, size_t len)
+{
+    size_t n = len < f->discard ? len : f->discard;
+    const size_t want = sizeof lsp__length_header - 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = (char)tolower((unsigned char)bytes[i]);
+        if (c == lsp__length_header[f->discard_match])
+            f->discard_match++;
+        else
+            f->discard_match = c == lsp__length_header[0] ? 1 : 0;
+        if (f->discard_match == want) {
+            f->discard = 0;
+            f->discard_match = 0;
+            sm_buf_clear(&f->header);
+            sm_buf_append(&f->header, "Content-Length:", want);
+            return i + 1;
+        }
+    }
+    f->discard -= n;
+    if (f->discard == 0)
+        f->discard_match = 0;
+    return n;
 }
 
 /* Reads Content-Length from a complete header block; false when absent or
@@ -89,10 +131,19 @@ void lsp_framer_feed(lsp_framer *f, const char *bytes, size_t len, const lsp_fra
 {
     while (len > 0) {
         if (f->discard > 0) {
-            size_t n = len < f->discard ? len : f->discard;
-            f->discard -= n;
+            size_t n = lsp__skip_body(f, bytes, len);
             bytes += n;
             len -= n;
+            continue;
+        }
+        if (f->skip_line) {
+            /* To the line's end, or to a header that resynchronises. */
+            const char *eol = memchr(bytes, '\n', len);
+            size_t n = eol ? (size_t)(eol - bytes) + 1 : len;
+            size_t header = lsp__find_length_header(bytes, n);
+            f->skip_line = eol == NULL && header == n;
+            bytes += header < n ? header : n;
+            len -= header < n ? header : n;
             continue;
         }
         if (f->in_body) {
@@ -112,9 +163,28 @@ void lsp_framer_feed(lsp_framer *f, const char *bytes, size_t len, const lsp_fra
         const char *nl = memchr(bytes, '\n', len);
         size_t n = nl ? (size_t)(nl - bytes) + 1 : len;
         if (sm_buf_append(&f->header, bytes, n) != SM_OK) {
-            /* Headers too long: drop what we have and report once. */
-            if (!f->bad_header)
-                cb->on_error(data, LSP_FRAME_BAD_HEADER, 0);
+            size_t partial = f->header.len;   /* where the line held so far starts */
+            while (partial > 0 && f->header.data[partial - 1] != '\n')
+                partial--;
+            cb->on_error(data, LSP_FRAME_BAD_HEADER, 0);
+            if (f->header.len - partial + n > f->header.max) {
+                /* One line longer than the cap by itself: junk, dropped to
+                 * its end (which may come in a later read) like any line
+                 * that is not a header. */
+                bool held = f->header.len > partial;
+                f->header.len = partial;
+                if (f->header.data)
+                    f->header.data[partial] = '\0';
+                /* A header in these bytes resynchronises; else the line is
+                 * skipped from its next byte on (at least one is used). */
+                size_t header = held ? lsp__find_length_header(bytes, n) : n;
+                size_t used = header < n ? header : 1;
+                f->skip_line = header == n;
+                bytes += used;
+                len -= used;
+                continue;
+            }
+            /* The header block is too long: it is skipped to its end. */
             f->bad_header = true;
             sm_buf_clear(&f->header);
             sm_buf_append(&f->header, bytes, n);

@@ -60,8 +60,10 @@ typedef struct lsp_framer {
     sm_buf body;
     size_t expected;        /* body bytes expected */
     size_t discard;         /* body bytes still to skip */
+    size_t discard_match;   /* of "Content-Length:", the bytes seen last while skipping */
     bool in_body;
     bool bad_header;        /* the current header block is being skipped */
+    bool skip_line;         /* a header line longer than the cap: dropped to its end */
     size_t max_body;
 } lsp_framer;
 

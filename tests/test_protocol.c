@@ -171,6 +171,53 @@ Test(protocol, oversized_bodies_are_skipped_without_buffering)
     sm_buf_free(&out);
 }
 
+Test(protocol, a_header_line_longer_than_the_cap_is_dropped_whatever_the_reads)
+{
+    /* One line of 20,000 bytes, then a message; and a one-line JSON body
+     * sent without its header. */
+    size_t junk = 20000;
+    char *stream = sm_malloc(junk + 64);
+    memset(stream, 'h', junk);
+    stream[junk - 1] = '\n';
+    size_t n = junk + (size_t)snprintf(stream + junk, 64, "Content-Length: 2\r\n\r\nok");
+    for (size_t step = 0; step <= 9000; step += 3000) {
+        frames f = frame_all(stream, n, step, 1024);
+        cr_assert_eq(f.count, 1, "step %zu: %d messages", step, f.count);
+        cr_assert_str_eq(f.got[0], "ok");
+        cr_assert_geq(f.bad_headers, 1);
+    }
+    /* A header that is itself longer than the cap is junk too. */
+    memcpy(stream, "Content-Length: 2", 17);
+    memset(stream + 17, ' ', junk - 17);
+    stream[junk - 1] = '\n';
+    n = junk + (size_t)snprintf(stream + junk, 64, "Content-Length: 2\r\n\r\nok");
+    for (size_t step = 0; step <= 9000; step += 3000) {
+        frames f = frame_all(stream, n, step, 1024);
+        cr_assert_eq(f.count, 1, "step %zu: %d messages", step, f.count);
+        cr_assert_str_eq(f.got[0], "ok");
+    }
+    memset(stream, '{', junk);   /* no line break at all before the header */
+    n = junk + (size_t)snprintf(stream + junk, 64, "Content-Length: 2\r\n\r\nok");
+    frames f = frame_all(stream, n, 0, 1024);
+    cr_assert_eq(f.count, 1);
+    cr_assert_str_eq(f.got[0], "ok");
+    sm_free(stream);
+}
+
+Test(protocol, a_length_that_lies_does_not_swallow_the_messages_after_it)
+{
+    const char stream[] = "Content-Length: 100000000000\r\n\r\n{\"jsonrpc\":\"2.0\"}"
+                          "Content-Length: 2\r\n\r\nok"
+                          "Content-Length: 4\r\n\r\ntwo!";
+    for (size_t step = 0; step <= 7; step++) {
+        frames f = frame_all(stream, sizeof stream - 1, step, 1024);
+        cr_assert_eq(f.too_big, 1);
+        cr_assert_eq(f.count, 2, "step %zu: %d messages", step, f.count);
+        cr_assert_str_eq(f.got[0], "ok");
+        cr_assert_str_eq(f.got[1], "two!");
+    }
+}
+
 /* ---- Documents ------------------------------------------------------------------- */
 
 Test(protocol, documents_apply_range_and_full_changes)
