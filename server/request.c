@@ -293,14 +293,17 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
     }
     /* The line's rest must still follow the middle: fed after it, the
      * recognizer stays viable (the code after the line, if it binds, is its
-     * right context). */
+     * right context).  With nothing after the cursor on its line, the
+     * middle ends the line: a line break must follow it (a statement is
+     * not left half written, a header has its colon), since the person
+     * has nothing of theirs left to type there. */
     size_t rest = x->line_end - b->offset;
-    if (!srv__middle_closed(&x->cut_lex, middle, middle_len, rest == 0))
+    bool blank = srv__blank(b->text, b->offset, x->line_end);
+    if (!srv__middle_closed(&x->cut_lex, middle, middle_len, blank))
         return false;
-    if (rest == 0)
-        return ep_viable(b->rec);
     ep_savepoint point = ep_save(b->rec);
-    bool ok = ep_feed(b->rec, b->text + b->offset, rest) == 1;
+    bool ok = (rest == 0 || ep_feed(b->rec, b->text + b->offset, rest) == 1) &&
+              (!blank || ep_feed(b->rec, "\n", 1) == 1);
     ep_restore(b->rec, point);
     return ok;
 }

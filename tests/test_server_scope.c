@@ -361,6 +361,20 @@ Test(scope, the_code_after_the_cursor_binds_as_far_as_it_is_written)
     cr_assert_not(end);
     cr_assert_eq(bound_of(g, "x = 1|\n", "  # one", &end), SRV_BINDING_END);
     cr_assert(end);
+    /* With nothing after the cursor on its line, the middle ends the
+     * line: no statement half written, a header with its colon. */
+    cr_assert_eq(bound_of(g, "def f(self):\n    self|\n", ":", &end), SRV_BINDING_END);
+    cr_assert_not(end);
+    cr_assert_eq(bound_of(g, "def f(self):\n    self|\n", ".enable()", &end), SRV_BINDING_END);
+    cr_assert(end);
+    cr_assert_eq(bound_of(g, "def f(self):\n    self|  \n", ".enable()", &end), SRV_BINDING_END);
+    cr_assert(end);
+    cr_assert_eq(bound_of(g, "def main():\n    for name in |\n", "os.listdir(path)", &end), SRV_BINDING_END);
+    cr_assert_not(end);
+    cr_assert_eq(bound_of(g, "def main():\n    for name in |\n", "os.listdir(path):", &end), SRV_BINDING_END);
+    cr_assert(end);
+    cr_assert_eq(bound_of(g, "def main():\n    labels = {|\n", "", &end), SRV_BINDING_END);
+    cr_assert(end);
     /* A header whose colon follows the editor's closer: the line binds,
      * and the code after it may follow once the line is finished. */
     const char *typing = "def main():\n    for name in os.listdir(|)\n        print(name)\n    return 0\n";
