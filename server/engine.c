@@ -15,16 +15,29 @@
 #include <string.h>
 #include <time.h>
 
+/* The embedded model, shared by the engines of one corpus: a new
+ * configuration's engine answers from it while the old one's jobs still
+ * finish on theirs.  Only the loop touches the count. */
+typedef struct srv__shared_model {
+    mc_ngram *model;
+    uint32_t refs;
+} srv__shared_model;
+
+/* An engine lives while its owner holds it or a job (or a training run)
+ * still uses it: srv_engine_free drops the owner's reference only, so a
+ * configuration change, a cancel or a shutdown never frees what a running
+ * job reads (the grammar, the backend, the semantic modules). */
 struct srv_engine {
+    uint32_t refs;               /* the owner's, one per job, one while training */
+    bool released;               /* the owner has let it go */
     uv_loop_t *loop;
     cfg_config config;
     ep_grammar *grammar;
     mc_backend *backend;
     mc_template *custom_template;
-    mc_ngram *model;             /* the embedded model, once trained */
+    srv__shared_model *model;    /* the embedded model, once trained */
     void *local_model;           /* ip_model of the llama backend, when built with it */
     bool training;
-    bool orphaned;               /* freed while training: the callback frees it */
     sm_logger *logger;
     SM_ARRAY(srv_job *) waiting; /* jobs waiting for the model */
     char *workspace;             /* owned; the semantic pruners' workspace, or NULL */
@@ -207,6 +220,7 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const srv_engine *
                    srv_engine **out, char *error, size_t error_size)
 {
     srv_engine *e = sm_calloc(1, sizeof *e);
+    e->refs = 1;
     e->loop = loop;
     e->logger = logger;
     cfg_copy(&e->config, config);
@@ -262,37 +276,47 @@ fail:
     return rc ? rc : SM_EINVAL;
 }
 
-void srv_engine_free(srv_engine *e)
+static void srv__fail_job(srv_job *job, const char *message);
+
+static void srv__model_release(srv__shared_model *m)
 {
-    if (!e)
+    if (m && --m->refs == 0) {
+        mc_ngram_free(m->model);
+        sm_free(m);
+    }
+}
+
+/* Frees the engine once nothing uses it any more. */
+static void srv__engine_release(srv_engine *e)
+{
+    if (--e->refs > 0)
         return;
     mc_backend_free(e->backend);
 #ifdef SEAM_HAVE_INPROC
     ip_model_free(e->local_model);
 #endif
     mc_template_free(e->custom_template);
-    mc_ngram_free(e->model);
+    srv__model_release(e->model);
     ep_grammar_free(e->grammar);
     sx_env_free(e->env);
-    e->env = NULL;
     sm_free(e->workspace);
-    e->workspace = NULL;
-    for (uint32_t i = 0; i < e->waiting.size; i++) {
-        srv_job *job = e->waiting.items[i];
-        srv_completion_info info = {0};
-        info.error = "the server is shutting down";
-        job->on_done(job->data, NULL, &info);
-        sm_free(job->text);
-        sm_free(job);
-    }
     sm_array_free(&e->waiting);
     cfg_free(&e->config);
-    if (e->training) {
-        /* The thread pool still trains for this engine: its callback ends it. */
-        e->orphaned = true;
-        return;
-    }
     sm_free(e);
+}
+
+void srv_engine_free(srv_engine *e)
+{
+    if (!e)
+        return;
+    e->released = true;
+    e->on_ready = NULL;
+    /* Jobs still waiting for the model end now (each lets the engine go). */
+    while (e->waiting.size) {
+        srv_job *job = e->waiting.items[--e->waiting.size];
+        srv__fail_job(job, "the server is shutting down");
+    }
+    srv__engine_release(e);
 }
 
 const cfg_config *srv_engine_config(const srv_engine *e)
@@ -319,17 +343,16 @@ void srv_engine_corpus(const srv_engine *e, mc_corpus *corpus, const char *works
 
 static void srv__start_job(srv_job *job);
 
-static void srv__model_ready(srv_engine *e, mc_ngram *model)
+/* The engine answers from `model` (its reference is the engine's). */
+static void srv__model_ready(srv_engine *e, srv__shared_model *model)
 {
     e->training = false;
-    if (!model)
-        model = mc_ngram_new(1024), mc_ngram_finish(model);
-    mc_ngram_free(e->model);
+    srv__model_release(e->model);
     e->model = model;
     mc_backend_free(e->backend);
-    mc_backend_embedded_new(e->loop, e->model, &e->backend);
+    mc_backend_embedded_new(e->loop, model->model, &e->backend);
     mc_ngram_stats stats;
-    mc_ngram_get_stats(model, &stats);
+    mc_ngram_get_stats(model->model, &stats);
     sm_log(e->logger, SM_LOG_DEBUG, "embedded model ready: %u pieces, %u n-grams, %zu bytes", stats.vocabulary,
            stats.nodes, stats.bytes);
     uint64_t now = srv__now_ns();
@@ -342,6 +365,19 @@ static void srv__model_ready(srv_engine *e, mc_ngram *model)
         e->on_ready(e->on_ready_data);
 }
 
+/* A newly trained model, shared from here on. */
+static srv__shared_model *srv__model_new(mc_ngram *model)
+{
+    if (!model) {
+        model = mc_ngram_new(1024);
+        mc_ngram_finish(model);
+    }
+    srv__shared_model *m = sm_calloc(1, sizeof *m);
+    m->model = model;
+    m->refs = 1;
+    return m;
+}
+
 void srv_engine_set_workspace(srv_engine *e, const char *workspace)
 {
     if (e->env)
@@ -352,18 +388,17 @@ void srv_engine_set_workspace(srv_engine *e, const char *workspace)
 
 void srv_engine_train(srv_engine *e, const mc_corpus *corpus)
 {
-    srv__model_ready(e, mc_corpus_train(corpus, 1u << 20));
+    srv__model_ready(e, srv__model_new(mc_corpus_train(corpus, 1u << 20)));
 }
 
 static void srv__on_trained(void *data, mc_ngram *model)
 {
     srv_engine *e = data;
-    if (e->orphaned) {
-        mc_ngram_free(model);
-        sm_free(e);
-        return;
-    }
-    srv__model_ready(e, model);
+    if (e->released)
+        mc_ngram_free(model);   /* the owner let the engine go while it trained */
+    else
+        srv__model_ready(e, srv__model_new(model));
+    srv__engine_release(e);
 }
 
 int srv_engine_train_async(srv_engine *e, mc_corpus *corpus)
@@ -371,18 +406,21 @@ int srv_engine_train_async(srv_engine *e, mc_corpus *corpus)
     if (e->config.backend != CFG_BACKEND_EMBEDDED)
         return SM_OK;
     e->training = true;
-    return mc_corpus_train_async(e->loop, corpus, 1u << 20, srv__on_trained, e);
+    e->refs++;
+    int rc = mc_corpus_train_async(e->loop, corpus, 1u << 20, srv__on_trained, e);
+    if (rc != SM_OK) {
+        e->training = false;
+        e->refs--;
+    }
+    return rc;
 }
 
-bool srv_engine_move_model(srv_engine *from, srv_engine *to)
+bool srv_engine_share_model(srv_engine *from, srv_engine *to)
 {
     if (!from || !from->model || from->training || to->model || to->training)
         return false;
-    mc_ngram *model = from->model;
-    from->model = NULL;
-    mc_backend_free(from->backend);
-    from->backend = NULL;
-    srv__model_ready(to, model);
+    from->model->refs++;
+    srv__model_ready(to, from->model);
     return true;
 }
 
@@ -401,6 +439,7 @@ bool srv_engine_ready(const srv_engine *e)
 
 static void srv__job_free(srv_job *job)
 {
+    srv__engine_release(job->engine);
     sx_session_free(job->semantic);
     if (job->tree)
         ts_tree_delete(job->tree);
@@ -589,6 +628,7 @@ int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offs
         return SM_ERANGE;
     srv_job *job = sm_calloc(1, sizeof *job);
     job->engine = e;
+    e->refs++;
     job->text = sm_strndup(text, len);
     job->len = len;
     job->offset = offset;

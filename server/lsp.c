@@ -55,6 +55,7 @@ typedef struct srv__pending {
     char *job_text;                /* the text the job completes (owned) */
     size_t job_len, job_offset;
     srv_request request;           /* the completion's scope and options */
+    const srv_engine *engine;      /* the engine the job runs on (alive until it ends) */
     struct TSTree *tree;           /* owned until the job takes it: job_text's tree, or NULL */
     uint64_t received_ns;
 } srv__pending;
@@ -440,7 +441,9 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
     p->job = NULL;
     srv__doc *d = srv__find_doc(lsp, p->uri, NULL);
     if (info->cache) {
-        if (d && !d->cache)
+        /* A recognizer of another engine's grammar is not kept: the
+         * configuration changed while the job ran. */
+        if (d && !d->cache && p->engine == lsp->engine)
             d->cache = info->cache;
         else
             srv_rec_cache_free(info->cache);
@@ -498,6 +501,7 @@ static void srv__start(srv__pending *p)
     d->cache = NULL;
     o.tree = p->tree;
     p->tree = NULL;
+    p->engine = lsp->engine;
     int rc = srv_engine_complete(lsp->engine, p->job_text, p->job_len, p->job_offset, &o, srv__on_job_done, p,
                                  &p->job);
     if (rc) {
@@ -659,7 +663,7 @@ static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
     bool same_corpus = old && lsp->config.backend == CFG_BACKEND_EMBEDDED &&
                        lsp->config.train_stdlib == config->train_stdlib &&
                        lsp->config.corpus_bytes == config->corpus_bytes;
-    if (config->backend == CFG_BACKEND_EMBEDDED && same_corpus && srv_engine_move_model(old, e)) {
+    if (config->backend == CFG_BACKEND_EMBEDDED && same_corpus && srv_engine_share_model(old, e)) {
         /* The embedded model is kept: it depends only on the corpus. */
     } else if (config->backend == CFG_BACKEND_EMBEDDED) {
         mc_corpus corpus;

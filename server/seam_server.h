@@ -289,7 +289,9 @@ typedef void (*srv_job_cb)(void *data, mc_completion *completion, const srv_comp
 int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const srv_engine *previous, sm_logger *logger,
                    srv_engine **out, char *error,
                    size_t error_size);
-/* Jobs still waiting for the model get their on_done with an error. */
+/* Lets the engine go: jobs still waiting for the model get their on_done
+ * with an error; the engine itself lives on while jobs it runs (or a
+ * training run) still use it, and is freed by the last of them. */
 void srv_engine_free(srv_engine *engine);
 const cfg_config *srv_engine_config(const srv_engine *engine);
 
@@ -316,9 +318,9 @@ void srv_engine_corpus(const srv_engine *engine, mc_corpus *corpus, const char *
  * only: the modules read are kept for the engine's life. */
 void srv_engine_set_workspace(srv_engine *engine, const char *workspace);
 void srv_engine_train(srv_engine *engine, const mc_corpus *corpus);
-/* Moves a trained embedded model from one engine to another (a new
+/* Shares a trained embedded model of one engine with another (a new
  * configuration on the same corpus); false when `from` has none ready. */
-bool srv_engine_move_model(srv_engine *from, srv_engine *to);
+bool srv_engine_share_model(srv_engine *from, srv_engine *to);
 /* Takes ownership of the corpus's contents. */
 int srv_engine_train_async(srv_engine *engine, mc_corpus *corpus);
 

@@ -767,6 +767,52 @@ def semantic_in_the_server(seam, ch, workdir):
         c.wait()
 
 
+def settings_change_in_flight(seam, ch, workdir):
+    """Editors send didChangeConfiguration whenever any setting changes: a
+    change while a completion is in flight (its set-up in the thread pool,
+    or its HTTP request waiting for a slow server) must not free what the
+    job still uses.  The server answers on, and exits cleanly."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "backends"))
+    from loopback import EOS, LoopbackServer, Script
+    left = "import os\n\nresult = "
+    steps = {"": [("os.sep", -0.1)], "os.sep": [(EOS, -0.1)]}
+    with LoopbackServer(Script(steps, left), fault="slow_first_byte") as server:
+        c = Client(seam)
+        rid = c.request("initialize", {
+            "processId": os.getpid(), "rootUri": None,
+            "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
+            "initializationOptions": {"backend": "llamacpp", "endpoint": server.url, "debounce_ms": 0,
+                                      "timeout_ms": 10000}})
+        c.response(rid)
+        c.notify("initialized", {})
+        uri = "file://" + os.path.join(workdir, "inflight.py")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                           "text": left + "\n"}})
+        params = {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 9},
+                  "context": {"triggerKind": 1}}
+        # In the thread pool: the change comes with the request.
+        first = c.request("textDocument/inlineCompletion", params)
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {"debounce_ms": 1}}})
+        # Waiting for the slow server.
+        second = c.request("textDocument/inlineCompletion", params)
+        time.sleep(1.0)
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {"debounce_ms": 2}}})
+        answers = [c.response(first, timeout=20), c.response(second, timeout=20)]
+        ch.check(all(a is not None for a in answers), "completions in flight across a settings change are "
+                 "answered: %r" % answers)
+        server.fault = None
+        third = c.response(c.request("textDocument/inlineCompletion", params), timeout=20)
+        items = ((third or {}).get("result") or {}).get("items") or [{}]
+        ch.check(items[0].get("insertText") == "os.sep", "the server answers after the changes: %r" % third)
+        rid = c.request("shutdown", None)
+        c.response(rid)
+        c.notify("exit", None)
+        code, _ = c.wait()
+        err = c.proc.stderr.read().decode("utf-8", "replace")
+        ch.check(code == 0 and "AddressSanitizer" not in err and "runtime error" not in err,
+                 "no crash across settings changes: exit %r %s" % (code, err[-2000:]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -782,6 +828,7 @@ def main():
     progress_while_training(args.seam, ch)
     status_notifications(args.seam, ch, workdir)
     semantic_in_the_server(args.seam, ch, workdir)
+    settings_change_in_flight(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
