@@ -10,7 +10,7 @@ TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lsp"))
 sys.path.insert(0, os.path.join(TESTS, "backends"))
 from harness import valid as parses  # noqa: E402,F401
-from lsp_check import Checker  # noqa: E402,F401
+from lsp_check import Checker, needs_more  # noqa: E402,F401
 
 
 def isolated_env(top):
