@@ -229,7 +229,22 @@ typedef struct srv__listener {
     bool busy;
     int code;
     bool exit;
+    bool closed;               /* the server handle's close callback ran */
 } srv__listener;
+
+static void srv__on_listener_closed(uv_handle_t *handle)
+{
+    ((srv__listener *)handle->data)->closed = true;
+}
+
+/* Closes the listening handle, which lives on srv__listen's stack, before
+ * that frame returns: nothing on the loop may refer to it afterwards. */
+static void srv__close_listener(srv__listener *l)
+{
+    uv_close((uv_handle_t *)&l->server, srv__on_listener_closed);
+    while (!l->closed)
+        uv_run(l->conn->loop, UV_RUN_ONCE);
+}
 
 static void srv__on_connection(uv_stream_t *server, int status)
 {
@@ -283,6 +298,7 @@ static int srv__listen(srv__conn *c, const char *where)
         rc = uv_listen((uv_stream_t *)&l.server, 4, srv__on_connection);
     if (rc != 0) {
         sm_log(c->logger, SM_LOG_ERROR, "cannot listen on %s: %s", where, uv_strerror(rc));
+        srv__close_listener(&l);
         return 1;
     }
     sm_log(c->logger, SM_LOG_INFO, "listening on %s", where);
@@ -297,8 +313,10 @@ static int srv__listen(srv__conn *c, const char *where)
             c->lsp = NULL;
             uv_close((uv_handle_t *)&c->tcp, NULL);
             l.busy = false;
-            if (exited)
+            if (exited) {
+                srv__close_listener(&l);
                 return code;
+            }
         }
     }
 }

@@ -813,6 +813,57 @@ def settings_change_in_flight(seam, ch, workdir):
                  "no crash across settings changes: exit %r %s" % (code, err[-2000:]))
 
 
+def listen_and_exit(seam, ch):
+    """`seam lsp --listen`: a client over TCP, then exit; the process ends
+    with the exit code asked for and nothing read after its frame (the
+    listening handle once lived on a returned stack frame)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([seam, "lsp", "--listen", "127.0.0.1:%d" % port], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    conn = None
+    deadline = time.monotonic() + 10
+    while conn is None and time.monotonic() < deadline:
+        try:
+            conn = socket.create_connection(("127.0.0.1", port), timeout=5)
+        except OSError:
+            time.sleep(0.05)
+    if not ch.check(conn is not None, "seam lsp --listen accepts a client"):
+        proc.kill()
+        proc.wait()
+        return
+    def send(obj):
+        body = json.dumps(obj).encode()
+        conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {},
+          "initializationOptions": {"train_stdlib": False}}})
+    send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    send({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None})
+    send({"jsonrpc": "2.0", "method": "exit", "params": None})
+    got = b""
+    conn.settimeout(10)
+    try:
+        while b'"id":2' not in got.replace(b" ", b""):
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+    except OSError:
+        pass
+    conn.close()
+    try:
+        out, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    err = err.decode("utf-8", "replace")
+    ch.check(b'"id":2' in got.replace(b" ", b""), "shutdown answered over TCP: %r" % got[-300:])
+    ch.check(proc.returncode == 0 and "AddressSanitizer" not in err and "runtime error" not in err and not out,
+             "seam lsp --listen exits cleanly after exit: %r %s" % (proc.returncode, err[-2000:]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -829,6 +880,7 @@ def main():
     status_notifications(args.seam, ch, workdir)
     semantic_in_the_server(args.seam, ch, workdir)
     settings_change_in_flight(args.seam, ch, workdir)
+    listen_and_exit(args.seam, ch)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
