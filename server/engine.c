@@ -622,7 +622,8 @@ int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offs
     if (offset > len)
         return SM_ERANGE;
     if (options && options->have_contexts &&
-        (options->contexts.cut_left > offset || options->contexts.cut_right < offset ||
+        (options->contexts.text_start > options->contexts.cut_left || options->contexts.cut_left > offset ||
+         options->contexts.cut_right < offset ||
          options->contexts.cut_right > len || options->contexts.line_end < offset ||
          options->contexts.line_end > options->contexts.next_line || options->contexts.next_line > len))
         return SM_ERANGE;

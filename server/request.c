@@ -286,9 +286,10 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
         *fell_back = false;
     const srv_contexts *x = &b->contexts;
     if (b->binding == SRV_BINDING_WHOLE) {
-        if (x->cut_left == 0 && x->cut_right == b->len)
+        if (x->cut_left == x->text_start && x->cut_right == b->len)
             return ep_can_end(b->rec);
-        return srv_cut_can_end(b->rec, b->grammar, b->text, b->len, b->offset, x->cut_right, &x->cut_lex, middle,
+        return srv_cut_can_end(b->rec, b->grammar, b->text + x->text_start, b->len - x->text_start,
+                               b->offset - x->text_start, x->cut_right - x->text_start, &x->cut_lex, middle,
                                middle_len, &b->memo, fell_back);
     }
     /* The line's rest must still follow the middle: fed after it, the
@@ -324,4 +325,11 @@ void srv_request_prepare(srv_request *r, const cfg_config *config, const srv_tre
     }
     o->have_contexts = true;
     srv_contexts_of(&r->scope, text, len, offset, config->cut_contexts, false, &o->contexts);
+    /* A file may begin with a UTF-8 byte-order mark, which CPython skips
+     * when it reads the file: the program starts after it. */
+    if (len >= 3 && offset >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        o->contexts.text_start = 3;
+        if (o->contexts.cut_left < 3)
+            o->contexts.cut_left = 3;
+    }
 }

@@ -148,6 +148,7 @@ const char *srv_binding_name(srv_binding binding);
 /* What a request's recognizer reads, and the bindings to try, strictest
  * first. */
 typedef struct srv_contexts {
+    size_t text_start;          /* the program starts here: past a file's byte-order mark */
     size_t cut_left, cut_right; /* the recognizer reads text[cut_left, cut_right) */
     srv_lex_state cut_lex;      /* the lexical state at the cursor */
     size_t line_end;            /* the cursor line's rest is text[offset, line_end) */

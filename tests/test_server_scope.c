@@ -384,3 +384,28 @@ Test(scope, the_code_after_the_cursor_binds_as_far_as_it_is_written)
     cr_assert_not(end);
     ep_grammar_free(g);
 }
+
+Test(scope, a_byte_order_mark_starts_the_file_not_the_program)
+{
+    ep_grammar *g;
+    char err[256];
+    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    cfg_config config;
+    cfg_init(&config);
+    static const char *marked[] = {"\xEF\xBB\xBFx = foo(|)\nprint(x)\n", "\xEF\xBB\xBFx = foo(|)\n"};
+    for (size_t i = 0; i < sizeof marked / sizeof *marked; i++) {
+        char text[256];
+        size_t offset = unmark(marked[i], text, sizeof text);
+        srv_request request;
+        srv_request_prepare(&request, &config, NULL, text, strlen(text), offset, true);
+        srv_rec_cache *cache = sm_calloc(1, sizeof *cache);
+        srv_bound b;
+        cr_assert_eq(srv_bound_open(g, text, strlen(text), offset, &request.options.contexts, cache, &b), SM_OK);
+        cr_assert(ep_viable(b.rec), "%zu: the first statement is refused", i);
+        cr_assert_eq(ep_feed(b.rec, "1", 1), 1);
+        cr_assert(srv_bound_can_end(&b, "1", 1, NULL), "%zu", i);
+        srv_rec_cache_free(cache);
+    }
+    cfg_free(&config);
+    ep_grammar_free(g);
+}
