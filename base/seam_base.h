@@ -138,6 +138,11 @@ bool sm_utf8_valid(const uint8_t *text, size_t len, bool allow_nul, size_t *bad_
  * boundary (so that truncating there never splits a sequence). */
 size_t sm_utf8_boundary_before(const uint8_t *text, size_t len);
 
+/* Replaces, in place, every byte of the NUL-terminated `text` that is not
+ * part of valid UTF-8 with '?', so that text from outside (a model
+ * server's error body, say) can go into JSON.  Returns how many. */
+size_t sm_utf8_scrub(char *text);
+
 /* ---- Logging ------------------------------------------------------------ */
 
 typedef enum sm_log_level {

@@ -3,6 +3,8 @@
  */
 #include "seam_base.h"
 
+#include <string.h>
+
 int sm_utf8_decode(const uint8_t *text, size_t len, uint32_t *code_point)
 {
     if (len == 0)
@@ -107,4 +109,17 @@ size_t sm_utf8_boundary_before(const uint8_t *text, size_t len)
     if (need && back + 1 == need)
         return len;
     return start - 1;
+}
+
+size_t sm_utf8_scrub(char *text)
+{
+    size_t len = strlen(text), replaced = 0, bad;
+    uint8_t *at = (uint8_t *)text;
+    while (!sm_utf8_valid(at, len, false, &bad)) {
+        at[bad] = '?';
+        replaced++;
+        at += bad + 1;
+        len -= bad + 1;
+    }
+    return replaced;
 }

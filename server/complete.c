@@ -108,8 +108,10 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
         cJSON_AddNumberToObject(t, "filter", (double)(c->filter_ns / 1000));
         cJSON_AddNumberToObject(t, "decode", (double)(c->total_ns / 1000));
         cJSON_AddNumberToObject(t, "total", (double)(r->info.total_ns / 1000));
-        if (c->error)
+        if (c->error) {
+            sm_utf8_scrub(c->error);   /* a model server's words */
             cJSON_AddStringToObject(o, "error", c->error);
+        }
     } else {
         cJSON_AddStringToObject(o, "completion", "");
         cJSON_AddBoolToObject(o, "found", false);

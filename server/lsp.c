@@ -157,8 +157,13 @@ static void srv__status(srv_lsp *lsp, const char *state, const char *message)
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "state", state);
     cJSON_AddStringToObject(p, "backend", cfg_backend_name(lsp->config.backend));
-    if (message)
-        cJSON_AddStringToObject(p, "message", message);
+    if (message) {
+        /* (a model server's words: not always UTF-8) */
+        char text[sizeof lsp->status_sent];
+        snprintf(text, sizeof text, "%s", message);
+        sm_utf8_scrub(text);
+        cJSON_AddStringToObject(p, "message", text);
+    }
     srv__notify(lsp, "seam/status", p);
 }
 
@@ -171,6 +176,7 @@ static void srv__tell(srv_lsp *lsp, bool show, int type, const char *fmt, ...)
     va_start(args, fmt);
     vsnprintf(text, sizeof text, fmt, args);
     va_end(args);
+    sm_utf8_scrub(text);   /* (what a model server said, or a cut in a character) */
     sm_log(lsp->logger, type == 1 ? SM_LOG_ERROR : type == 2 ? SM_LOG_WARN : SM_LOG_INFO, "%s", text);
     cJSON *p = cJSON_CreateObject();
     cJSON_AddNumberToObject(p, "type", type);

@@ -125,6 +125,17 @@ Test(base, utf8_rejects_malformed_sequences)
     cr_assert(sm_utf8_valid((const uint8_t *)"a\0b", 3, true, NULL));
 }
 
+Test(base, utf8_scrub_leaves_only_valid_utf8)
+{
+    char text[] = "ok \xC3\xA9 \xFF\xFE cut \xE2\x82 end \xF0\x9F\x98\x80";
+    cr_assert_eq(sm_utf8_scrub(text), 4);
+    cr_assert_str_eq(text, "ok \xC3\xA9 ?? cut ?? end \xF0\x9F\x98\x80");
+    cr_assert(sm_utf8_valid((const uint8_t *)text, strlen(text), false, NULL));
+    char clean[] = "plain";
+    cr_assert_eq(sm_utf8_scrub(clean), 0);
+    cr_assert_str_eq(clean, "plain");
+}
+
 Test(base, utf8_encode_round_trips)
 {
     for (uint32_t cp = 0; cp <= 0x10FFFF; cp += 97) {

@@ -864,6 +864,73 @@ def listen_and_exit(seam, ch):
              "seam lsp --listen exits cleanly after exit: %r %s" % (proc.returncode, err[-2000:]))
 
 
+def non_utf8_from_the_model_server(seam, ch, workdir):
+    """A model server whose error body is not UTF-8: what seam writes
+    (window/showMessage, seam/status, seam complete --json) stays UTF-8 and
+    JSON."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    import threading
+
+    class Broken(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = b'{"error": {"message": "model \xff\xfe exploded \xe2\x82"}}'
+            self.send_response(500)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Broken)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = "http://127.0.0.1:%d" % httpd.server_address[1]
+    try:
+        path = os.path.join(workdir, "broken.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("x = sorted(\n")
+        run = subprocess.run([seam, "complete", path + ":1:12", "--json", "--backend", "llamacpp",
+                              "--endpoint", url, "--retries", "0"], capture_output=True, timeout=60)
+        try:
+            out = json.loads(run.stdout.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            out = {"undecodable": repr(e), "stdout": run.stdout[-300:]}
+        ch.check("exploded" in out.get("error", ""), "seam complete --json stays UTF-8 JSON: %r" % out)
+        c = Client(seam)
+        try:
+            rid = c.request("initialize", {
+                "processId": os.getpid(), "rootUri": None,
+                "capabilities": {"general": {"positionEncodings": ["utf-8"]},
+                                 "experimental": {"seamStatus": True}},
+                "initializationOptions": {"backend": "llamacpp", "endpoint": url, "debounce_ms": 0,
+                                          "retries": 0}})
+            c.response(rid)
+            c.notify("initialized", {})
+            uri = "file://" + path
+            c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                               "text": "x = sorted(\n"}})
+            rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                              "position": {"line": 0, "character": 11},
+                                                              "context": {"triggerKind": 1}})
+            answer = c.response(rid, timeout=30)
+            time.sleep(0.5)
+            c._read_message(0.5)
+            shown = [n for n in c.notifications if n.get("method") == "window/showMessage"]
+            ch.check(answer is not None and any("exploded" in n["params"]["message"] for n in shown),
+                     "the model server's words reach the editor as UTF-8: %r %r" % (answer, shown))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            ch.check(False, "seam wrote a message that is not UTF-8 JSON: %r" % e)
+        finally:
+            c.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -881,6 +948,7 @@ def main():
     semantic_in_the_server(args.seam, ch, workdir)
     settings_change_in_flight(args.seam, ch, workdir)
     listen_and_exit(args.seam, ch)
+    non_utf8_from_the_model_server(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
