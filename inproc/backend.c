@@ -102,6 +102,8 @@ static void ip__cut(uint32_t left, uint32_t right, uint32_t budget, uint32_t *ke
 
 static void ip__append(ip_ids *to, const int32_t *ids, uint32_t n)
 {
+    if (n == 0)
+        return;   /* (ids may be NULL then: memcpy may not be given it) */
     sm_array_reserve(to, to->size + n);
     memcpy(to->items + to->size, ids, n * sizeof *ids);
     to->size += n;

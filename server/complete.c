@@ -205,9 +205,11 @@ int srv_cmd_complete(int argc, char **argv)
         c1 = strrchr(spec, ':');
     }
     char *end1 = NULL, *end2 = NULL;
-    unsigned long line = c1 ? strtoul(c1 + 1, &end1, 10) : 0;
-    unsigned long col = c2 ? strtoul(c2 + 1, &end2, 10) : 0;
-    if (!c1 || !c2 || !end1 || *end1 || !end2 || *end2 || line == 0 || col == 0) {
+    /* (strtoul takes "-1" for ULONG_MAX: only digits are a number here) */
+    bool digits = c1 && c2 && c1[1] >= '0' && c1[1] <= '9' && c2[1] >= '0' && c2[1] <= '9';
+    unsigned long line = digits ? strtoul(c1 + 1, &end1, 10) : 0;
+    unsigned long col = digits ? strtoul(c2 + 1, &end2, 10) : 0;
+    if (!digits || !end1 || *end1 || !end2 || *end2 || line == 0 || col == 0) {
         fprintf(stderr, "seam: expected FILE:LINE:COL with LINE and COL from 1, not '%s'\n", where);
         sm_free(spec);
         cfg_free(&config);

@@ -931,6 +931,19 @@ def non_utf8_from_the_model_server(seam, ch, workdir):
         httpd.server_close()
 
 
+def cli_positions(seam, ch, workdir):
+    """seam complete FILE:LINE:COL refuses a position that is not two
+    numbers from 1 (strtoul once read "-1" as the largest line)."""
+    path = os.path.join(workdir, "positions.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("x = 1\n")
+    for where in ("-1:1", "1:-1", "+1:1", "0:1", "1:x"):
+        run = subprocess.run([seam, "complete", "%s:%s" % (path, where)], capture_output=True, text=True,
+                             timeout=30)
+        ch.check(run.returncode == 64 and "expected FILE:LINE:COL" in run.stderr and "18446744" not in run.stderr,
+                 "seam complete %s: %r %r" % (where, run.returncode, run.stderr))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -949,6 +962,7 @@ def main():
     settings_change_in_flight(args.seam, ch, workdir)
     listen_and_exit(args.seam, ch)
     non_utf8_from_the_model_server(args.seam, ch, workdir)
+    cli_positions(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
