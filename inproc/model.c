@@ -22,6 +22,21 @@ static void ip__quiet(enum ggml_log_level level, const char *text, void *data)
 /* A clear reason for a file libllama would refuse, before it tries. */
 static int ip__check_file(const char *path, char *error, size_t error_size)
 {
+    /* Only a regular file: opening a FIFO blocks until something writes
+     * to it, and a directory is no model at all. */
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(error, error_size, "cannot open the model file %s: %s", path, strerror(errno));
+        return SM_EIO;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(error, error_size, "the model path %s is a directory, not a GGUF file", path);
+        return SM_EINVAL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(error, error_size, "the model path %s is not a regular file (a pipe or a device)", path);
+        return SM_EINVAL;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(error, error_size, "cannot open the model file %s: %s", path, strerror(errno));

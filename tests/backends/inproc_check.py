@@ -229,7 +229,14 @@ def check_bad_files(ch, models):
     text = os.path.join(ch.dir, "notes.gguf")
     with open(text, "w") as f:
         f.write("not a model\n")
+    fifo = os.path.join(ch.dir, "fifo.gguf")   # opening it would wait for a writer
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    folder = os.path.join(ch.dir, "folder.gguf")
+    os.makedirs(folder, exist_ok=True)
     expect = [
+        (local(fifo), "is not a regular file"),
+        (local(folder), "is a directory"),
         (local(os.path.join(ch.dir, "missing.gguf")), "cannot open the model file"),
         (local(text), "is not a GGUF model file"),
         (local(truncated), "could not be loaded"),
