@@ -27,6 +27,8 @@ typedef struct srv__conn {
     srv_lsp *lsp;
     bool ended;
     int writes_in_flight;
+    size_t queued;                /* bytes of replies written to no one yet */
+    bool stalled;                 /* the client left too many replies unread */
     cfg_config *config;
     sm_logger *logger;
     char *startup_warning;
@@ -36,12 +38,21 @@ typedef struct srv__write {
     uv_write_t req;
     srv__conn *conn;
     char *data;
+    size_t len;
 } srv__write;
+
+/* Replies a client leaves unread, at most: a client that never reads
+ * must not make seam queue without bound. */
+static size_t srv__max_queued(const srv__conn *c)
+{
+    return (size_t)c->config->max_message_bytes * 4;
+}
 
 static void srv__write_done(uv_write_t *req, int status)
 {
     srv__write *w = (srv__write *)req;
     w->conn->writes_in_flight--;
+    w->conn->queued -= w->len;
     if (status < 0)
         sm_log(w->conn->logger, SM_LOG_WARN, "writing to the client failed: %s", uv_strerror(status));
     sm_free(w->data);
@@ -69,14 +80,28 @@ static void srv__write_out(void *data, const char *bytes, size_t len)
     if (n == (int)len)
         return;
     size_t sent = n > 0 ? (size_t)n : 0;
+    if (c->queued + (len - sent) > srv__max_queued(c)) {
+        /* The session ends once the loop is back (this runs inside the
+         * language server's handling of a message): no more is read. */
+        if (!c->stalled)
+            sm_log(c->logger, SM_LOG_ERROR, "the client has left %zu bytes of replies unread (the cap is 4 times "
+                   "max_message_bytes): the session ends", c->queued);
+        if (!c->stalled && !c->in_is_file && !c->ended)
+            uv_read_stop(c->in);
+        c->stalled = true;
+        return;
+    }
     srv__write *w = sm_malloc(sizeof *w);
     w->conn = c;
+    w->len = len - sent;
+    c->queued += w->len;
     w->data = sm_malloc(len - sent);
     memcpy(w->data, bytes + sent, len - sent);
     buf = uv_buf_init(w->data, (unsigned)(len - sent));
     c->writes_in_flight++;
     if (uv_write(&w->req, c->out, &buf, 1, srv__write_done) != 0) {
         c->writes_in_flight--;
+        c->queued -= w->len;
         sm_free(w->data);
         sm_free(w);
     }
@@ -210,7 +235,7 @@ static int srv__session(srv__conn *c)
     } else {
         uv_read_start(c->in, srv__alloc, srv__on_read);
     }
-    while (!c->ended && uv_run(c->loop, UV_RUN_ONCE))
+    while (!c->ended && !c->stalled && uv_run(c->loop, UV_RUN_ONCE))
         ;
     srv__end(c);
     srv__drain(c);
@@ -269,6 +294,8 @@ static void srv__on_connection(uv_stream_t *server, int status)
     c->in = c->out = (uv_stream_t *)&c->tcp;
     c->tcp.data = c;
     c->ended = false;
+    c->stalled = false;
+    c->queued = 0;
     c->lsp = srv_lsp_new(c->loop, c->config, c->logger, srv__write_out, c);
     uv_read_start(c->in, srv__alloc, srv__on_read);
 }
@@ -305,6 +332,8 @@ static int srv__listen(srv__conn *c, const char *where)
     c->is_tcp = true;
     for (;;) {
         uv_run(c->loop, UV_RUN_ONCE);
+        if (c->lsp && c->stalled)
+            srv__end(c);
         if (c->lsp && c->ended) {
             srv__drain(c);
             int code = 1;

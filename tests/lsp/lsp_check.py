@@ -944,6 +944,39 @@ def cli_positions(seam, ch, workdir):
                  "seam complete %s: %r %r" % (where, run.returncode, run.stderr))
 
 
+def client_that_never_reads(seam, ch, workdir):
+    """A client that sends and never reads what seam answers: seam keeps at
+    most 4 times max_message_bytes of unread replies, then ends the
+    session, instead of queueing without bound."""
+    home = tempfile.mkdtemp(prefix="never-reads-", dir=workdir)
+    os.makedirs(os.path.join(home, "seam"))
+    with open(os.path.join(home, "seam", "config.json"), "w") as f:
+        json.dump({"max_message_bytes": 4096, "train_stdlib": False}, f)
+    proc = subprocess.Popen([seam], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, XDG_CONFIG_HOME=home))
+    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"processId": None, "capabilities": {}}}]
+    messages += [{"jsonrpc": "2.0", "id": 2 + i, "method": "textDocument/completion",
+                  "params": {"textDocument": {"uri": "file:///nowhere/%d.py" % i},
+                             "position": {"line": 0, "character": 0}}} for i in range(4000)]
+    try:
+        for m in messages:
+            body = json.dumps(m).encode()
+            proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        proc.stdin.flush()
+    except (BrokenPipeError, OSError):
+        pass
+    try:
+        code = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = proc.wait()
+        code = "still running after 30 s"
+    err = proc.stderr.read().decode("utf-8", "replace")
+    ch.check(code == 1 and "unread" in err, "a client that never reads: the session ends (exit %r): %s"
+             % (code, err[-500:]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -963,6 +996,7 @@ def main():
     listen_and_exit(args.seam, ch)
     non_utf8_from_the_model_server(args.seam, ch, workdir)
     cli_positions(args.seam, ch, workdir)
+    client_that_never_reads(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
