@@ -30,7 +30,31 @@ typedef struct sx__walk {
     SM_ARRAY(uint32_t) owner;     /* the scope of each binding of doc->bindings */
     sx_doc *doc;
     bool decorated;
+    uint32_t depth;               /* nodes being walked, one inside the other */
 } sx__walk;
+
+/* Deeper than this the walk does not go (CPython itself refuses 200
+ * nested brackets): the document is then taken as one whose names may be
+ * bound unseen, which makes the pruners refuse less, never more.  The
+ * walk recurses, and a thread's stack is not the place for 8,000 frames. */
+enum { SX__MAX_DEPTH = 1000 };
+
+/* Enters one level of the walk; false (and the document marked) past the
+ * limit.  Pair each true answer with sx__leave. */
+static bool sx__enter(sx__walk *w)
+{
+    if (w->depth >= SX__MAX_DEPTH) {
+        w->doc->dynamic = true;
+        return false;
+    }
+    w->depth++;
+    return true;
+}
+
+static void sx__leave(sx__walk *w)
+{
+    w->depth--;
+}
 
 static bool sx__type(TSNode n, const char *type)
 {
@@ -75,7 +99,17 @@ static void sx__walk_children(sx__walk *w, TSNode n, uint32_t scope)
 
 /* Binds every identifier of a target (not those under an attribute or a
  * subscript, which are read). */
+static void sx__targets_at(sx__walk *w, TSNode n, uint32_t scope);
+
 static void sx__targets(sx__walk *w, TSNode n, uint32_t scope)
+{
+    if (sx__enter(w)) {
+        sx__targets_at(w, n, scope);
+        sx__leave(w);
+    }
+}
+
+static void sx__targets_at(sx__walk *w, TSNode n, uint32_t scope)
 {
     if (sx__type(n, "identifier")) {
         sx__add(w, n, scope, SX_BIND_OTHER);
@@ -91,7 +125,17 @@ static void sx__targets(sx__walk *w, TSNode n, uint32_t scope)
 }
 
 /* Every identifier under n binds (case patterns, with and except aliases). */
+static void sx__all_identifiers_at(sx__walk *w, TSNode n, uint32_t scope);
+
 static void sx__all_identifiers(sx__walk *w, TSNode n, uint32_t scope)
+{
+    if (sx__enter(w)) {
+        sx__all_identifiers_at(w, n, scope);
+        sx__leave(w);
+    }
+}
+
+static void sx__all_identifiers_at(sx__walk *w, TSNode n, uint32_t scope)
 {
     if (sx__type(n, "identifier")) {
         sx__add(w, n, scope, SX_BIND_OTHER);
@@ -255,7 +299,17 @@ static void sx__function(sx__walk *w, TSNode n, uint32_t scope, uint8_t kind)
     sx__walk_node(w, ts_node_child_by_field_name(n, "body", 4), inner);
 }
 
+static void sx__walk_node_at(sx__walk *w, TSNode n, uint32_t scope);
+
 static void sx__walk_node(sx__walk *w, TSNode n, uint32_t scope)
+{
+    if (sx__enter(w)) {
+        sx__walk_node_at(w, n, scope);
+        sx__leave(w);
+    }
+}
+
+static void sx__walk_node_at(sx__walk *w, TSNode n, uint32_t scope)
 {
     if (ts_node_is_null(n))
         return;

@@ -412,3 +412,25 @@ Test(semantic, bad_arguments_are_refused)
     cr_assert_eq(sx_session_new(NULL, 1, "abc", 3, 1, 4, &s), SM_EINVAL);
     cr_assert_null(s);
 }
+
+Test(semantic, a_deeply_nested_document_is_read_without_exhausting_the_stack)
+{
+    /* 20,000 nested brackets (a recursive walk overflowed its stack at
+     * about 8,000): the names after them are still known or, where the
+     * walk stopped, left open, never refused. */
+    size_t depth = 20000;
+    const char *tail = "\nvalue = 1\n";
+    size_t len = 4 + depth * 2 + 1 + strlen(tail);
+    char *text = sm_malloc(len + 1);
+    memcpy(text, "x = ", 4);
+    memset(text + 4, '(', depth);
+    text[4 + depth] = '1';
+    memset(text + 5 + depth, ')', depth);
+    memcpy(text + 5 + 2 * depth, tail, strlen(tail) + 1);
+    sx_session *s = NULL;
+    cr_assert_eq(sx_session_new(NULL, (1u << SX_PRUNER_COUNT) - 1, text, len, len, len, &s), SM_OK);
+    sx_refusal why = {.pruner = -1};
+    cr_assert(sx_check(s, "print(value)", 12, true, &why), "refused: %s", why.why);
+    sx_session_free(s);
+    sm_free(text);
+}
