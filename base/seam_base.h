@@ -143,6 +143,13 @@ size_t sm_utf8_boundary_before(const uint8_t *text, size_t len);
  * server's error body, say) can go into JSON.  Returns how many. */
 size_t sm_utf8_scrub(char *text);
 
+/* Whether brackets ( [ { nest deeper than `limit` anywhere in text[0..len)
+ * (counted roughly: brackets inside strings and comments count too).
+ * Debian's libtree-sitter corrupts its heap on some 65,000 open brackets:
+ * a text this deep is not given to it (CPython refuses 200). */
+#define SM_TREE_SITTER_MAX_DEPTH 4096
+bool sm_brackets_deeper_than(const char *text, size_t len, uint32_t limit);
+
 /* ---- Logging ------------------------------------------------------------ */
 
 typedef enum sm_log_level {

@@ -123,3 +123,18 @@ size_t sm_utf8_scrub(char *text)
     }
     return replaced;
 }
+
+bool sm_brackets_deeper_than(const char *text, size_t len, uint32_t limit)
+{
+    uint32_t depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '(' || c == '[' || c == '{') {
+            if (++depth > limit)
+                return true;
+        } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return false;
+}

@@ -54,9 +54,11 @@ static int srv__cmd_parse(const char *path)
     srv_syntax_summary summary;
     rc = srv_syntax_summarize(text.data ? text.data : "", text.len, &summary);
     size_t len = text.len;
+    bool deep = rc == SM_ETOOBIG && sm_brackets_deeper_than(text.data, text.len, SM_TREE_SITTER_MAX_DEPTH);
     sm_buf_free(&text);
     if (rc) {
-        fprintf(stderr, "seam: cannot parse %s: %s\n", path, sm_strerror(rc));
+        fprintf(stderr, "seam: cannot parse %s: %s\n", path,
+                deep ? "brackets nest deeper than tree-sitter can take (4096)" : sm_strerror(rc));
         return 1;
     }
     printf("%s: %zu bytes, %s with %u top-level nodes, %u nodes in all",

@@ -37,6 +37,8 @@ int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summa
     memset(summary, 0, sizeof *summary);
     if (len > UINT32_MAX)
         return SM_ETOOBIG;
+    if (sm_brackets_deeper_than(text, len, SM_TREE_SITTER_MAX_DEPTH))
+        return SM_ETOOBIG;   /* brackets nested deeper than tree-sitter can take */
     TSParser *parser = ts_parser_new();
     if (!parser)
         return SM_ENOMEM;

@@ -415,22 +415,37 @@ Test(semantic, bad_arguments_are_refused)
 
 Test(semantic, a_deeply_nested_document_is_read_without_exhausting_the_stack)
 {
-    /* 20,000 nested brackets (a recursive walk overflowed its stack at
-     * about 8,000): the names after them are still known or, where the
-     * walk stopped, left open, never refused. */
-    size_t depth = 20000;
-    const char *tail = "\nvalue = 1\n";
-    size_t len = 4 + depth * 2 + 1 + strlen(tail);
+    /* An attribute chain 50,000 long nests as deep in the tree (a
+     * recursive walk overflowed its stack at some 8,000 levels): the names
+     * after it are still known or, where the walk stopped, left open,
+     * never refused. */
+    size_t links = 50000;
+    const char *head = "x = value", *tail = "\nvalue = 1\n";
+    size_t len = strlen(head) + links * 2 + strlen(tail);
     char *text = sm_malloc(len + 1);
-    memcpy(text, "x = ", 4);
-    memset(text + 4, '(', depth);
-    text[4 + depth] = '1';
-    memset(text + 5 + depth, ')', depth);
-    memcpy(text + 5 + 2 * depth, tail, strlen(tail) + 1);
+    memcpy(text, head, strlen(head));
+    for (size_t k = 0; k < links; k++)
+        memcpy(text + strlen(head) + 2 * k, ".a", 2);
+    memcpy(text + strlen(head) + 2 * links, tail, strlen(tail) + 1);
     sx_session *s = NULL;
     cr_assert_eq(sx_session_new(NULL, (1u << SX_PRUNER_COUNT) - 1, text, len, len, len, &s), SM_OK);
     sx_refusal why = {.pruner = -1};
     cr_assert(sx_check(s, "print(value)", 12, true, &why), "refused: %s", why.why);
     sx_session_free(s);
+    sm_free(text);
+}
+
+Test(semantic, a_document_too_deep_for_tree_sitter_is_not_given_to_it)
+{
+    size_t depth = 70000;
+    char *text = sm_malloc(depth + 5);
+    memcpy(text, "x = ", 4);
+    memset(text + 4, '(', depth);
+    text[4 + depth] = '\0';
+    sx_session *s = NULL;
+    int rc = sx_session_new(NULL, (1u << SX_PRUNER_COUNT) - 1, text, depth + 4, depth + 4, depth + 4, &s);
+    /* Not read: no session, and so nothing refused. */
+    cr_assert_neq(rc, SM_OK);
+    cr_assert_null(s);
     sm_free(text);
 }

@@ -5,6 +5,7 @@
 #include "test_support.h"
 
 #include <string.h>
+#include <tree_sitter/api.h>
 
 SEAM_SUITE(scope);
 
@@ -408,4 +409,33 @@ Test(scope, a_byte_order_mark_starts_the_file_not_the_program)
     }
     cfg_free(&config);
     ep_grammar_free(g);
+}
+
+Test(scope, text_too_deep_for_tree_sitter_gets_no_tree)
+{
+    /* Debian's libtree-sitter corrupts its heap on some 65,000 open
+     * brackets: such a text is scoped by the lexical scan alone. */
+    size_t depth = 70000;
+    char *text = sm_malloc(depth + 5);
+    memcpy(text, "x = ", 4);
+    memset(text + 4, '(', depth);
+    text[4 + depth] = '\0';
+    size_t len = depth + 4;
+    srv_tree *tree = srv_tree_new(text, len);
+    cr_assert_not_null(tree);
+    cr_assert_null(srv_tree_copy(tree));
+    srv_scope sc;
+    srv_scope_at(tree, text, len, len, true, 6, &sc);
+    cr_assert_eq(sc.kind, SRV_SCOPE_EXPRESSION);
+    cr_assert_eq(sc.bracket_depth, depth);
+    /* An edit that makes it shallow gives it a tree again. */
+    srv_tree_edit(tree, text, 4, len, "1\n", 2);
+    srv_tree_reparse(tree, "x = 1\n", 6);
+    TSTree *copy = srv_tree_copy(tree);
+    cr_assert_not_null(copy);
+    ts_tree_delete(copy);
+    srv_tree_free(tree);
+    srv_syntax_summary summary;
+    cr_assert_eq(srv_syntax_summarize(text, len, &summary), SM_ETOOBIG);
+    sm_free(text);
 }
