@@ -260,3 +260,63 @@ int lsp_frame(sm_buf *out, const char *body, size_t len)
         return rc;
     return sm_buf_append(out, body, len);
 }
+
+/* The value of the 4 hex digits at json[i..i+4), or -1. */
+static long lsp__hex4(const char *json, size_t len, size_t i)
+{
+    if (i + 4 > len)
+        return -1;
+    long v = 0;
+    for (size_t k = i; k < i + 4; k++) {
+        int c = (unsigned char)json[k], d;
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            d = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            d = c - 'A' + 10;
+        else
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+size_t lsp_json_repair_surrogates(char *json, size_t len)
+{
+    size_t repaired = 0;
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (json[i] != '\\')
+            continue;
+        if (json[i + 1] != 'u') {
+            i++;   /* an escaped character (a backslash escaped is no escape's start) */
+            continue;
+        }
+        long v = lsp__hex4(json, len, i + 2);
+        if (v < 0xD800 || v > 0xDFFF) {
+            i += 5;
+            continue;
+        }
+        long next = i + 7 < len && json[i + 6] == '\\' && json[i + 7] == 'u' ? lsp__hex4(json, len, i + 8) : -1;
+        if (v <= 0xDBFF && next >= 0xDC00 && next <= 0xDFFF) {
+            i += 11;   /* a whole pair */
+            continue;
+        }
+        memcpy(json + i + 2, "fffd", 4);
+        repaired++;
+        i += 5;
+    }
+    return repaired;
+}
+
+bool lsp_json_has_nul(const char *json, size_t len)
+{
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (json[i] != '\\')
+            continue;
+        if (json[i + 1] == 'u' && lsp__hex4(json, len, i + 2) == 0)
+            return true;
+        i++;
+    }
+    return false;
+}

@@ -78,6 +78,16 @@ bool lsp_framer_pending(const lsp_framer *framer);
 /* Appends "Content-Length: N\r\n\r\n" and the body. */
 int lsp_frame(sm_buf *out, const char *body, size_t len);
 
+/* Rewrites, in place, each \\uXXXX escape of a JSON text that is half of
+ * a surrogate pair without its other half (an editor's buffer may hold
+ * one) as \\ufffd, the replacement character, so that the message parses
+ * instead of being dropped whole.  Returns how many. */
+size_t lsp_json_repair_surrogates(char *json, size_t len);
+
+/* Whether a JSON text holds the escape of a NUL character (\\u0000),
+ * which a parsed string would silently end at. */
+bool lsp_json_has_nul(const char *json, size_t len);
+
 /* ---- Documents (document.c) -----------------------------------------------------
  *
  * The text of an open document, UTF-8, edited by LSP content changes whose

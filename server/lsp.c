@@ -85,6 +85,8 @@ struct srv_lsp {
     uint32_t progress_token;       /* the number in the token "seam/training/N" */
     bool progress_begun;
     bool training;
+    bool told_docs_limit;          /* the cap on open documents was shown once */
+    bool message_has_nul;          /* the message being handled escapes a NUL character */
     bool initialized;              /* the client sent "initialized": we may send requests */
     /* seam/status notifications, for clients that ask for them
      * (capabilities.experimental.seamStatus): an editor extension's
@@ -218,6 +220,19 @@ static bool srv__position(const cJSON *obj, lsp_position *out)
 
 static void srv__cancel_pending(srv_lsp *lsp, srv__pending *p, const char *why);
 
+/* Stops tracking docs[index]: its completion in flight ends. */
+static void srv__forget_doc(srv_lsp *lsp, uint32_t index)
+{
+    srv__doc *d = lsp->docs.items[index];
+    if (d->active)
+        srv__cancel_pending(lsp, d->active, "the document was closed");
+    lsp_document_free(d->doc);
+    srv_rec_cache_free(d->cache);
+    srv_tree_free(d->tree);
+    sm_free(d);
+    lsp->docs.items[index] = lsp->docs.items[--lsp->docs.size];
+}
+
 static void srv__did_open(srv_lsp *lsp, const cJSON *params)
 {
     const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
@@ -231,7 +246,19 @@ static void srv__did_open(srv_lsp *lsp, const cJSON *params)
     uint32_t index;
     srv__doc *old = srv__find_doc(lsp, uri, &index);
     if (!old && lsp->docs.size >= SRV__MAX_DOCS) {
-        srv__tell(lsp, true, 1, "seam keeps at most %d open documents: %s is not tracked", SRV__MAX_DOCS, uri);
+        /* Shown once; past that, logged (an editor opening thousands of
+         * files would otherwise get a pop-up for each). */
+        srv__tell(lsp, !lsp->told_docs_limit, 1, "seam keeps at most %d open documents: %s is not tracked",
+                  SRV__MAX_DOCS, uri);
+        lsp->told_docs_limit = true;
+        return;
+    }
+    if (lsp->message_has_nul) {
+        /* cJSON's string would end at the NUL: the copy would be cut
+         * short without a word.  CPython refuses such source anyway. */
+        srv__tell(lsp, true, 1, "seam cannot track %s: its text holds a NUL character", uri);
+        if (old)
+            srv__forget_doc(lsp, index);
         return;
     }
     lsp_document *doc;
@@ -263,9 +290,15 @@ static void srv__did_change(srv_lsp *lsp, const cJSON *params)
 {
     const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
     const char *uri = srv__string(td, "uri");
-    srv__doc *d = uri ? srv__find_doc(lsp, uri, NULL) : NULL;
+    uint32_t index;
+    srv__doc *d = uri ? srv__find_doc(lsp, uri, &index) : NULL;
     if (!d) {
         srv__tell(lsp, false, 2, "didChange for a document that is not open: %s", uri ? uri : "(no uri)");
+        return;
+    }
+    if (lsp->message_has_nul) {
+        srv__tell(lsp, true, 1, "seam stops tracking %s: an edit brings a NUL character into it", uri);
+        srv__forget_doc(lsp, index);
         return;
     }
     const cJSON *changes = cJSON_GetObjectItemCaseSensitive(params, "contentChanges");
@@ -321,16 +354,8 @@ static void srv__did_close(srv_lsp *lsp, const cJSON *params)
     const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
     const char *uri = srv__string(td, "uri");
     uint32_t index;
-    srv__doc *d = uri ? srv__find_doc(lsp, uri, &index) : NULL;
-    if (!d)
-        return;
-    if (d->active)
-        srv__cancel_pending(lsp, d->active, "the document was closed");
-    lsp_document_free(d->doc);
-    srv_rec_cache_free(d->cache);
-    srv_tree_free(d->tree);
-    sm_free(d);
-    lsp->docs.items[index] = lsp->docs.items[--lsp->docs.size];
+    if (uri && srv__find_doc(lsp, uri, &index))
+        srv__forget_doc(lsp, index);
 }
 
 /* ---- Completions -------------------------------------------------------------------- */
@@ -1023,12 +1048,32 @@ static void srv__dispatch(srv_lsp *lsp, const cJSON *msg)
     /* Other notifications, $/ ones included, are dropped. */
 }
 
+/* Whether body holds the escape of a surrogate (\uD800-\uDFFF). */
+static bool srv__has_surrogate_escape(const char *body, size_t len)
+{
+    for (const char *p = body; (p = memchr(p, '\\', (size_t)(body + len - p))) && p + 2 < body + len; p++)
+        if (p[1] == 'u' && (p[2] == 'd' || p[2] == 'D'))
+            return true;
+    return false;
+}
+
 static void srv__on_message(void *data, const char *body, size_t len)
 {
     srv_lsp *lsp = data;
     if (lsp->state == SRV__EXITED)
         return;
+    /* Half a surrogate pair escaped (an editor's buffer may hold one, and
+     * JSON.stringify writes it so) would make the whole message unreadable:
+     * it becomes the replacement character, on a copy of the message. */
+    char *repaired = NULL;
+    if (srv__has_surrogate_escape(body, len)) {
+        repaired = sm_strndup(body, len);
+        lsp_json_repair_surrogates(repaired, len);
+        body = repaired;
+    }
+    lsp->message_has_nul = lsp_json_has_nul(body, len);
     cJSON *msg = cJSON_ParseWithLength(body, len);
+    sm_free(repaired);
     if (!msg) {
         srv__reply_error(lsp, NULL, SRV__PARSE_ERROR, "the message is not valid JSON");
         return;

@@ -218,6 +218,18 @@ Test(protocol, a_length_that_lies_does_not_swallow_the_messages_after_it)
     }
 }
 
+Test(protocol, lone_surrogate_escapes_become_the_replacement_character)
+{
+    char json[] = "{\"a\": \"x\\ud800y\", \"b\": \"\\ud83d\\ude00\", \"c\": \"\\\\udc00\", \"d\": \"\\uDC00\"}";
+    cr_assert_eq(lsp_json_repair_surrogates(json, strlen(json)), 2);
+    cr_assert_str_eq(json, "{\"a\": \"x\\ufffdy\", \"b\": \"\\ud83d\\ude00\", \"c\": \"\\\\udc00\", \"d\": \"\\ufffd\"}");
+    char tail[] = "\"\\ud800";   /* cut short: still repaired, nothing read past the end */
+    cr_assert_eq(lsp_json_repair_surrogates(tail, strlen(tail)), 1);
+    cr_assert(lsp_json_has_nul("\"a\\u0000b\"", 10));
+    cr_assert_not(lsp_json_has_nul("\"a\\\\u0000b\"", 11));
+    cr_assert_not(lsp_json_has_nul("\"a\\u0001b\"", 10));
+}
+
 /* ---- Documents ------------------------------------------------------------------- */
 
 Test(protocol, documents_apply_range_and_full_changes)

@@ -977,6 +977,46 @@ def client_that_never_reads(seam, ch, workdir):
              % (code, err[-500:]))
 
 
+def awkward_documents(seam, ch, workdir):
+    """Document text an editor may send: a lone surrogate escaped (the
+    message once failed to parse and the document was silently not
+    tracked), a NUL (the copy was silently cut there), and more documents
+    than seam tracks (one pop-up, not one each)."""
+    c = Client(seam)
+    try:
+        init(c)
+        uri = "file://" + os.path.join(workdir, "surrogate.py")
+        body = ('{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "%s", '
+                '"languageId": "python", "version": 1, "text": "s = \'\\ud800\'\\nx = len("}}}' % uri).encode()
+        c.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                          "position": {"line": 1, "character": 8},
+                                                          "context": {"triggerKind": 1}})
+        r = c.response(rid, timeout=30)
+        ch.check(r is not None and "result" in r, "a document with a lone surrogate is tracked: %r" % r)
+        nul = "file://" + os.path.join(workdir, "nul.py")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": nul, "languageId": "python", "version": 1,
+                                                           "text": "x = 1\u0000\ny = 2\n"}})
+        rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": nul},
+                                                          "position": {"line": 1, "character": 5},
+                                                          "context": {"triggerKind": 1}})
+        r = c.response(rid, timeout=30)
+        shown = [n["params"]["message"] for n in c.notifications if n.get("method") == "window/showMessage"]
+        ch.check(any("NUL" in m for m in shown) and r is not None and "error" in r,
+                 "a document with a NUL is refused with a word: %r %r" % (shown, r))
+        for i in range(1100):
+            c.notify("textDocument/didOpen", {"textDocument": {"uri": "file:///many/%d.py" % i,
+                                                               "languageId": "python", "version": 1, "text": "x\n"}})
+        rid = c.request("shutdown", None)
+        c.response(rid, timeout=30)
+        shown = [n["params"]["message"] for n in c.notifications if n.get("method") == "window/showMessage"
+                 and "open documents" in n["params"]["message"]]
+        ch.check(len(shown) == 1, "past the cap on open documents, one pop-up: %d" % len(shown))
+        c.notify("exit", None)
+    finally:
+        c.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -997,6 +1037,7 @@ def main():
     non_utf8_from_the_model_server(args.seam, ch, workdir)
     cli_positions(args.seam, ch, workdir)
     client_that_never_reads(args.seam, ch, workdir)
+    awkward_documents(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
