@@ -309,6 +309,34 @@ static void sx__walk_node(sx__walk *w, TSNode n, uint32_t scope)
     }
 }
 
+/* Whether the globals() or vars() ending at text[at] is written through
+ * (reading a name from it, as os does, binds nothing): globals()[...] =,
+ * or its update, setdefault or __setitem__. */
+static bool sx__namespace_written(const char *text, size_t len, size_t at)
+{
+    if (at + 2 > len || text[at] != '(' || text[at + 1] != ')')
+        return false;
+    at += 2;
+    static const char *const methods[] = {".update(", ".setdefault(", ".__setitem__(", NULL};
+    for (size_t i = 0; methods[i]; i++)
+        if (at + strlen(methods[i]) <= len && memcmp(text + at, methods[i], strlen(methods[i])) == 0)
+            return true;
+    if (at >= len || text[at] != '[')
+        return false;
+    int depth = 0;
+    for (size_t k = at; k < len && text[k] != '\n'; k++) {
+        if (text[k] == '[')
+            depth++;
+        else if (text[k] == ']' && --depth == 0) {
+            k++;
+            while (k < len && (text[k] == ' ' || text[k] == '\t'))
+                k++;
+            return k < len && text[k] == '=' && (k + 1 >= len || text[k + 1] != '=');
+        }
+    }
+    return false;
+}
+
 static void sx__walk_node_at(sx__walk *w, TSNode n, uint32_t scope)
 {
     if (ts_node_is_null(n))
@@ -316,8 +344,13 @@ static void sx__walk_node_at(sx__walk *w, TSNode n, uint32_t scope)
     const char *type = ts_node_type(n);
     if (strcmp(type, "identifier") == 0) {
         uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-        if ((e - s == 4 && memcmp(w->text + s, "exec", 4) == 0) || (e - s == 7 && memcmp(w->text + s, "globals", 7) == 0))
+        bool exec = e - s == 4 && memcmp(w->text + s, "exec", 4) == 0;
+        bool globals = e - s == 7 && memcmp(w->text + s, "globals", 7) == 0;
+        bool vars = e - s == 4 && memcmp(w->text + s, "vars", 4) == 0;
+        if (exec || globals)
             w->doc->dynamic = true;
+        if (scope == 0 && (exec || ((globals || vars) && sx__namespace_written(w->text, w->len, e))))
+            w->doc->module_writes = true;
         if (e - s == 11 && memcmp(w->text + s, "__getattr__", 11) == 0 && scope == 0)
             w->doc->getattr = true;
         return;
@@ -395,6 +428,10 @@ static void sx__walk_node_at(sx__walk *w, TSNode n, uint32_t scope)
     } else if (strcmp(type, "nonlocal_statement") == 0) {
         sx__all_identifiers(w, n, scope);
     } else if (strcmp(type, "attribute") == 0) {
+        TSNode name = ts_node_child_by_field_name(n, "attribute", 9);
+        if (scope == 0 && !ts_node_is_null(name) && ts_node_end_byte(name) - ts_node_start_byte(name) == 9 &&
+            memcmp(w->text + ts_node_start_byte(name), "_convert_", 9) == 0)
+            w->doc->module_writes = true;   /* an enum's members become the module's names */
         sx__walk_node(w, ts_node_child_by_field_name(n, "object", 6), scope);
     } else if (strcmp(type, "keyword_argument") == 0) {
         sx__walk_node(w, ts_node_child_by_field_name(n, "value", 5), scope);

@@ -3,10 +3,11 @@
  * keyword pruners.
  *
  * A module with a source (the workspace's, the standard library's) is read
- * with tree-sitter: its top-level bindings are its attributes, its
- * directory's entries its submodules.  A module without one (`sys`,
- * `math`, an extension) is asked of Python once (`dir()` of the imported
- * module), when the environment has a Python to run.  What cannot be known
+ * with tree-sitter, never imported: its top-level bindings are its
+ * attributes, its directory's entries its submodules.  A module without
+ * one (`sys`, `math`, an extension) is asked of Python once (`dir()` of
+ * the imported module, isolated, from /, within 5 seconds), when the
+ * environment has a Python to run.  What cannot be known
  * statically (a module-level __getattr__, exec or globals(), a star
  * import of an unknown module, a module not found) constrains nothing.
  * Summaries are cached for the environment's life, under a mutex.
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 enum { SX__MAX_MODULES = 4096, SX__MAX_SOURCE = 8 << 20, SX__MAX_STAR_DEPTH = 4 };
 
@@ -28,6 +30,8 @@ typedef struct sx__module {
     char *dir;                  /* a package's directory, owned; NULL otherwise */
     sx_doc doc;                 /* its top level (a source) */
     char *names;                /* a compiled module's attributes, "\n"-separated, owned */
+    bool stdlib;                /* read from the standard library */
+    int8_t importable;          /* not found: 1 Python finds it, -1 it does not, 0 not asked */
 } sx__module;
 
 struct sx_env {
@@ -144,8 +148,13 @@ static char *sx__ask_python(const sx_env *env, const char *name)
     if (!env->python || !sx__valid_name(name) || strchr(env->python, '\''))
         return NULL;
     char command[1024];
+    /* Isolated (-I: no user site, no current folder), no site, no
+     * bytecode written (-B), from the root folder, and within 5 seconds:
+     * only a compiled module's import runs, and it may not hang the
+     * summaries. */
     snprintf(command, sizeof command,
-             "'%s' -I -S -c 'import importlib,sys; print(chr(10).join(dir(importlib.import_module(sys.argv[1]))))' "
+             "cd / && timeout -k 1 5 '%s' -I -S -B -c "
+             "'import importlib,sys; print(chr(10).join(dir(importlib.import_module(sys.argv[1]))))' "
              "'%s' 2>/dev/null",
              env->python, name);
     FILE *p = popen(command, "r");
@@ -168,12 +177,47 @@ static char *sx__ask_python(const sx_env *env, const char *name)
     return sm_buf_take(&out, NULL);
 }
 
-/* Whether a module's source binds names that its tree does not show:
- * writes through globals() or vars(), or exec. */
-static bool sx__writes_globals(const char *text, size_t len)
+/* Whether Python can find the top-level module `name` at all (its spec,
+ * which runs none of its code): 1 yes, -1 no, 0 it cannot tell. */
+static int8_t sx__python_finds(const sx_env *env, const char *name)
 {
-    static const char *const marks[] = {"globals()[", "globals().update", "globals().setdefault",
-                                        "globals().__setitem__", "vars()[", "exec(", NULL};
+    if (!env->python || !sx__valid_name(name) || strchr(name, '.') || strchr(env->python, '\''))
+        return 0;
+    char command[1024];
+    snprintf(command, sizeof command,
+             "cd / && timeout -k 1 5 '%s' -I -B -c "
+             "'import importlib.util,sys; sys.exit(3 if importlib.util.find_spec(sys.argv[1]) is None else 4)' "
+             "'%s' >/dev/null 2>&1",
+             env->python, name);
+    int status = system(command);
+    if (status == -1 || !WIFEXITED(status))
+        return 0;
+    return WEXITSTATUS(status) == 3 ? -1 : WEXITSTATUS(status) == 4 ? 1 : 0;
+}
+
+/* Whether a star import of `star` in module `from` may bind any name.  A
+ * module not found may (a package installed elsewhere), except in a
+ * standard module when Python cannot find it at all: that import fails
+ * here, and the module imports all the same, so it sits in a branch for
+ * another platform (os's `from nt import *`) or a try that catches it. */
+static bool sx__star_open(const sx_env *env, const sx__module *from, sx__module *star, bool load)
+{
+    if (star->found)
+        return star->open;
+    if (!from->stdlib)
+        return true;
+    if (star->importable == 0 && load)
+        star->importable = sx__python_finds(env, star->name);
+    return star->importable != -1;
+}
+
+/* Whether a module's source writes its namespace in ways its tree does
+ * not show beyond what the walk notes (module_writes): through its
+ * __dict__ or sys.modules[__name__].  Rare enough to search as text; a
+ * mention in a comment only leaves the module open. */
+static bool sx__writes_namespace(const char *text, size_t len)
+{
+    static const char *const marks[] = {"sys.modules[__name__]", "__dict__.update(", "__dict__[", NULL};
     for (size_t i = 0; marks[i] && text; i++)
         if (memmem(text, len, marks[i], strlen(marks[i])))
             return true;
@@ -196,19 +240,16 @@ static sx__module *sx__load(sx_env *env, const char *name)
             break;
         if (sx_doc_read(&m->doc, NULL, source.data ? source.data : "", source.len, SIZE_MAX, NULL) == SM_OK) {
             m->found = true;
-            m->open = m->doc.names_open || m->doc.getattr || sx__writes_globals(source.data, source.len);
+            m->stdlib = roots[r] == env->stdlib;
+            m->open = m->doc.names_open || m->doc.getattr || m->doc.module_writes ||
+                      sx__writes_namespace(source.data, source.len);
         }
         sm_buf_free(&source);
     }
-    bool in_stdlib = m->found && env->stdlib && !(env->workspace && strncmp(path, env->workspace, strlen(env->workspace)) == 0);
-    if (in_stdlib) {
-        /* A standard module's attributes as imported: its source may bind
-         * names it does not show (globals().update(...), a star import
-         * for another platform). */
-        m->names = sx__ask_python(env, name);
-        if (m->names)
-            m->open = false;
-    }
+    /* A module with a source is never imported to learn its attributes:
+     * its top-level code would run (venv.__main__ builds a virtual
+     * environment, tkinter.__main__ opens a window).  What its source does
+     * not show (globals().update(...)) leaves it open instead. */
     if (!m->found && env->stdlib && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name))) {
         m->names = sx__ask_python(env, name);
         m->found = m->names != NULL;
@@ -279,7 +320,7 @@ static bool sx__has(sx_env *env, sx__module *m, const char *attribute, bool load
         return true;
     for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
         sx__module *star = sx__get(env, m->doc.stars.data + i, load);
-        if (!star->found || star->open || sx__has(env, star, attribute, load, depth + 1))
+        if (sx__star_open(env, m, star, load) || (star->found && sx__has(env, star, attribute, load, depth + 1)))
             return true;
     }
     return false;
@@ -335,7 +376,7 @@ void sx__env_warm(sx_env *env, const char *name)
             sx__get(env, m->doc.pool.data + b->module, true);
     }
     for (size_t i = 0; i < m->doc.stars.len; i += strlen(m->doc.stars.data + i) + 1)
-        sx__get(env, m->doc.stars.data + i, true);
+        sx__star_open(env, m, sx__get(env, m->doc.stars.data + i, true), true);
     pthread_mutex_unlock(&env->lock);
 }
 
@@ -361,7 +402,7 @@ static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, bool 
         return true;
     for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
         sx__module *star = sx__get(env, m->doc.stars.data + i, load);
-        if (!star->found || star->open || sx__has_prefix(env, star, prefix, load, depth + 1))
+        if (sx__star_open(env, m, star, load) || (star->found && sx__has_prefix(env, star, prefix, load, depth + 1)))
             return true;
     }
     return false;

@@ -180,6 +180,8 @@ typedef struct sx_doc {
     bool names_open;        /* exec, globals(), a star import of an unknown module */
     bool getattr;           /* a module-level __getattr__ */
     bool dynamic;           /* exec or globals is named: names may be bound unseen */
+    bool module_writes;     /* at the module level: exec, globals() or vars() named, or an
+                               enum converted into the module (_convert_) */
 } sx_doc;
 
 /* Reads the bindings of text (the document without the middle) that code

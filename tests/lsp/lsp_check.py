@@ -1017,6 +1017,24 @@ def awkward_documents(seam, ch, workdir):
         c.close()
 
 
+def summaries_run_no_module_code(seam, ch, workdir):
+    """The attribute pruner learns what standard modules hold without
+    running their top-level code: venv.__main__ builds a virtual
+    environment in the working folder when imported, and reading it must
+    write nothing there."""
+    cwd = tempfile.mkdtemp(prefix="no-code-", dir=workdir)
+    cases = [{"id": 1, "left": "import venv.__main__ as m\nx = m.", "middle": "main", "right": "\n",
+              "semantic": True},
+             {"id": 2, "left": "import this\nx = this.", "middle": "s", "right": "\n", "semantic": True}]
+    run = subprocess.run([os.path.abspath(seam), "check"], input="".join(json.dumps(c) + "\n" for c in cases),
+                         cwd=cwd,
+                         capture_output=True, text=True, timeout=120)
+    results = [json.loads(line) for line in run.stdout.splitlines()]
+    ch.check(len(results) == 2 and all(r.get("semantic", {}).get("complete") for r in results),
+             "attributes of modules with side effects are known: %r" % results)
+    ch.check(os.listdir(cwd) == [], "reading modules wrote nothing in the working folder: %r" % os.listdir(cwd))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -1038,6 +1056,7 @@ def main():
     cli_positions(args.seam, ch, workdir)
     client_that_never_reads(args.seam, ch, workdir)
     awkward_documents(args.seam, ch, workdir)
+    summaries_run_no_module_code(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
