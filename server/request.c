@@ -275,6 +275,8 @@ static bool srv__middle_closed(const srv_lex_state *at, const char *middle, size
     srv_lex_after(at, middle, len, "", 0, &end);
     if (end.continued || end.escaped || end.depth > at->depth)
         return false;
+    if (len > 0 && middle[len - 1] == '\\' && !end.quote && !end.in_comment)
+        return false;   /* a backslash join the middle leaves for the next line */
     if (end.quote && !(end.quote == at->quote && end.triple == at->triple))
         return false;
     return !end.in_comment || rest_blank;

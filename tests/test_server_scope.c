@@ -368,6 +368,8 @@ Test(scope, the_code_after_the_cursor_binds_as_far_as_it_is_written)
     cr_assert_not(end);
     cr_assert_eq(bound_of(g, "def f(self):\n    self|\n", ".enable()", &end), SRV_BINDING_END);
     cr_assert(end);
+    cr_assert_eq(bound_of(g, "def f(self):\n    time|\n", " \\", &end), SRV_BINDING_END);
+    cr_assert_not(end);
     cr_assert_eq(bound_of(g, "def f(self):\n    self|  \n", ".enable()", &end), SRV_BINDING_END);
     cr_assert(end);
     cr_assert_eq(bound_of(g, "def main():\n    for name in |\n", "os.listdir(path)", &end), SRV_BINDING_END);
