@@ -337,6 +337,24 @@ static bool sx__namespace_written(const char *text, size_t len, size_t at)
     return false;
 }
 
+/* Whether the call whose name ends at text[at] passes globals() among
+ * its arguments (its parentheses matched roughly, strings not skipped). */
+static bool sx__call_passes_globals(const char *text, size_t len, size_t at)
+{
+    if (at >= len || text[at] != '(')
+        return false;
+    int depth = 0;
+    for (size_t k = at; k < len; k++) {
+        if (text[k] == '(')
+            depth++;
+        else if (text[k] == ')' && --depth == 0)
+            return false;
+        else if (k + 9 <= len && memcmp(text + k, "globals()", 9) == 0)
+            return true;
+    }
+    return false;
+}
+
 static void sx__walk_node_at(sx__walk *w, TSNode n, uint32_t scope)
 {
     if (ts_node_is_null(n))
@@ -346,10 +364,15 @@ static void sx__walk_node_at(sx__walk *w, TSNode n, uint32_t scope)
         uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
         bool exec = e - s == 4 && memcmp(w->text + s, "exec", 4) == 0;
         bool globals = e - s == 7 && memcmp(w->text + s, "globals", 7) == 0;
-        bool vars = e - s == 4 && memcmp(w->text + s, "vars", 4) == 0;
+        bool vars = (e - s == 4 && memcmp(w->text + s, "vars", 4) == 0) ||
+                    (e - s == 6 && memcmp(w->text + s, "locals", 6) == 0);   /* the module's, at its level */
         if (exec || globals)
             w->doc->dynamic = true;
-        if (scope == 0 && (exec || ((globals || vars) && sx__namespace_written(w->text, w->len, e))))
+        /* The module's namespace is written: by exec at the module level,
+         * by exec given globals() anywhere (turtle makes its functions so),
+         * by writes through globals() or vars() anywhere. */
+        if ((exec && (scope == 0 || sx__call_passes_globals(w->text, w->len, e))) ||
+            ((globals || (vars && scope == 0)) && sx__namespace_written(w->text, w->len, e)))
             w->doc->module_writes = true;
         if (e - s == 11 && memcmp(w->text + s, "__getattr__", 11) == 0 && scope == 0)
             w->doc->getattr = true;

@@ -213,15 +213,19 @@ static bool sx__star_open(const sx_env *env, const sx__module *from, sx__module 
 
 /* Whether a module's source writes its namespace in ways its tree does
  * not show beyond what the walk notes (module_writes): through its
- * __dict__ or sys.modules[__name__].  Rare enough to search as text; a
- * mention in a comment only leaves the module open. */
-static bool sx__writes_namespace(const char *text, size_t len)
+ * __dict__, sys.modules[__name__] or setattr on itself.  Rare enough to
+ * search as text; a mention in a comment only leaves the module open. */
+static bool sx__writes_namespace(const char *text, size_t len, const char *name)
 {
     static const char *const marks[] = {"sys.modules[__name__]", "__dict__.update(", "__dict__[", NULL};
     for (size_t i = 0; marks[i] && text; i++)
         if (memmem(text, len, marks[i], strlen(marks[i])))
             return true;
-    return false;
+    /* setattr on the module itself (curses sets its ACS_ names so) */
+    const char *last = strrchr(name, '.');
+    char mark[300];
+    snprintf(mark, sizeof mark, "setattr(%s,", last ? last + 1 : name);
+    return text && memmem(text, len, mark, strlen(mark)) != NULL;
 }
 
 static sx__module *sx__load(sx_env *env, const char *name)
@@ -242,7 +246,7 @@ static sx__module *sx__load(sx_env *env, const char *name)
             m->found = true;
             m->stdlib = roots[r] == env->stdlib;
             m->open = m->doc.names_open || m->doc.getattr || m->doc.module_writes ||
-                      sx__writes_namespace(source.data, source.len);
+                      sx__writes_namespace(source.data, source.len, name);
         }
         sm_buf_free(&source);
     }

@@ -449,3 +449,48 @@ Test(semantic, a_document_too_deep_for_tree_sitter_is_not_given_to_it)
     cr_assert_null(s);
     sm_free(text);
 }
+
+/* Modules that write their own namespace in ways their tree does not show
+ * constrain nothing; one that only reads globals() still does. */
+Test(semantic, modules_that_write_their_namespace_are_open)
+{
+    static const char *const modules[][2] = {
+        {"exec_globals.py", "def _make():\n    exec('def made(): pass', globals())\n\n_make()\n"},
+        {"set_self.py", "import set_self\n\ndef _init():\n    setattr(set_self, 'LINES', 24)\n"},
+        {"converted.py", "import enum\n\nenum.IntEnum._convert_('Signals', __name__, lambda n: True)\n"},
+        {"updated.py", "globals().update({'made': 1})\n"},
+        {"assigned.py", "for _n in ('made',):\n    globals()[_n] = 1\n"},
+        {"reads.py", "_g = globals()\nKNOWN = _g.get('x')\n"},
+    };
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/seam-semantic-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    size_t count = sizeof modules / sizeof *modules;
+    char path[160];
+    for (size_t i = 0; i < count; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, modules[i][0]);
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs(modules[i][1], f);
+        fclose(f);
+    }
+    sx_env *env = sx_env_new(NULL, dir, NULL);
+    unsigned all = (1u << SX_PRUNER_COUNT) - 1;
+    for (size_t i = 0; i + 1 < count; i++) {
+        char name[64], left[96], middle[96];
+        snprintf(name, sizeof name, "%.*s", (int)(strlen(modules[i][0]) - 3), modules[i][0]);
+        snprintf(left, sizeof left, "import %s\n", name);
+        snprintf(middle, sizeof middle, "%s.made_or_whatever", name);
+        outcome o = check_with(env, all, left, middle, "\n");
+        cr_assert(o.complete, "%s: refused: %s", name, o.why.why);
+    }
+    outcome o = check_with(env, all, "import reads\n", "reads.made", "\n");
+    cr_assert_not(o.complete, "a module that only reads globals() is open");
+    cr_assert_eq(o.why.pruner, SX_ATTRIBUTES);
+    sx_env_free(env);
+    for (size_t i = 0; i < count; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, modules[i][0]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
