@@ -437,13 +437,10 @@ Test(semantic, a_deeply_nested_document_is_read_without_exhausting_the_stack)
 
 Test(semantic, a_document_too_deep_for_tree_sitter_is_not_given_to_it)
 {
-    size_t depth = 70000;
-    char *text = sm_malloc(depth + 5);
-    memcpy(text, "x = ", 4);
-    memset(text + 4, '(', depth);
-    text[4 + depth] = '\0';
+    size_t len;
+    char *text = seam_test_open_brackets(70000, &len);
     sx_session *s = NULL;
-    int rc = sx_session_new(NULL, (1u << SX_PRUNER_COUNT) - 1, text, depth + 4, depth + 4, depth + 4, &s);
+    int rc = sx_session_new(NULL, (1u << SX_PRUNER_COUNT) - 1, text, len, len, len, &s);
     /* Not read: no session, and so nothing refused. */
     cr_assert_neq(rc, SM_OK);
     cr_assert_null(s);

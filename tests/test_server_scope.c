@@ -417,12 +417,8 @@ Test(scope, text_too_deep_for_tree_sitter_gets_no_tree)
 {
     /* Debian's libtree-sitter corrupts its heap on some 65,000 open
      * brackets: such a text is scoped by the lexical scan alone. */
-    size_t depth = 70000;
-    char *text = sm_malloc(depth + 5);
-    memcpy(text, "x = ", 4);
-    memset(text + 4, '(', depth);
-    text[4 + depth] = '\0';
-    size_t len = depth + 4;
+    size_t depth = 70000, len;
+    char *text = seam_test_open_brackets(depth, &len);
     srv_tree *tree = srv_tree_new(text, len);
     cr_assert_not_null(tree);
     cr_assert_null(srv_tree_copy(tree));

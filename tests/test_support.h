@@ -10,6 +10,9 @@
 #define SEAM_TEST_SUPPORT_H
 
 #include <criterion/criterion.h>
+#include <string.h>
+
+#include "seam_base.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
@@ -33,6 +36,18 @@ static inline void seam_test_check_leaks(void)
         seam_test_check_leaks();                                         \
     }                                                                    \
     static void seam__body_##Category##_##Name(void)
+
+/* "x = " and `depth` open brackets, NUL-terminated (free with sm_free);
+ * its length in *len.  Deeper than tree-sitter is given. */
+static inline char *seam_test_open_brackets(size_t depth, size_t *len)
+{
+    char *text = (char *)sm_malloc(depth + 5);
+    memcpy(text, "x = ", 4);
+    memset(text + 4, '(', depth);
+    text[4 + depth] = '\0';
+    *len = depth + 4;
+    return text;
+}
 
 /* Declares a Criterion suite (kept as the one place to add suite options). */
 #define SEAM_SUITE(name) TestSuite(name)

@@ -237,6 +237,19 @@ def init(client, options=None, encodings=("utf-8", "utf-16")):
     return resp
 
 
+def open_doc(client, uri, text):
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                            "text": text}})
+
+
+def ask_inline(client, uri, line, character, timeout=30):
+    """An explicit inline completion at (line, character); its response."""
+    rid = client.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                           "position": {"line": line, "character": character},
+                                                           "context": {"triggerKind": 1}})
+    return client.response(rid, timeout=timeout)
+
+
 def session(seam, ch, workdir):
     c = Client(seam)
     uri = "file://" + os.path.join(workdir, "sample.py")
@@ -786,8 +799,7 @@ def settings_change_in_flight(seam, ch, workdir):
         c.response(rid)
         c.notify("initialized", {})
         uri = "file://" + os.path.join(workdir, "inflight.py")
-        c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-                                                           "text": left + "\n"}})
+        open_doc(c, uri, left + "\n")
         params = {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 9},
                   "context": {"triggerKind": 1}}
         # In the thread pool: the change comes with the request.
@@ -801,7 +813,7 @@ def settings_change_in_flight(seam, ch, workdir):
         ch.check(all(a is not None for a in answers), "completions in flight across a settings change are "
                  "answered: %r" % answers)
         server.fault = None
-        third = c.response(c.request("textDocument/inlineCompletion", params), timeout=20)
+        third = ask_inline(c, uri, 2, 9, timeout=20)
         items = ((third or {}).get("result") or {}).get("items") or [{}]
         ch.check(items[0].get("insertText") == "os.sep", "the server answers after the changes: %r" % third)
         rid = c.request("shutdown", None)
@@ -911,12 +923,8 @@ def non_utf8_from_the_model_server(seam, ch, workdir):
             c.response(rid)
             c.notify("initialized", {})
             uri = "file://" + path
-            c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-                                                               "text": "x = sorted(\n"}})
-            rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
-                                                              "position": {"line": 0, "character": 11},
-                                                              "context": {"triggerKind": 1}})
-            answer = c.response(rid, timeout=30)
+            open_doc(c, uri, "x = sorted(\n")
+            answer = ask_inline(c, uri, 0, 11)
             time.sleep(0.5)
             c._read_message(0.5)
             shown = [n for n in c.notifications if n.get("method") == "window/showMessage"]
@@ -989,18 +997,11 @@ def awkward_documents(seam, ch, workdir):
         body = ('{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "%s", '
                 '"languageId": "python", "version": 1, "text": "s = \'\\ud800\'\\nx = len("}}}' % uri).encode()
         c.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
-                                                          "position": {"line": 1, "character": 8},
-                                                          "context": {"triggerKind": 1}})
-        r = c.response(rid, timeout=30)
+        r = ask_inline(c, uri, 1, 8)
         ch.check(r is not None and "result" in r, "a document with a lone surrogate is tracked: %r" % r)
         nul = "file://" + os.path.join(workdir, "nul.py")
-        c.notify("textDocument/didOpen", {"textDocument": {"uri": nul, "languageId": "python", "version": 1,
-                                                           "text": "x = 1\u0000\ny = 2\n"}})
-        rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": nul},
-                                                          "position": {"line": 1, "character": 5},
-                                                          "context": {"triggerKind": 1}})
-        r = c.response(rid, timeout=30)
+        open_doc(c, nul, "x = 1\u0000\ny = 2\n")
+        r = ask_inline(c, nul, 1, 5)
         shown = [n["params"]["message"] for n in c.notifications if n.get("method") == "window/showMessage"]
         ch.check(any("NUL" in m for m in shown) and r is not None and "error" in r,
                  "a document with a NUL is refused with a word: %r %r" % (shown, r))
