@@ -369,18 +369,31 @@ bool sx_env_has_attribute(sx_env *env, const char *name, const char *attribute, 
     return sx__env_has_attribute(env, name, attribute, true, found);
 }
 
+/* Reads a module and, star import by star import, what it takes all the
+ * names of (posixpath's genericpath), as deep as lookups follow them.
+ * Call with the lock held. */
+static sx__module *sx__warm_stars(sx_env *env, const char *name, int depth)
+{
+    sx__module *m = sx__get(env, name, true);
+    for (size_t i = 0; m->found && i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH;
+         i += strlen(m->doc.stars.data + i) + 1) {
+        sx__module *star = sx__warm_stars(env, m->doc.stars.data + i, depth + 1);
+        sx__star_open(env, m, star, true);
+    }
+    return m;
+}
+
 void sx__env_warm(sx_env *env, const char *name)
 {
     pthread_mutex_lock(&env->lock);
-    sx__module *m = sx__get(env, name, true);
-    /* The modules it holds under a name (os.path): one level. */
+    sx__module *m = sx__warm_stars(env, name, 0);
+    /* The modules it holds under a name (os.path): one level, with what
+     * they take by star imports. */
     for (uint32_t i = 0; m->found && i < m->doc.bindings.size; i++) {
         const sx_binding *b = &m->doc.bindings.items[i];
         if (b->kind == SX_BIND_IMPORT)
-            sx__get(env, m->doc.pool.data + b->module, true);
+            sx__warm_stars(env, m->doc.pool.data + b->module, 0);
     }
-    for (size_t i = 0; i < m->doc.stars.len; i += strlen(m->doc.stars.data + i) + 1)
-        sx__star_open(env, m, sx__get(env, m->doc.stars.data + i, true), true);
     pthread_mutex_unlock(&env->lock);
 }
 

@@ -384,14 +384,15 @@ int sx_session_new_tree(sx_env *env, unsigned pruners, const char *text, size_t 
     memcpy(doc, text, left_len);
     memcpy(doc + left_len, text + right_start, len - right_start);
     int rc = sx_doc_read(&s->doc, env, doc, left_len + (len - right_start), left_len, tree);
-    sm_array_init(&s->written);
-    sx__collect_written(s, doc, left_len + (len - right_start));
-    sm_free(doc);
     if (rc != SM_OK) {
+        sm_free(doc);
         sx_doc_free(&s->doc);
         sm_free(s);
         return rc;
     }
+    sm_array_init(&s->written);
+    sx__collect_written(s, doc, left_len + (len - right_start));
+    sm_free(doc);
     sx__warm(s);
     s->right_len = len - right_start < SX__RIGHT_CAP ? len - right_start : SX__RIGHT_CAP;
     s->right_whole = s->right_len == len - right_start;
