@@ -13,6 +13,9 @@
 (dolist (dir (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[^.]"))
   (add-to-list 'load-path dir))
 (require 'python)
+;; A loaded machine running seam under the sanitizers can take well over
+;; the clients' default 10 and 30 seconds to answer the first completion.
+(setq jsonrpc-default-request-timeout 120)
 
 (defun seam-test--wait (ready seconds)
   "Runs the event loop until READY returns non-nil or SECONDS pass."
@@ -28,7 +31,7 @@
 
 (defun seam-test--start-lsp-mode (seam file)
   (setq lsp-session-file (expand-file-name "lsp-session" temporary-file-directory)
-        lsp-restart 'ignore lsp-keep-workspace-alive nil lsp-response-timeout 30
+        lsp-restart 'ignore lsp-keep-workspace-alive nil lsp-response-timeout 120
         lsp-enable-snippet nil lsp-modeline-workspace-status-enable nil
         lsp-modeline-code-actions-enable nil lsp-modeline-diagnostics-enable nil
         lsp-headerline-breadcrumb-enable nil lsp-lens-enable nil
