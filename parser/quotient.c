@@ -256,6 +256,81 @@ static uint32_t ep__extract_cursor(ep_extract *x, uint32_t chart, const ep_gramm
     return ep__quotient_symbol(x, base->start_symbol, 0);
 }
 
+/* ---- Right recursion ------------------------------------------------------- */
+
+/* A left-recursive rule of the reversed grammar (a helper M -> M rev(a),
+ * predicted by itself) links <M,o> to itself in chart o and gives the
+ * quotient  <M,o> -> a <M,o>:  right recursion, which costs an Earley
+ * recognizer one item per repetition in every chart (a module of n
+ * statements left of the cursor: O(n^2) time and memory).  Rewrites every
+ * new nonterminal Q with rules  Q -> a_i Q  and  Q -> b_j  as
+ *     Q -> H b_j,   H -> H a_i,   H -> empty
+ * with a helper H of its own: the same language, (a_1|...|a_k)* (b_1|...),
+ * read left-recursively, in constant space per chart.  A rule Q -> Q is
+ * dropped (it adds nothing).  Returns the helpers added; they are numbered
+ * from `next_nt`. */
+static uint32_t ep__rules_end(const ep_rule_list *rules, uint32_t i)
+{
+    return i + 1 < rules->lhs.size ? rules->start.items[i + 1] : rules->symbols.size;
+}
+
+static bool ep__right_recursive(const ep_rule_list *rules, uint32_t i)
+{
+    uint32_t from = rules->start.items[i], to = ep__rules_end(rules, i);
+    return to > from && rules->symbols.items[to - 1] == rules->lhs.items[i];
+}
+
+static void ep__push_rule(ep_rule_list *out, uint32_t lhs, uint32_t head, const uint32_t *body, uint32_t len)
+{
+    sm_array_push(&out->lhs, lhs);
+    sm_array_push(&out->start, out->symbols.size);
+    if (head != EP_NONE)
+        sm_array_push(&out->symbols, head);
+    for (uint32_t k = 0; k < len; k++)
+        sm_array_push(&out->symbols, body[k]);
+}
+
+static uint32_t ep__unright(ep_rule_list *rules, uint32_t first_new, uint32_t next_nt)
+{
+    uint32_t symbols = next_nt;
+    uint32_t *helper = sm_malloc((symbols - first_new + 1) * sizeof(uint32_t));
+    for (uint32_t q = 0; q < symbols - first_new; q++)
+        helper[q] = EP_NONE;
+    uint32_t added = 0;
+    for (uint32_t i = 0; i < rules->lhs.size; i++) {
+        uint32_t lhs = rules->lhs.items[i];
+        if (lhs >= first_new && lhs < symbols && helper[lhs - first_new] == EP_NONE && ep__right_recursive(rules, i))
+            helper[lhs - first_new] = next_nt + added++;
+    }
+    if (added == 0) {
+        sm_free(helper);
+        return 0;
+    }
+    ep_rule_list out;
+    memset(&out, 0, sizeof out);
+    for (uint32_t i = 0; i < rules->lhs.size; i++) {
+        uint32_t lhs = rules->lhs.items[i];
+        uint32_t from = rules->start.items[i], len = ep__rules_end(rules, i) - from;
+        const uint32_t *body = rules->symbols.items + from;
+        uint32_t h = lhs >= first_new && lhs < symbols ? helper[lhs - first_new] : EP_NONE;
+        if (h == EP_NONE)
+            ep__push_rule(&out, lhs, EP_NONE, body, len);
+        else if (!ep__right_recursive(rules, i))
+            ep__push_rule(&out, lhs, h, body, len);         /* Q -> H b */
+        else if (len > 1)
+            ep__push_rule(&out, h, h, body, len - 1);       /* H -> H a */
+    }
+    for (uint32_t q = 0; q < symbols - first_new; q++)
+        if (helper[q] != EP_NONE)
+            ep__push_rule(&out, helper[q], EP_NONE, NULL, 0); /* H -> empty */
+    sm_free(helper);
+    sm_array_free(&rules->lhs);
+    sm_array_free(&rules->start);
+    sm_array_free(&rules->symbols);
+    *rules = out;
+    return added;
+}
+
 int ep_quotient_build_multi(const ep_grammar *base, uint32_t nodes, const ep_token_edge *edges, uint32_t edge_count,
                             const uint32_t *cursors, uint32_t cursor_count, uint32_t union_extra, ep_grammar **out,
                             uint32_t *starts)
@@ -307,6 +382,8 @@ int ep_quotient_build_multi(const ep_grammar *base, uint32_t nodes, const ep_tok
             sm_array_push(&x.rules.symbols, symbol);
         }
     }
+    uint32_t first_new = reversed->symbol_count;
+    x.total_nts += ep__unright(&x.rules, first_new, first_new + x.total_nts);
     *out = ep__derive(base, false, NULL, x.total_nts, &x.rules, start);
     ep_earley_free(&earley);
     ep_grammar_free(built);
