@@ -150,6 +150,14 @@ size_t sm_utf8_scrub(char *text);
 #define SM_TREE_SITTER_MAX_DEPTH 4096
 bool sm_brackets_deeper_than(const char *text, size_t len, uint32_t limit);
 
+/* Whether tree-sitter is given text[0..len): not too deep (above), and no
+ * larger than SM_TREE_SITTER_MAX_BYTES, since its tree costs some 40 bytes
+ * a byte of text and a full parse some 90 ms a MiB.  A larger document
+ * has no tree: its scope comes from the lexical scan alone, and the
+ * semantic pruners do not read it. */
+#define SM_TREE_SITTER_MAX_BYTES ((size_t)8 << 20)
+bool sm_tree_sitter_takes(const char *text, size_t len);
+
 /* ---- Logging ------------------------------------------------------------ */
 
 typedef enum sm_log_level {

@@ -138,3 +138,8 @@ bool sm_brackets_deeper_than(const char *text, size_t len, uint32_t limit)
     }
     return false;
 }
+
+bool sm_tree_sitter_takes(const char *text, size_t len)
+{
+    return len <= SM_TREE_SITTER_MAX_BYTES && !sm_brackets_deeper_than(text, len, SM_TREE_SITTER_MAX_DEPTH);
+}

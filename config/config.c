@@ -44,6 +44,7 @@ void cfg_init(cfg_config *config)
     config->corpus_bytes = 8u << 20;
     config->debounce_ms = 75;
     config->max_message_bytes = 64u << 20;
+    config->parse_bytes = 1u << 20;
 }
 
 static char **cfg__string_slot(cfg_config *config, const char *name)
@@ -111,6 +112,7 @@ static const cfg__number cfg__numbers[] = {
     CFG__N(corpus_bytes, 0, 1u << 30),
     CFG__N(debounce_ms, 0, 10000),
     CFG__N(max_message_bytes, 4096, 1u << 30),
+    CFG__N(parse_bytes, 4096, 1u << 30),
 };
 
 typedef struct cfg__flag {
@@ -138,7 +140,7 @@ const char *const *cfg_names(void)
         "backend", "endpoint", "model", "template", "template_format", "template_stops", "api_key_env",
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
-        "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "multiline", "tls_verify",
+        "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "tls_verify",
         "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",
         "cached_documents", "semantic", "semantic_names", "semantic_attributes", "semantic_keywords", NULL,
     };

@@ -70,6 +70,7 @@ typedef struct cfg_config {
     uint32_t corpus_bytes;   /* cap on the embedded model's training text */
     uint32_t debounce_ms;    /* delay of automatic inline completions */
     uint32_t max_message_bytes; /* cap on one LSP message */
+    uint32_t parse_bytes;       /* cap on the code one request's recognizer reads */
 } cfg_config;
 
 /* Fills `config` with the defaults.  Free with cfg_free. */

@@ -515,7 +515,7 @@ static TSTree *sx__tree(const char *text, size_t len, TSTree *given)
 {
     if (given)
         return given;
-    if (sm_brackets_deeper_than(text, len, SM_TREE_SITTER_MAX_DEPTH))
+    if (!sm_tree_sitter_takes(text, len))
         return NULL;   /* (the document is then not read: nothing is refused) */
     TSParser *parser = ts_parser_new();
     if (!parser || !ts_parser_set_language(parser, tree_sitter_python())) {

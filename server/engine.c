@@ -57,6 +57,7 @@ struct srv_job {
     sx_session *semantic;        /* owned; the semantic pruners' check, or NULL */
     TSTree *tree;                /* owned until the session takes it; the text's tree, or NULL */
     int setup_rc;
+    size_t read_bytes;           /* the code the recognizer reads (its cut) */
     uint64_t setup_ns;
     uint64_t start_ns;
     uint64_t waited_ns;          /* waiting for the embedded model to be trained */
@@ -541,10 +542,15 @@ static void srv__setup_work(uv_work_t *work)
     srv_contexts whole;
     if (!job->options.have_contexts)
         srv__whole_contexts(job, &whole);
-    job->setup_rc = srv_bound_open(job->engine->grammar, job->text, job->len, job->offset,
-                                   job->options.have_contexts ? &job->options.contexts : &whole, job->cache,
-                                   &job->bound);
-    srv__semantic_setup(job);
+    const srv_contexts *contexts = job->options.have_contexts ? &job->options.contexts : &whole;
+    job->read_bytes = contexts->cut_right - contexts->cut_left;
+    if (job->read_bytes > job->engine->config.parse_bytes) {
+        job->setup_rc = SM_ETOOBIG; /* answered, with why, in srv__setup_after */
+    } else {
+        job->setup_rc = srv_bound_open(job->engine->grammar, job->text, job->len, job->offset, contexts, job->cache,
+                                       &job->bound);
+        srv__semantic_setup(job);
+    }
     job->setup_ns = srv__now_ns() - t0;
 }
 
@@ -562,6 +568,13 @@ static void srv__setup_after(uv_work_t *work, int status)
     job->in_pool = false;
     if (status != 0 || job->canceled) {
         srv__fail_job(job, "canceled");
+        return;
+    }
+    if (job->setup_rc == SM_ETOOBIG) {
+        char why[160];
+        snprintf(why, sizeof why, "the code around the cursor is %zu bytes, over parse_bytes (%u): no completion",
+                 job->read_bytes, e->config.parse_bytes);
+        srv__fail_job(job, why);
         return;
     }
     if (job->setup_rc != SM_OK) {

@@ -38,7 +38,7 @@ srv_tree *srv_tree_new(const char *text, size_t len)
         sm_free(t);
         return NULL;
     }
-    if (!sm_brackets_deeper_than(text, len, SM_TREE_SITTER_MAX_DEPTH))
+    if (sm_tree_sitter_takes(text, len))
         t->tree = ts_parser_parse_string(t->parser, NULL, text, (uint32_t)len);
     return t;
 }
@@ -100,11 +100,11 @@ void srv_tree_reparse(srv_tree *t, const char *text, size_t len)
 {
     if (!t)
         return;
-    /* Too deep for tree-sitter: the document has no tree (the scope
-     * then comes from the lexical scan alone) until it is shallower. */
-    TSTree *next = sm_brackets_deeper_than(text, len, SM_TREE_SITTER_MAX_DEPTH)
-                       ? NULL
-                       : ts_parser_parse_string(t->parser, t->tree, text, (uint32_t)len);
+    /* Too deep or too large for tree-sitter: the document has no tree
+     * (the scope then comes from the lexical scan alone) until it is
+     * shallower and smaller. */
+    TSTree *next = sm_tree_sitter_takes(text, len) ? ts_parser_parse_string(t->parser, t->tree, text, (uint32_t)len)
+                                                   : NULL;
     if (t->tree)
         ts_tree_delete(t->tree);
     t->tree = next;

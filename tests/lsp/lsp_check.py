@@ -1036,6 +1036,44 @@ def summaries_run_no_module_code(seam, ch, workdir):
     ch.check(os.listdir(cwd) == [], "reading modules wrote nothing in the working folder: %r" % os.listdir(cwd))
 
 
+def capped_reads(seam, ch, workdir):
+    """What one request's recognizer reads is capped (parse_bytes): past
+    the cap the answer says so, under it a completion comes; a document
+    too large for tree-sitter is still served from the lexical scan."""
+    path = os.path.join(workdir, "long_function.py")
+    body = "".join("    x%d = f(a, b=%d)\n" % (i, i) for i in range(600))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("def f(a, b):\n" + body + "    y = \n")
+    where = "%s:%d:9" % (path, 602)
+    run = subprocess.run([seam, "complete", where, "--parse-bytes", "4096", "--train-stdlib", "false"],
+                         capture_output=True, text=True, timeout=60)
+    ch.check(run.returncode == 1 and "over parse_bytes (4096)" in run.stderr,
+             "over parse_bytes, seam complete says so: %r %r" % (run.returncode, run.stderr))
+    run = subprocess.run([seam, "complete", where, "--train-stdlib", "false"], capture_output=True, text=True,
+                         timeout=60)
+    ch.check(run.returncode == 0 and run.stdout.strip() != "", "under parse_bytes, a completion: %r %r" %
+             (run.returncode, run.stderr))
+    c = Client(seam)
+    try:
+        init(c, {"train_stdlib": False, "debounce_ms": 0, "parse_bytes": 4096})
+        uri = "file://" + path
+        with open(path, encoding="utf-8") as f:
+            open_doc(c, uri, f.read())
+        r = ask_inline(c, uri, 601, 8)
+        ch.check(r is not None and "parse_bytes" in r.get("error", {}).get("message", ""),
+                 "over parse_bytes, the language server says so: %r" % r)
+        big = "file://" + os.path.join(workdir, "large.py")
+        text = "".join("x%d = %d\n" % (i, i) for i in range(700000)) + "y = len(\n"
+        open_doc(c, big, text)
+        r = ask_inline(c, big, 700000, 8, timeout=120)
+        ch.check(r is not None and "result" in r, "a document over 8 MiB is served: %r" % (r,))
+        rid = c.request("shutdown", None)
+        c.response(rid, timeout=30)
+        c.notify("exit", None)
+    finally:
+        c.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -1058,6 +1096,7 @@ def main():
     client_that_never_reads(args.seam, ch, workdir)
     awkward_documents(args.seam, ch, workdir)
     summaries_run_no_module_code(args.seam, ch, workdir)
+    capped_reads(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 
