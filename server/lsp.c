@@ -343,7 +343,7 @@ static void srv__did_change(srv_lsp *lsp, const cJSON *params)
             return;
         }
     }
-    srv_tree_reparse(d->tree, d->doc->text.data, d->doc->text.len);
+    /* parsed when a request needs it (srv_tree_refresh) */
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(td, "version");
     if (cJSON_IsNumber(version))
         d->doc->version = (int64_t)version->valuedouble;
@@ -643,6 +643,7 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     p->text = sm_strndup(text, len);
     p->text_len = len;
     /* The tree matches the document, not a text with a selected item in it. */
+    srv_tree_refresh(d->tree, d->doc->text.data, d->doc->text.len);
     srv_request_prepare(&p->request, &lsp->config, edited ? NULL : d->tree, p->job_text, p->job_len, p->job_offset,
                         !p->automatic);
     /* for the semantic pruners, taken now: the document may change before the job starts */

@@ -24,6 +24,7 @@ const TSLanguage *tree_sitter_python(void);
 struct srv_tree {
     TSParser *parser;
     TSTree *tree;
+    bool stale;     /* edited since the last parse: srv_tree_refresh parses */
 };
 
 /* ---- The tree per document ------------------------------------------------------ */
@@ -45,7 +46,7 @@ srv_tree *srv_tree_new(const char *text, size_t len)
 
 struct TSTree *srv_tree_copy(const srv_tree *t)
 {
-    return t && t->tree ? ts_tree_copy(t->tree) : NULL;
+    return t && t->tree && !t->stale ? ts_tree_copy(t->tree) : NULL;
 }
 
 void srv_tree_free(srv_tree *t)
@@ -75,7 +76,10 @@ static TSPoint srv__point(const char *text, size_t offset)
 void srv_tree_edit(srv_tree *t, const char *old_text, size_t start, size_t old_end, const char *inserted,
                    size_t inserted_len)
 {
-    if (!t || !t->tree)
+    if (!t)
+        return;
+    t->stale = true;
+    if (!t->tree)
         return;
     TSInputEdit e;
     e.start_byte = (uint32_t)start;
@@ -108,11 +112,18 @@ void srv_tree_reparse(srv_tree *t, const char *text, size_t len)
     if (t->tree)
         ts_tree_delete(t->tree);
     t->tree = next;
+    t->stale = false;
+}
+
+void srv_tree_refresh(srv_tree *t, const char *text, size_t len)
+{
+    if (t && t->stale)
+        srv_tree_reparse(t, text, len);
 }
 
 bool srv_tree_has_error(const srv_tree *t)
 {
-    return t && t->tree && ts_node_has_error(ts_tree_root_node(t->tree));
+    return t && t->tree && !t->stale && ts_node_has_error(ts_tree_root_node(t->tree));
 }
 
 /* ---- The lexical scan -------------------------------------------------------------- */
@@ -575,7 +586,7 @@ void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t off
     /* What the tree says around the cursor. */
     bool in_comment = sc.at_cursor.in_comment, in_string = sc.at_cursor.quote != 0;
     bool in_field = false;
-    if (tree && tree->tree) {
+    if (tree && tree->tree && !tree->stale) {
         TSNode root = ts_tree_root_node(tree->tree);
         uint32_t at = (uint32_t)(offset > 0 ? offset - 1 : 0);
         TSNode n = ts_node_descendant_for_byte_range(root, at, at);

@@ -64,10 +64,16 @@ typedef struct srv_tree srv_tree;
 srv_tree *srv_tree_new(const char *text, size_t len);
 void srv_tree_free(srv_tree *tree);
 /* Records an edit of old_text: [start, old_end) replaced by `inserted`.
- * Call srv_tree_reparse with the new text after a document's edits. */
+ * The tree is then stale (not used) until srv_tree_reparse, or
+ * srv_tree_refresh, is given the new text. */
 void srv_tree_edit(srv_tree *tree, const char *old_text, size_t start, size_t old_end, const char *inserted,
                    size_t inserted_len);
 void srv_tree_reparse(srv_tree *tree, const char *text, size_t len);
+/* Reparses a stale tree, and only a stale one: edits arrive with every
+ * keystroke and an incremental parse of a long module costs nearly a full
+ * one, so a document's tree is brought up to date when a request needs
+ * it, once for all the edits since. */
+void srv_tree_refresh(srv_tree *tree, const char *text, size_t len);
 /* A copy of the tree for another thread (the caller owns it: a job takes
  * it); NULL when there is none. */
 struct TSTree *srv_tree_copy(const srv_tree *tree);

@@ -179,6 +179,36 @@ Test(scope, the_tree_follows_edits)
     srv_tree_free(tree);
 }
 
+Test(scope, edits_are_parsed_once_when_a_request_needs_the_tree)
+{
+    const char *before = "x = 1\ny = 2\n";
+    srv_tree *tree = srv_tree_new(before, strlen(before));
+    cr_assert_not_null(tree);
+    /* two keystrokes: "2" becomes "(", then "((" */
+    srv_tree_edit(tree, before, 10, 11, "(", 1);
+    const char *one = "x = 1\ny = (\n";
+    srv_tree_edit(tree, one, 11, 11, "(", 1);
+    const char *two = "x = 1\ny = ((\n";
+    /* stale: not read, not copied, until refreshed */
+    cr_assert_null(srv_tree_copy(tree));
+    cr_assert_not(srv_tree_has_error(tree));
+    srv_scope sc;
+    srv_scope_at(tree, two, strlen(two), strlen(two) - 1, true, 6, &sc);
+    cr_assert_str_eq(sc.node_type, "");
+    srv_tree_refresh(tree, two, strlen(two));
+    cr_assert(srv_tree_has_error(tree));
+    TSTree *copy = srv_tree_copy(tree);
+    cr_assert_not_null(copy);
+    cr_assert_eq(ts_node_end_byte(ts_tree_root_node(copy)), strlen(two));
+    ts_tree_delete(copy);
+    /* a fresh tree is not parsed again */
+    srv_tree_refresh(tree, "", 0);
+    copy = srv_tree_copy(tree);
+    cr_assert_eq(ts_node_end_byte(ts_tree_root_node(copy)), strlen(two));
+    ts_tree_delete(copy);
+    srv_tree_free(tree);
+}
+
 Test(scope, a_header_line_whose_body_is_missing_ends_at_its_colon)
 {
     /* The right context does not hold the body: the header's line only;
