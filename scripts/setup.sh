@@ -25,6 +25,8 @@ test_packages=(
   # for the VS Code test (scripts/vscode.sh builds code-server's native
   # modules; playwright-core drives chromium)
   make libkrb5-dev chromium
+  # libFuzzer for the fuzz targets' short runs (scripts/fuzz.sh)
+  clang
 )
 if [ "${1:-}" = "--test-deps" ]; then
   debian_packages+=("${test_packages[@]}")

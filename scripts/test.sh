@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, builds and runs the whole test suite twice: a -Werror debug
-# build, and the same under AddressSanitizer and UndefinedBehaviorSanitizer.
+# build, and the same under AddressSanitizer and UndefinedBehaviorSanitizer;
+# then each fuzz target for 15 s from its seeds.
 # Prints Criterion's Synthesis line for every test executable, the corpus
 # check's count of cases against CPython, and a closing
 # "N passed, N failed" line; exits non-zero on any failure.
@@ -54,6 +55,24 @@ for build in debug asan; do
     failed=$((failed + 1))
   fi
 done
+# a short run of each fuzz target from its seeds in tests/fuzz/ (a clang
+# build with both sanitizers; scripts/fuzz.sh SECONDS for a long one)
+echo "== fuzz"
+fuzz_counted=0
+while IFS= read -r line; do
+  echo "$line"
+  case "$line" in
+    "fuzz: "*)
+      fuzz_counted=1
+      passed=$((passed + $(sed -n 's/^fuzz: \([0-9]*\) passed.*/\1/p' <<<"$line")))
+      failed=$((failed + $(sed -n 's/.* \([0-9]*\) failed$/\1/p' <<<"$line")))
+      ;;
+  esac
+done < <(scripts/fuzz.sh 15 2>&1)
+if [ "$fuzz_counted" -eq 0 ]; then
+  echo "fuzz: the fuzz build did not run"
+  failed=$((failed + 1))
+fi
 [ "$failed" -eq 0 ] || status=1
 [ "$passed" -gt 0 ] || status=1
 echo "tests: $passed passed, $failed failed"

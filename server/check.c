@@ -227,8 +227,17 @@ int srv_cmd_check(FILE *in, FILE *out)
         fprintf(stderr, "seam: the built-in Python grammar does not compile: %s\n", error);
         return 1;
     }
-    char stdlib[1024];
     sx_env *env = NULL;
+    srv_check_cases(grammar, &env, in, out);
+    sx_env_free(env);
+    ep_grammar_free(grammar);
+    return 0;
+}
+
+void srv_check_cases(const ep_grammar *grammar, struct sx_env **env_io, FILE *in, FILE *out)
+{
+    char stdlib[1024];
+    sx_env *env = *env_io;
     sm_buf line;
     sm_buf_init(&line, SRV_MAX_CASE_BYTES);
     bool too_long;
@@ -265,7 +274,5 @@ int srv_cmd_check(FILE *in, FILE *out)
         cJSON_Delete(request);
     }
     sm_buf_free(&line);
-    sx_env_free(env);
-    ep_grammar_free(grammar);
-    return 0;
+    *env_io = env;
 }

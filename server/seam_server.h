@@ -34,6 +34,11 @@ int srv_read_file(const char *path, sm_buf *out);
 /* `seam check`: reads JSON Lines cases from `in` and writes one result line
  * per case to `out` (see check.c).  Returns the exit status. */
 int srv_cmd_check(FILE *in, FILE *out);
+/* The same with the grammar given (borrowed) and the semantic pruners'
+ * environment kept in *env (opened here when a case first needs it; the
+ * caller frees it), for callers that check many inputs. */
+struct sx_env;
+void srv_check_cases(const ep_grammar *grammar, struct sx_env **env, FILE *in, FILE *out);
 
 /* Where a lexical scan of Python text stands: open brackets, the string or
  * comment it is in, a backslash join pending. */

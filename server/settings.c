@@ -56,7 +56,9 @@ int srv_config_apply_json(cfg_config *config, const cJSON *object, const cfg_con
             text = cJSON_IsTrue(item) ? "true" : "false";
         else if (cJSON_IsNumber(item)) {
             double v = item->valuedouble;
-            if (v == (double)(long long)v)
+            /* (a number past long long's range is written as it is, and
+             * refused by the setting's own bounds) */
+            if (v > -9e18 && v < 9e18 && v == (double)(long long)v)
                 snprintf(value, sizeof value, "%lld", (long long)v);
             else
                 snprintf(value, sizeof value, "%.17g", v);

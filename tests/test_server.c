@@ -1,5 +1,6 @@
 #include "seam_server.h"
 #include "test_support.h"
+#include <cjson/cJSON.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,4 +61,23 @@ Test(server, check_answers_each_case_on_its_own_line)
     cr_assert_not_null(strstr(lines[4], "\"id\":5,\"error\""), "%s", lines[4]);
     cr_assert_not_null(strstr(lines[5], "\"id\":6,\"error\""), "%s", lines[5]);
     free(output);
+}
+
+Test(server, settings_numbers_out_of_any_range_are_refused_whole)
+{
+    cfg_config base, config;
+    cfg_init(&base);
+    cfg_init(&config);
+    char error[256];
+    const char *texts[] = {"{\"parse_bytes\": 4e96}", "{\"max_tokens\": -1e300}", "{\"seed\": 1e19}"};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        cJSON *json = cJSON_Parse(texts[i]);
+        cr_assert_not_null(json);
+        cr_expect_neq(srv_config_apply_json(&config, json, &base, NULL, error, sizeof error), SM_OK, "%s", texts[i]);
+        cJSON_Delete(json);
+    }
+    cr_expect_eq(config.parse_bytes, base.parse_bytes);
+    cr_expect_eq(config.max_tokens, base.max_tokens);
+    cfg_free(&config);
+    cfg_free(&base);
 }
