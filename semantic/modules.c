@@ -36,6 +36,7 @@ typedef struct sx__module {
 
 struct sx_env {
     char *stdlib, *workspace, *python;
+    uint64_t budget_ns;         /* a session's set-up reads modules this long at most; 0: no limit */
     pthread_mutex_t lock;
     SM_ARRAY(sx__module *) modules;
     sx__module unknown;         /* what modules past the cap are */
@@ -50,6 +51,16 @@ sx_env *sx_env_new(const char *stdlib, const char *workspace, const char *python
     pthread_mutex_init(&env->lock, NULL);
     sm_array_init(&env->modules);
     return env;
+}
+
+void sx_env_set_budget(sx_env *env, uint32_t ms)
+{
+    env->budget_ns = (uint64_t)ms * 1000000u;
+}
+
+uint64_t sx__env_budget_ns(const sx_env *env)
+{
+    return env->budget_ns;
 }
 
 static void sx__module_free(sx__module *m)
@@ -142,53 +153,130 @@ static bool sx__builtin_module(const char *name)
     return false;
 }
 
-/* Asks Python for dir() of a compiled module; NULL when it cannot. */
-static char *sx__ask_python(const sx_env *env, const char *name)
+/* The time limit of one Python child, in seconds, as timeout(1) reads it:
+ * 5 s, or what is left until `deadline_ns` (0: none) if that is less.
+ * Returns whether the deadline cut it short. */
+static bool sx__time_limit(uint64_t deadline_ns, char *out, size_t size)
 {
-    if (!env->python || !sx__valid_name(name) || strchr(env->python, '\''))
-        return NULL;
-    char command[1024];
+    double seconds = 5.0;
+    bool cut = false;
+    if (deadline_ns) {
+        uint64_t now = sm_now_ns();
+        double left = deadline_ns > now ? (double)(deadline_ns - now) / 1e9 : 0.0;
+        if (left < seconds) {
+            seconds = left > 0.05 ? left : 0.05;
+            cut = true;
+        }
+    }
+    snprintf(out, size, "%.2f", seconds);
+    return cut;
+}
+
+/* Asks one Python child for dir() of each compiled module names[0..count)
+ * and stores each answer ("\n"-separated names, owned by the caller) in
+ * out[i], NULL when that module does not import.  Returns false, out all
+ * NULL, when Python cannot be asked or does not answer in time; *cut_short
+ * then tells whether a deadline, not the 5 s limit, was the time. */
+static bool sx__ask_python_many(const sx_env *env, const char *const *names, uint32_t count, uint64_t deadline_ns,
+                                char **out, bool *cut_short)
+{
+    for (uint32_t i = 0; i < count; i++)
+        out[i] = NULL;
+    *cut_short = false;
+    if (!env->python || strchr(env->python, '\'') || count == 0)
+        return false;
+    sm_buf command;
+    sm_buf_init(&command, 64 << 10);
+    char limit[32];
+    *cut_short = sx__time_limit(deadline_ns, limit, sizeof limit);
     /* Isolated (-I: no user site, no current folder), no site, no
-     * bytecode written (-B), from the root folder, and within 5 seconds:
-     * only a compiled module's import runs, and it may not hang the
-     * summaries. */
-    snprintf(command, sizeof command,
-             "cd / && timeout -k 1 5 '%s' -I -S -B -c "
-             "'import importlib,sys; print(chr(10).join(dir(importlib.import_module(sys.argv[1]))))' "
-             "'%s' 2>/dev/null",
-             env->python, name);
-    FILE *p = popen(command, "r");
+     * bytecode written (-B), from the root folder, and within the time
+     * limit: only a compiled module's import runs, and it may not hang the
+     * summaries.  "+name" starts a module's names, "-name" one that does
+     * not import. */
+    char head[1400];
+    snprintf(head, sizeof head,
+             "cd / && timeout -k 1 %s '%s' -I -S -B -c '\n"
+             "import importlib,sys\n"
+             "for n in sys.argv[1:]:\n"
+             "    try:\n"
+             "        d = dir(importlib.import_module(n))\n"
+             "    except BaseException:\n"
+             "        print(\"-\" + n)\n"
+             "        continue\n"
+             "    print(\"+\" + n)\n"
+             "    print(chr(10).join(d))\n"
+             "'",
+             limit, env->python);
+    bool ok = sm_buf_append_str(&command, head) == SM_OK;
+    for (uint32_t i = 0; i < count && ok; i++) {
+        ok = sx__valid_name(names[i]) && sm_buf_append(&command, " '", 2) == SM_OK &&
+             sm_buf_append_str(&command, names[i]) == SM_OK && sm_buf_append(&command, "'", 1) == SM_OK;
+    }
+    ok = ok && sm_buf_append_str(&command, " 2>/dev/null") == SM_OK;
+    FILE *p = ok ? popen(command.data, "r") : NULL;
+    sm_buf_free(&command);
     if (!p)
-        return NULL;
-    sm_buf out;
-    sm_buf_init(&out, 1 << 20);
+        return false;
+    sm_buf answer;
+    sm_buf_init(&answer, (size_t)count << 20);
     char chunk[4096];
     size_t n;
-    bool ok = true;
     while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
-        if (sm_buf_append(&out, chunk, n) != SM_OK)
+        if (sm_buf_append(&answer, chunk, n) != SM_OK)
             ok = false;
     int status = pclose(p);
-    if (!ok || status != 0 || out.len == 0) {
-        sm_buf_free(&out);
-        return NULL;
+    if (!ok || status != 0 || !answer.data) {
+        sm_buf_free(&answer);
+        return false;
     }
-    sm_buf_append(&out, "\n", 1);
-    return sm_buf_take(&out, NULL);
+    /* split into modules: each "+name" line opens one, until the next */
+    sm_buf_append(&answer, "\0", 1);
+    int current = -1;
+    sm_buf names_of;
+    sm_buf_init(&names_of, 1 << 20);
+    for (char *line = answer.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (line[0] == '+' || line[0] == '-') {
+            if (current >= 0 && !out[current])
+                out[current] = sm_buf_take(&names_of, NULL);
+            sm_buf_clear(&names_of);
+            current = -1;
+            for (uint32_t i = 0; line[0] == '+' && i < count; i++)
+                if (strcmp(names[i], line + 1) == 0)
+                    current = (int)i;
+        } else if (current >= 0) {
+            sm_buf_append_str(&names_of, line);
+            sm_buf_append(&names_of, "\n", 1);
+        }
+    }
+    if (current >= 0 && !out[current])
+        out[current] = sm_buf_take(&names_of, NULL);
+    sm_buf_free(&names_of);
+    sm_buf_free(&answer);
+    for (uint32_t i = 0; i < count; i++)
+        if (out[i] && !out[i][0]) {
+            sm_free(out[i]);   /* no names at all: not an answer */
+            out[i] = NULL;
+        }
+    return true;
 }
 
 /* Whether Python can find the top-level module `name` at all (its spec,
  * which runs none of its code): 1 yes, -1 no, 0 it cannot tell. */
-static int8_t sx__python_finds(const sx_env *env, const char *name)
+static int8_t sx__python_finds(const sx_env *env, const char *name, uint64_t deadline_ns)
 {
     if (!env->python || !sx__valid_name(name) || strchr(name, '.') || strchr(env->python, '\''))
         return 0;
-    char command[1024];
+    char command[1024], limit[32];
+    sx__time_limit(deadline_ns, limit, sizeof limit);
     snprintf(command, sizeof command,
-             "cd / && timeout -k 1 5 '%s' -I -B -c "
+             "cd / && timeout -k 1 %s '%s' -I -B -c "
              "'import importlib.util,sys; sys.exit(3 if importlib.util.find_spec(sys.argv[1]) is None else 4)' "
              "'%s' >/dev/null 2>&1",
-             env->python, name);
+             limit, env->python, name);
     int status = system(command);
     if (status == -1 || !WIFEXITED(status))
         return 0;
@@ -200,14 +288,20 @@ static int8_t sx__python_finds(const sx_env *env, const char *name)
  * standard module when Python cannot find it at all: that import fails
  * here, and the module imports all the same, so it sits in a branch for
  * another platform (os's `from nt import *`) or a try that catches it. */
-static bool sx__star_open(const sx_env *env, const sx__module *from, sx__module *star, bool load)
+static bool sx__star_open(sx_env *env, const sx__module *from, sx__module *star, bool load, uint64_t deadline_ns)
 {
     if (star->found)
         return star->open;
-    if (!from->stdlib)
+    if (!from->stdlib || star == &env->unknown)
         return true;
-    if (star->importable == 0 && load)
-        star->importable = sx__python_finds(env, star->name);
+    if (star->importable == 0 && load && !(deadline_ns && sm_now_ns() >= deadline_ns)) {
+        /* asked without the lock: other threads' lookups do not wait */
+        pthread_mutex_unlock(&env->lock);
+        int8_t finds = sx__python_finds(env, star->name, deadline_ns);
+        pthread_mutex_lock(&env->lock);
+        if (finds != 0)
+            star->importable = finds;
+    }
     return star->importable != -1;
 }
 
@@ -228,23 +322,53 @@ static bool sx__writes_namespace(const char *text, size_t len, const char *name)
     return text && memmem(text, len, mark, strlen(mark)) != NULL;
 }
 
-static sx__module *sx__load(sx_env *env, const char *name)
+/* Whether module `name` has no source to read but is compiled in the
+ * standard library, so that only Python can tell its attributes. */
+static bool sx__needs_python(const sx_env *env, const char *name)
 {
+    const char *roots[] = {env->workspace, env->stdlib};
+    char path[1024];
+    for (size_t r = 0; r < 2; r++) {
+        char *dir = NULL;
+        bool found = roots[r] && sx__find_source(roots[r], name, path, sizeof path, &dir);
+        sm_free(dir);
+        if (found)
+            return false;
+    }
+    return env->stdlib && sx__valid_name(name) && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name));
+}
+
+/* How modules are being read: by when, and whether Python is asked now
+ * or later for many modules at once (`defer`: the compiled modules met are
+ * left unread and listed in `deferred`, owned). */
+typedef struct sx__reading {
+    uint64_t deadline_ns;   /* 0: none */
+    bool defer;
+    SM_ARRAY(char *) deferred;
+} sx__reading;
+
+/* Reads module `name` (without the lock).  *unanswered: Python was not
+ * asked (deferred) or did not answer in time, so that what was found is
+ * not final. */
+static sx__module *sx__load(const sx_env *env, const char *name, const sx__reading *r, bool *unanswered)
+{
+    uint64_t deadline_ns = r ? r->deadline_ns : 0;
+    *unanswered = false;
     sx__module *m = sm_calloc(1, sizeof *m);
     m->name = sm_strdup(name);
     if (!sx__valid_name(name))
         return m;
     const char *roots[] = {env->workspace, env->stdlib};
     char path[1024];
-    for (size_t r = 0; r < 2 && !m->found; r++) {
-        if (!roots[r] || !sx__find_source(roots[r], name, path, sizeof path, &m->dir))
+    for (size_t k = 0; k < 2 && !m->found; k++) {
+        if (!roots[k] || !sx__find_source(roots[k], name, path, sizeof path, &m->dir))
             continue;
         sm_buf source;
         if (sm_read_file(path, SX__MAX_SOURCE, &source) != SM_OK)
             break;
         if (sx_doc_read(&m->doc, NULL, source.data ? source.data : "", source.len, SIZE_MAX, NULL) == SM_OK) {
             m->found = true;
-            m->stdlib = roots[r] == env->stdlib;
+            m->stdlib = roots[k] == env->stdlib;
             m->open = m->doc.names_open || m->doc.getattr || m->doc.module_writes ||
                       sx__writes_namespace(source.data, source.len, name);
         }
@@ -255,7 +379,12 @@ static sx__module *sx__load(sx_env *env, const char *name)
      * environment, tkinter.__main__ opens a window).  What its source does
      * not show (globals().update(...)) leaves it open instead. */
     if (!m->found && env->stdlib && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name))) {
-        m->names = sx__ask_python(env, name);
+        /* Python not answering within the 5 s is taken as final (the
+         * module is then not found, and constrains nothing); cut short by a
+         * set-up's budget, it is asked again another time. */
+        bool cut_short = false;
+        *unanswered = (r && r->defer) || (!sx__ask_python_many(env, &name, 1, deadline_ns, &m->names, &cut_short) &&
+                                          cut_short);
         m->found = m->names != NULL;
     }
     return m;
@@ -263,16 +392,94 @@ static sx__module *sx__load(sx_env *env, const char *name)
 
 /* The module's summary, read on first use when `load` (else a module not
  * read yet is unknown).  Call with the lock held. */
-static sx__module *sx__get(sx_env *env, const char *name, bool load)
+static sx__module *sx__cached(const sx_env *env, const char *name)
 {
     for (uint32_t i = 0; i < env->modules.size; i++)
         if (strcmp(env->modules.items[i]->name, name) == 0)
             return env->modules.items[i];
-    if (!load || env->modules.size >= SX__MAX_MODULES)
+    return NULL;
+}
+
+/* Caches a module read without the lock, unless another thread cached it
+ * meanwhile or the cache is full; returns the module to use. */
+static sx__module *sx__keep(sx_env *env, sx__module *fresh)
+{
+    sx__module *m = sx__cached(env, fresh->name);
+    if (m || env->modules.size >= SX__MAX_MODULES) {
+        sx__module_free(fresh);
+        return m ? m : &env->unknown;
+    }
+    sm_array_push(&env->modules, fresh);
+    return fresh;
+}
+
+/* The module's summary, read on first use when `load` and time is left
+ * before `deadline_ns` (0: no deadline); else a module not read yet is
+ * unknown.  Call with the lock held: it is let go while the module is
+ * read (files, and Python for a compiled module), so that lookups of
+ * other threads do not wait on it; module summaries never move. */
+static sx__module *sx__get_by(sx_env *env, const char *name, bool load, sx__reading *r)
+{
+    sx__module *m = sx__cached(env, name);
+    if (m)
+        return m;
+    if (!load || env->modules.size >= SX__MAX_MODULES || (r && r->deadline_ns && sm_now_ns() >= r->deadline_ns))
         return &env->unknown;  /* summaries stay while the environment does: past the cap, none is made */
-    sx__module *m = sx__load(env, name);
-    sm_array_push(&env->modules, m);
-    return m;
+    pthread_mutex_unlock(&env->lock);
+    bool unanswered;
+    sx__module *fresh = sx__load(env, name, r, &unanswered);
+    pthread_mutex_lock(&env->lock);
+    if (unanswered) {
+        if (r && r->defer)
+            sm_array_push(&r->deferred, sm_strdup(name));
+        sx__module_free(fresh);  /* read again another time */
+        return &env->unknown;
+    }
+    return sx__keep(env, fresh);
+}
+
+static sx__module *sx__get(sx_env *env, const char *name, bool load)
+{
+    return sx__get_by(env, name, load, NULL);
+}
+
+void sx__env_prefetch(sx_env *env, const char *const *names, uint32_t count, uint64_t deadline_ns)
+{
+    const char **ask = sm_calloc(count ? count : 1, sizeof *ask);
+    uint32_t n = 0;
+    pthread_mutex_lock(&env->lock);
+    for (uint32_t i = 0; i < count; i++) {
+        bool seen = sx__cached(env, names[i]) != NULL;
+        for (uint32_t k = 0; k < n && !seen; k++)
+            seen = strcmp(ask[k], names[i]) == 0;
+        if (!seen && sx__valid_name(names[i]))
+            ask[n++] = names[i];
+    }
+    pthread_mutex_unlock(&env->lock);
+    uint32_t compiled = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (sx__needs_python(env, ask[k]))
+            ask[compiled++] = ask[k];
+    char **answers = sm_calloc(compiled ? compiled : 1, sizeof *answers);
+    bool cut_short = false;
+    if (compiled && !(deadline_ns && sm_now_ns() >= deadline_ns) &&
+        (sx__ask_python_many(env, ask, compiled, deadline_ns, answers, &cut_short) || !cut_short)) {
+        /* answers, or none in the 5 s: final either way */
+        pthread_mutex_lock(&env->lock);
+        for (uint32_t k = 0; k < compiled; k++) {
+            sx__module *m = sm_calloc(1, sizeof *m);
+            m->name = sm_strdup(ask[k]);
+            m->names = answers[k];
+            m->found = answers[k] != NULL;
+            answers[k] = NULL;
+            sx__keep(env, m);
+        }
+        pthread_mutex_unlock(&env->lock);
+    }
+    for (uint32_t k = 0; k < compiled; k++)
+        sm_free(answers[k]);
+    sm_free(answers);
+    sm_free(ask);
 }
 
 /* Whether a "\n"-separated list of names (Python's dir()) holds `name`,
@@ -324,7 +531,7 @@ static bool sx__has(sx_env *env, sx__module *m, const char *attribute, bool load
         return true;
     for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
         sx__module *star = sx__get(env, m->doc.stars.data + i, load);
-        if (sx__star_open(env, m, star, load) || (star->found && sx__has(env, star, attribute, load, depth + 1)))
+        if (sx__star_open(env, m, star, load, 0) || (star->found && sx__has(env, star, attribute, load, depth + 1)))
             return true;
     }
     return false;
@@ -372,29 +579,74 @@ bool sx_env_has_attribute(sx_env *env, const char *name, const char *attribute, 
 /* Reads a module and, star import by star import, what it takes all the
  * names of (posixpath's genericpath), as deep as lookups follow them.
  * Call with the lock held. */
-static sx__module *sx__warm_stars(sx_env *env, const char *name, int depth)
+static sx__module *sx__warm_stars(sx_env *env, const char *name, int depth, sx__reading *r)
 {
-    sx__module *m = sx__get(env, name, true);
+    sx__module *m = sx__get_by(env, name, true, r);
     for (size_t i = 0; m->found && i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH;
          i += strlen(m->doc.stars.data + i) + 1) {
-        sx__module *star = sx__warm_stars(env, m->doc.stars.data + i, depth + 1);
-        sx__star_open(env, m, star, true);
+        sx__module *star = sx__warm_stars(env, m->doc.stars.data + i, depth + 1, r);
+        if (!r->defer)
+            sx__star_open(env, m, star, true, r->deadline_ns);
     }
     return m;
 }
 
-void sx__env_warm(sx_env *env, const char *name)
+/* Asks Python, at once, for the compiled modules a deferring pass met. */
+static void sx__ask_deferred(sx_env *env, sx__reading *r)
+{
+    sx__env_prefetch(env, (const char *const *)r->deferred.items, r->deferred.size, r->deadline_ns);
+    for (uint32_t i = 0; i < r->deferred.size; i++)
+        sm_free(r->deferred.items[i]);
+    r->deferred.size = 0;
+}
+
+static bool sx__late(const sx__reading *r)
+{
+    return r->deadline_ns && sm_now_ns() >= r->deadline_ns;
+}
+
+/* Warms names[0..count) (with `defer`, compiled modules only listed). */
+static void sx__warm_pass(sx_env *env, const char *const *names, uint32_t count, sx__reading *r)
 {
     pthread_mutex_lock(&env->lock);
-    sx__module *m = sx__warm_stars(env, name, 0);
-    /* The modules it holds under a name (os.path): one level, with what
-     * they take by star imports. */
-    for (uint32_t i = 0; m->found && i < m->doc.bindings.size; i++) {
-        const sx_binding *b = &m->doc.bindings.items[i];
-        if (b->kind == SX_BIND_IMPORT)
-            sx__warm_stars(env, m->doc.pool.data + b->module, 0);
+    for (uint32_t k = 0; k < count && !sx__late(r); k++)
+        sx__warm_stars(env, names[k], 0, r);
+    pthread_mutex_unlock(&env->lock);
+}
+
+void sx__env_warm(sx_env *env, const char *const *names, uint32_t count, uint64_t deadline_ns)
+{
+    sx__reading r = {deadline_ns, true, {0}};
+    sm_array_init(&r.deferred);
+    /* the modules named, and what they take by star imports: sources first,
+     * then the compiled ones met, asked of Python at once */
+    sx__env_prefetch(env, names, count, deadline_ns);
+    sx__warm_pass(env, names, count, &r);
+    sx__ask_deferred(env, &r);
+    /* The modules they hold under a name (os.path): one level.  (A
+     * module's summary never changes once made: its names stay valid
+     * without the lock.) */
+    SM_ARRAY(const char *) held;
+    sm_array_init(&held);
+    pthread_mutex_lock(&env->lock);
+    for (uint32_t k = 0; k < count; k++) {
+        sx__module *m = sx__cached(env, names[k]);
+        for (uint32_t i = 0; m && m->found && i < m->doc.bindings.size; i++)
+            if (m->doc.bindings.items[i].kind == SX_BIND_IMPORT)
+                sm_array_push(&held, m->doc.pool.data + m->doc.bindings.items[i].module);
     }
     pthread_mutex_unlock(&env->lock);
+    sx__env_prefetch(env, held.items, held.size, deadline_ns);
+    sx__warm_pass(env, names, count, &r);
+    sx__warm_pass(env, held.items, held.size, &r);
+    sx__ask_deferred(env, &r);
+    /* last, not deferring: what is left, and whether the star imports of
+     * modules not found find anything at all */
+    r.defer = false;
+    sx__warm_pass(env, names, count, &r);
+    sx__warm_pass(env, held.items, held.size, &r);
+    sm_array_free(&held);
+    sm_array_free(&r.deferred);
 }
 
 static bool sx__submodule_prefix(const sx__module *m, const char *prefix)
@@ -419,7 +671,7 @@ static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, bool 
         return true;
     for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
         sx__module *star = sx__get(env, m->doc.stars.data + i, load);
-        if (sx__star_open(env, m, star, load) || (star->found && sx__has_prefix(env, star, prefix, load, depth + 1)))
+        if (sx__star_open(env, m, star, load, 0) || (star->found && sx__has_prefix(env, star, prefix, load, depth + 1)))
             return true;
     }
     return false;

@@ -31,6 +31,11 @@ typedef struct sx_env sx_env;
  * NULL: compiled modules are then unknown) is run, once per module, to list
  * the attributes of a module that has no source.  Free with sx_env_free. */
 sx_env *sx_env_new(const char *stdlib, const char *workspace, const char *python);
+/* A session's set-up reads the modules its document imports for at most
+ * `ms` milliseconds (0, the default: no limit but 5 s a Python child);
+ * modules not read by then constrain nothing in that completion, and are
+ * read by a later one.  Set before the environment is shared. */
+void sx_env_set_budget(sx_env *env, uint32_t ms);
 void sx_env_free(sx_env *env);
 
 /* What the environment knows of module `name` ("os.path"): whether it was

@@ -343,11 +343,19 @@ static void sx__warm(sx_session *s)
 {
     if (!s->env)
         return;
+    /* within the environment's budget: a module not read by then is
+     * unknown to this completion, and constrains nothing */
+    uint64_t budget = sx__env_budget_ns(s->env);
+    uint64_t deadline = budget ? sm_now_ns() + budget : 0;
+    SM_ARRAY(const char *) names;
+    sm_array_init(&names);
     for (uint32_t i = 0; i < s->doc.bindings.size; i++)
         if (s->doc.bindings.items[i].kind == SX_BIND_IMPORT)
-            sx__env_warm(s->env, s->doc.pool.data + s->doc.bindings.items[i].module);
+            sm_array_push(&names, s->doc.pool.data + s->doc.bindings.items[i].module);
     for (size_t i = 0; i < s->doc.stars.len; i += strlen(s->doc.stars.data + i) + 1)
-        sx__env_warm(s->env, s->doc.stars.data + i);
+        sm_array_push(&names, s->doc.stars.data + i);
+    sx__env_warm(s->env, names.items, names.size, deadline);
+    sm_array_free(&names);
 }
 
 void sx_session_cached_only(sx_session *s)

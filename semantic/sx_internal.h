@@ -212,7 +212,13 @@ bool sx_env_has_attribute_prefix(sx_env *env, const char *name, const char *pref
 const char *sx__env_parameters(sx_env *env, const char *module, const char *function, bool load, bool *open);
 /* Reads module `name`, the modules it holds under a name and those it
  * star-imports, ahead of lookups that will not load. */
-void sx__env_warm(sx_env *env, const char *name);
+void sx__env_warm(sx_env *env, const char *const *names, uint32_t count, uint64_t deadline_ns);
+/* Asks Python at once for the compiled modules among names[0..count)
+ * that are not read yet (one child, not one each), within `deadline_ns`
+ * (0: 5 s); the others are left to sx__env_warm. */
+void sx__env_prefetch(sx_env *env, const char *const *names, uint32_t count, uint64_t deadline_ns);
+/* The set-up's budget for reading modules, in ns (0: none). */
+uint64_t sx__env_budget_ns(const sx_env *env);
 
 /* Builtins of Python 3.11 (builtins.c). */
 bool sx_is_builtin(const char *name, size_t len);

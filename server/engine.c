@@ -620,6 +620,8 @@ static void srv__start_job(srv_job *job)
     if (srv__pruners(&e->config) && !e->env) {
         char stdlib[4096];
         e->env = sx_env_new(srv_find_stdlib(stdlib, sizeof stdlib) ? stdlib : NULL, e->workspace, "python3");
+        /* the modules a completion's set-up reads count against its time */
+        sx_env_set_budget(e->env, e->config.timeout_ms);
     }
     job->work.data = job;
     job->in_pool = true;

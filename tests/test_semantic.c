@@ -5,6 +5,7 @@
 #include "seam_semantic.h"
 #include "test_support.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,4 +491,91 @@ Test(semantic, modules_that_write_their_namespace_are_open)
         unlink(path);
     }
     rmdir(dir);
+}
+
+/* A standard library with two compiled modules (slowmod, slowtwo) and a "Python"
+ * that never answers: it sleeps past any time limit. */
+static void make_slow_python(char dir[64], char python[128])
+{
+    snprintf(dir, 64, "/tmp/seam-slow-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    char path[160];
+    snprintf(path, sizeof path, "%s/lib-dynload", dir);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    FILE *f;
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/lib-dynload/%s.cpython-311-x86_64-linux-gnu.so", dir, k ? "slowtwo" : "slowmod");
+        f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fclose(f);
+    }
+    snprintf(python, 128, "%s/python", dir);
+    f = fopen(python, "w");
+    cr_assert_not_null(f);
+    fputs("#!/bin/sh\nexec sleep 60\n", f);
+    fclose(f);
+    cr_assert_eq(chmod(python, 0700), 0);
+}
+
+static void remove_slow_python(const char *dir, const char *python)
+{
+    char path[160];
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/lib-dynload/%s.cpython-311-x86_64-linux-gnu.so", dir, k ? "slowtwo" : "slowmod");
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/lib-dynload", dir);
+    rmdir(path);
+    unlink(python);
+    rmdir(dir);
+}
+
+typedef struct slow_session {
+    sx_env *env;
+    volatile int done;
+} slow_session;
+
+static void *open_slow_session(void *data)
+{
+    slow_session *s = data;
+    const char *text = "import slowmod\nslowmod.\n";
+    sx_session *session = NULL;
+    sx_session_new(s->env, (1u << SX_PRUNER_COUNT) - 1, text, strlen(text), 23, 23, &session);
+    sx_session_free(session);
+    s->done = 1;
+    return NULL;
+}
+
+/* While Python is asked about a module and does not answer, other
+ * sessions' lookups of modules read already do not wait for it (the
+ * environment's lock is not held across the child), and a session's
+ * set-up ends within the environment's budget. */
+Test(semantic, a_python_that_never_answers_holds_up_nothing)
+{
+    char dir[64], python[128], workspace[64];
+    make_slow_python(dir, python);
+    make_workspace(workspace);
+    sx_env *env = sx_env_new(dir, workspace, python);
+    cr_assert_not(complete_in(env, "import shapes\n", "shapes.nothere", false)); /* read now */
+    slow_session slow = {env, 0};
+    pthread_t thread;
+    cr_assert_eq(pthread_create(&thread, NULL, open_slow_session, &slow), 0);
+    usleep(300 * 1000);    /* the session is asking Python (5 s at most) */
+    cr_assert_not(slow.done);
+    bool found;
+    cr_assert_not(sx_env_has_attribute(env, "shapes", "nothere", &found));
+    cr_assert(found);
+    cr_assert_not(slow.done, "a lookup of a module read already waited for Python");
+    cr_assert_not(complete_in(env, "import shapes\n", "shapes.nothere", true));
+    cr_assert_not(slow.done, "a decoding loop's lookup waited for Python");
+    pthread_join(thread, NULL);
+    /* with a budget, the set-up gives up on Python in time: slowtwo is
+     * then unknown, and constrains nothing */
+    sx_env_set_budget(env, 200);
+    uint64_t t0 = sm_now_ns();
+    cr_assert(complete_in(env, "import slowtwo\n", "slowtwo.anything", true));
+    cr_assert_lt(sm_now_ns() - t0, 4000000000ull, "the set-up waited past its budget for Python");
+    sx_env_free(env);
+    remove_workspace(workspace);
+    remove_slow_python(dir, python);
 }
