@@ -75,6 +75,7 @@ struct mc_decode {
     mc_call *call;                     /* the request in flight, or NULL */
     bool diverged;                     /* this request's tokens are no longer ours */
     uint32_t steps_in_call;
+    uint32_t steps_seen;         /* positions the backend gave, in all calls */
 
     bool pending_complete;             /* the middle as it stands is complete */
     SM_ARRAY(mc__end) ends;            /* the latest complete points, oldest first */
@@ -212,6 +213,7 @@ static mc_completion *mc__build_result(mc_decode *d)
     c->total_ns = mc__now_ns() - d->start_ns;
     c->error = d->error;
     d->error = NULL;
+    c->silent = d->reason == MC_STOP_TIME && d->steps_seen == 0;
     return c;
 }
 
@@ -685,6 +687,7 @@ static bool mc__on_step(void *data, const mc_step *step)
     if (d->finished)
         return false;
     d->steps_in_call++;
+    d->steps_seen++;
     if (d->options.timeout_ms && mc__now_ns() - d->start_ns > (uint64_t)d->options.timeout_ms * 1000000u) {
         if (d->pending_complete)
             mc__remember_complete(d, mc__end_score(step));

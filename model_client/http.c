@@ -367,6 +367,30 @@ static void mc__error_message(mc_http_req *req)
     sm_buf_printf(&req->message, ": %.*s", (int)(n < 300 ? n : 300), body);
 }
 
+/* How a transfer that got no HTTP answer failed, as a format for the URL
+ * and curl's words: not reached at all, or reached and answered with
+ * something that is not HTTP, or nothing. */
+static const char *mc__failure_words(CURLcode result)
+{
+    switch (result) {
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_HTTP2:
+        return "the model server at %s answered, but not in HTTP (is the endpoint another service?): %s";
+    case CURLE_GOT_NOTHING:
+        return "the model server at %s closed the connection without an answer: %s";
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_PARTIAL_FILE:
+        return "the connection to the model server at %s broke: %s";
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+        return "the model server at %s could not be reached over TLS: %s";
+    default:
+        return "the model server could not be reached at %s: %s";
+    }
+}
+
 static void mc__transfer_done(mc_http_req *req, CURLcode result)
 {
     if (req->finished) {
@@ -394,8 +418,7 @@ static void mc__transfer_done(mc_http_req *req, CURLcode result)
         mc__fail(req, SM_ETIMEDOUT, req->got_byte ? "the model server did not finish within the total timeout"
                                                   : "the model server could not be reached within the connect timeout");
     } else {
-        sm_buf_printf(&req->message, "the model server could not be reached at %s: %s", req->url,
-                      curl_easy_strerror(result));
+        sm_buf_printf(&req->message, mc__failure_words(result), req->url, curl_easy_strerror(result));
         mc__fail(req, SM_EIO, NULL);
     }
     mc__detach(req);

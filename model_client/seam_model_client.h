@@ -447,6 +447,8 @@ typedef struct mc_completion {
     uint64_t filter_ns;           /* time spent checking candidates */
     uint64_t total_ns;
     char *error;                  /* owned; the backend's message, or NULL */
+    bool silent;                  /* MC_STOP_TIME before the backend gave any
+                                     position: a server busy or hung */
 } mc_completion;
 
 void mc_completion_free(mc_completion *completion);

@@ -144,9 +144,10 @@ static void srv__notify(srv_lsp *lsp, const char *method, cJSON *params)
     srv__send(lsp, m);
 }
 
-/* seam/status: "training" (the embedded model), "ready", or
- * "unreachable" (the model backend failed; the message says how), sent
- * when it changes to clients that asked for it. */
+/* seam/status: "training" (the embedded model), "ready", "unreachable"
+ * (the model backend failed; the message says how) or "slow" (the last
+ * completion's time ran out before the model gave anything), sent when it
+ * changes to clients that asked for it. */
 static void srv__status(srv_lsp *lsp, const char *state, const char *message)
 {
     if (!lsp->status_supported || !lsp->initialized)
@@ -485,6 +486,11 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
         if (c && c->reason == MC_STOP_ERROR && c->error) {
             srv__tell(lsp, true, 2, "seam: the model backend failed: %s", c->error);
             srv__status(lsp, "unreachable", c->error);
+        } else if (c && c->silent) {
+            char why[160];
+            snprintf(why, sizeof why, "the model gave nothing within timeout_ms (%u ms): busy, or hung",
+                     lsp->config.timeout_ms);
+            srv__status(lsp, "slow", why);
         } else if (c && !lsp->training) {
             srv__status(lsp, "ready", NULL);
         }

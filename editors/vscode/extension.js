@@ -73,6 +73,7 @@ const STATES = {
   training: { icon: '$(sync~spin)', text: 'seam: training', label: 'seam: training the model' },
   ready: { icon: '$(check)', text: 'seam', label: 'seam: ready' },
   unreachable: { icon: '$(warning)', text: 'seam: unreachable', label: 'seam: backend unreachable', warn: true },
+  slow: { icon: '$(watch)', text: 'seam: slow', label: 'seam: the model gave nothing in time', warn: true },
   off: { icon: '$(circle-slash)', text: 'seam: off', label: 'seam: inline completions off' },
   stopped: { icon: '$(error)', text: 'seam: stopped', label: 'seam: stopped', warn: true },
   missing: { icon: '$(error)', text: 'seam: not found', label: 'seam: binary not found', warn: true },
@@ -90,7 +91,7 @@ class Status {
     this.render();
   }
 
-  // The server's state ("starting", "training", "ready", "unreachable",
+  // The server's state ("starting", "training", "ready", "unreachable", "slow",
   // "stopped", "missing") and what it said about it.
   set(state, detail) {
     this.server = STATES[state] ? state : 'ready';
@@ -104,7 +105,7 @@ class Status {
   }
 
   render() {
-    const running = ['ready', 'training', 'unreachable'].includes(this.server);
+    const running = ['ready', 'training', 'unreachable', 'slow'].includes(this.server);
     const state = STATES[!this.enabled && running ? 'off' : this.server];
     this.item.text = `${state.icon} ${state.text}`;
     this.item.accessibilityInformation = { label: state.label };

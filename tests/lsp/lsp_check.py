@@ -668,6 +668,47 @@ def progress_while_training(seam, ch):
         c.close()
 
 
+class OddServer:
+    """A TCP server on a free port that speaks no HTTP ("other": a banner
+    of another protocol, then it closes) or accepts and never answers
+    ("silent")."""
+
+    def __init__(self, kind):
+        import socket
+        import threading
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.kind = kind
+        self.held = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            if self.kind == "other":
+                # as an SSH server does: its banner first, then it reads
+                try:
+                    conn.sendall(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n")
+                    conn.settimeout(2)
+                    conn.recv(65536)
+                except OSError:
+                    pass
+                conn.close()
+            else:
+                self.held.append(conn)
+
+    def close(self):
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
 def status_notifications(seam, ch, workdir):
     """A client that asks for seam/status (capabilities.experimental.seamStatus)
     hears "training" then "ready" from the embedded model, "unreachable"
@@ -719,6 +760,22 @@ def status_notifications(seam, ch, workdir):
         ch.check(got and got[-1]["state"] == "unreachable" and got[-1]["backend"] == "llamacpp"
                  and "could not be reached" in got[-1].get("message", ""),
                  "an unreachable backend: its status and the reason: %r" % got)
+        # A server that answers in something other than HTTP is not "not
+        # reached"; one that accepts and never answers leaves seam "slow",
+        # not "ready".
+        for kind, state, words in (("other", "unreachable", "not in HTTP"), ("silent", "slow", "timeout_ms")):
+            server = OddServer(kind)
+            c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {
+                "backend": "llamacpp", "endpoint": "http://127.0.0.1:%d" % server.port, "connect_timeout_ms": 300,
+                "retries": 0, "timeout_ms": 600}}})
+            c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                         "position": {"line": 1, "character": 0},
+                                                         "context": {"triggerKind": 1}})
+            got = statuses(c, lambda g: g[-1]["state"] == state, timeout=15)
+            ch.check(got and got[-1]["state"] == state and words in got[-1].get("message", ""),
+                     "a server that %s: status %s: %r" % ("speaks no HTTP" if kind == "other" else "never answers",
+                                                          state, got))
+            server.close()
         # An editor's unset setting (null) returns to the value before the
         # editor's layers: the default backend here.
         c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {
