@@ -130,6 +130,11 @@ int ip_vocab_load(const char *path, mc_vocab **out, char *error, size_t error_si
     return SM_OK;
 }
 
+int ip_model_check(const char *path, char *error, size_t error_size)
+{
+    return ip__check_file(path, error, error_size);
+}
+
 int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *error, size_t error_size)
 {
     *out = NULL;

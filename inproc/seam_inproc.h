@@ -29,6 +29,10 @@ typedef struct ip_model ip_model;
  * SM_EIO or SM_EINVAL with a message naming the file and the reason;
  * libllama's own log goes to `logger` at debug level (may be NULL). */
 int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *error, size_t error_size);
+/* What ip_model_load checks before libllama reads the file, quickly (a
+ * regular file that begins as GGUF does): for a caller that loads the
+ * model later, off its loop. */
+int ip_model_check(const char *path, char *error, size_t error_size);
 /* Releases the loader's hold: the model goes when no backend uses it. */
 void ip_model_free(ip_model *model);
 /* Another holder of the model (a configuration that shares it): each

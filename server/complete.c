@@ -248,7 +248,17 @@ int srv_cmd_complete(int argc, char **argv)
     char *folder = sm_strdup(spec);
     srv_engine_set_workspace(engine, dirname(folder));   /* the file's folder is the workspace */
     sm_free(folder);
-    if (srv_engine_config(engine)->backend == CFG_BACKEND_EMBEDDED) {
+    /* A local model loads off the loop; one completion waits for it, and
+     * a model that does not load is an error of the settings, as any. */
+    while (srv_engine_loading(engine) && uv_run(&loop, UV_RUN_ONCE))
+        ;
+    if (srv_engine_load_error(engine)) {
+        fprintf(stderr, "seam: %s\n", srv_engine_load_error(engine));
+        srv_engine_free(engine);
+        status = 1;
+        goto out;
+    }
+    if (srv_engine_config(engine)->backend == CFG_BACKEND_EMBEDDED && !srv_engine_usable(engine)) {
         /* The file's folder is the workspace; the file itself comes first. */
         mc_corpus corpus;
         char *dir_copy = sm_strdup(spec);

@@ -42,8 +42,10 @@ struct srv_engine {
     SM_ARRAY(srv_job *) waiting; /* jobs waiting for the model */
     char *workspace;             /* owned; the semantic pruners' workspace, or NULL */
     sx_env *env;                 /* the semantic pruners' modules, made by the first job */
-    void (*on_ready)(void *data); /* the embedded model is trained */
+    void (*on_ready)(void *data); /* the embedded model is trained, or the local one loaded (or not) */
     void *on_ready_data;
+    bool loading;                /* the local model is being loaded in the thread pool */
+    char *load_error;            /* owned; why the local model did not load, or NULL */
 };
 
 struct srv_job {
@@ -124,10 +126,128 @@ static int srv__template(srv_engine *e, const cfg_config *config, const mc_templ
     return SM_OK;
 }
 
+static void srv__start_job(srv_job *job);
+
+/* The model is there: the jobs that waited for it start, and the owner
+ * hears of it. */
+static void srv__serve_waiting(srv_engine *e)
+{
+    uint64_t now = srv__now_ns();
+    for (uint32_t i = 0; i < e->waiting.size; i++) {
+        e->waiting.items[i]->waited_ns = now - e->waiting.items[i]->start_ns;
+        srv__start_job(e->waiting.items[i]);
+    }
+    sm_array_clear(&e->waiting);
+    if (e->on_ready)
+        e->on_ready(e->on_ready_data);
+}
+
+#ifdef SEAM_HAVE_INPROC
+static void srv__fail_job(srv_job *job, const char *message);
+static void srv__engine_release(srv_engine *e);
+
+/* A local model being loaded in the thread pool: libllama reads the whole
+ * file (seconds for a large model), which must not stop the loop. */
+typedef struct srv__load {
+    uv_work_t work;
+    srv_engine *engine;          /* holds a reference */
+    char *path;                  /* owned */
+    ip_backend_options options;
+    bool fallback;               /* a model found on the machine: the embedded one if it fails */
+    ip_model *model;
+    int rc;
+    char error[512];
+} srv__load;
+
+static void srv__load_work(uv_work_t *work)
+{
+    srv__load *l = work->data;
+    l->rc = ip_model_load(l->path, NULL, &l->model, l->error, sizeof l->error);
+    if (l->rc == SM_OK)
+        mc_vocab_prewarm(ip_model_vocab(l->model), l->engine->grammar);  /* the first masks find their trees */
+}
+
+/* The local model did not load: jobs waiting for it fail with why, or,
+ * for a model found on the machine, the embedded model serves them. */
+static void srv__load_failed(srv_engine *e, const srv__load *l)
+{
+    if (l->fallback) {
+        sm_log(e->logger, SM_LOG_WARN, "the model %s was not used (%s): the embedded model serves", l->path,
+               l->error);
+        e->config.backend = CFG_BACKEND_EMBEDDED;
+        sm_free(e->config.model_path);
+        e->config.model_path = NULL;
+        mc_corpus corpus;
+        srv_engine_corpus(e, &corpus, e->workspace);
+        if (srv_engine_train_async(e, &corpus) == SM_OK)
+            return;
+        mc_corpus_free(&corpus);
+    }
+    e->load_error = sm_strdup(l->error);
+    while (e->waiting.size) {
+        srv_job *job = e->waiting.items[--e->waiting.size];
+        srv__fail_job(job, e->load_error);
+    }
+    if (e->on_ready)
+        e->on_ready(e->on_ready_data);
+}
+
+static void srv__load_after(uv_work_t *work, int status)
+{
+    srv__load *l = work->data;
+    srv_engine *e = l->engine;
+    e->loading = false;
+    if (status != 0 && l->rc == SM_OK && !l->model) {
+        l->rc = SM_ECANCELED;
+        snprintf(l->error, sizeof l->error, "the model's load was canceled");
+    }
+    if (e->released) {
+        ip_model_free(l->model);
+    } else if (l->rc != SM_OK) {
+        srv__load_failed(e, l);
+    } else {
+        e->local_model = l->model;
+        char error[512];
+        if (ip_backend_new(e->loop, l->model, &l->options, &e->backend, error, sizeof error) != SM_OK) {
+            snprintf(l->error, sizeof l->error, "%s", error);
+            srv__load_failed(e, l);
+        } else {
+            sm_log(e->logger, SM_LOG_INFO, "the model %s is loaded", l->path);
+            srv__serve_waiting(e);
+        }
+    }
+    sm_free(l->path);
+    sm_free(l);
+    srv__engine_release(e);
+}
+
+static int srv__load_async(srv_engine *e, const char *path, const ip_backend_options *options, bool fallback)
+{
+    srv__load *l = sm_calloc(1, sizeof *l);
+    l->engine = e;
+    l->path = sm_strdup(path);
+    l->options = *options;
+    l->fallback = fallback;
+    l->work.data = l;
+    e->loading = true;
+    e->refs++;
+    int rc = uv_queue_work(e->loop, &l->work, srv__load_work, srv__load_after);
+    if (rc != 0) {
+        e->loading = false;
+        e->refs--;
+        sm_free(l->path);
+        sm_free(l);
+        return SM_EIO;
+    }
+    sm_log(e->logger, SM_LOG_INFO, "loading the model %s", path);
+    return SM_OK;
+}
+#endif
+
 /* The llama backend: the GGUF file of model_path loaded in this process,
  * or the model `previous` (may be NULL) holds if it is the same file. */
-static int srv__local_backend(srv_engine *e, const cfg_config *config, const srv_engine *previous, char *error,
-                              size_t error_size)
+static int srv__local_backend(srv_engine *e, const cfg_config *config, const srv_engine *previous, bool fallback,
+                              char *error, size_t error_size)
 {
 #ifdef SEAM_HAVE_INPROC
     if (!config->model_path) {
@@ -142,18 +262,17 @@ static int srv__local_backend(srv_engine *e, const cfg_config *config, const srv
     if (model && ip_model_same_file(model, config->model_path)) {
         ip_model_retain(model);
         sm_log(e->logger, SM_LOG_INFO, "the model %s stays loaded", config->model_path);
-    } else if ((rc = ip_model_load(config->model_path, e->logger, &model, error, error_size)) != SM_OK) {
-        return rc;
-    } else {
-        /* the first masks inside common tokens then find their trees */
-        mc_vocab_prewarm(ip_model_vocab(model), e->grammar);
+        e->local_model = model;
+        return ip_backend_new(e->loop, model, &o, &e->backend, error, error_size);
     }
-    e->local_model = model;
-    return ip_backend_new(e->loop, model, &o, &e->backend, error, error_size);
+    if ((rc = ip_model_check(config->model_path, error, error_size)) != SM_OK)
+        return rc;
+    return srv__load_async(e, config->model_path, &o, fallback);
 #else
     (void)e;
     (void)config;
     (void)previous;
+    (void)fallback;
     snprintf(error, error_size, "this seam was built without libllama: the llama backend is not available");
     return SM_EINVAL;
 #endif
@@ -203,7 +322,7 @@ static void srv__use_found_model(srv_engine *e, const srv_engine *previous)
     sm_free(with.model_path);
     with.model_path = path;
     with.backend = CFG_BACKEND_LLAMA;
-    if (srv__local_backend(e, &with, previous, error, sizeof error) == SM_OK) {
+    if (srv__local_backend(e, &with, previous, true, error, sizeof error) == SM_OK) {
         sm_log(e->logger, SM_LOG_INFO, "using the model %s in process", path);
         cfg_free(&e->config);
         e->config = with;
@@ -230,10 +349,10 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const srv_engine *
         goto fail;
     if (config->backend == CFG_BACKEND_EMBEDDED && !config->backend_chosen)
         srv__use_found_model(e, previous);
-    if (e->config.backend == CFG_BACKEND_EMBEDDED || e->backend)
+    if (e->config.backend == CFG_BACKEND_EMBEDDED || e->backend || e->loading)
         rc = SM_OK;
     else if (config->backend == CFG_BACKEND_LLAMA) {
-        rc = srv__local_backend(e, config, previous, error, error_size);
+        rc = srv__local_backend(e, config, previous, false, error, error_size);
         if (rc)
             goto fail;
     } else {
@@ -302,6 +421,7 @@ static void srv__engine_release(srv_engine *e)
     sx_env_free(e->env);
     sm_free(e->workspace);
     sm_array_free(&e->waiting);
+    sm_free(e->load_error);
     cfg_free(&e->config);
     sm_free(e);
 }
@@ -356,14 +476,7 @@ static void srv__model_ready(srv_engine *e, srv__shared_model *model)
     mc_ngram_get_stats(model->model, &stats);
     sm_log(e->logger, SM_LOG_DEBUG, "embedded model ready: %u pieces, %u n-grams, %zu bytes", stats.vocabulary,
            stats.nodes, stats.bytes);
-    uint64_t now = srv__now_ns();
-    for (uint32_t i = 0; i < e->waiting.size; i++) {
-        e->waiting.items[i]->waited_ns = now - e->waiting.items[i]->start_ns;
-        srv__start_job(e->waiting.items[i]);
-    }
-    sm_array_clear(&e->waiting);
-    if (e->on_ready)
-        e->on_ready(e->on_ready_data);
+    srv__serve_waiting(e);
 }
 
 /* A newly trained model, shared from here on. */
@@ -434,6 +547,21 @@ void srv_engine_on_ready(srv_engine *e, void (*on_ready)(void *data), void *data
 bool srv_engine_ready(const srv_engine *e)
 {
     return e->backend != NULL;
+}
+
+bool srv_engine_usable(const srv_engine *e)
+{
+    return e->backend != NULL || e->training || e->loading;
+}
+
+bool srv_engine_loading(const srv_engine *e)
+{
+    return e->loading;
+}
+
+const char *srv_engine_load_error(const srv_engine *e)
+{
+    return e->load_error;
 }
 
 /* ---- Jobs ------------------------------------------------------------------------- */
@@ -660,6 +788,10 @@ int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offs
     job->start_ns = srv__now_ns();
     if (out)
         *out = job;
+    if (!e->backend && e->load_error) {
+        srv__fail_job(job, e->load_error);
+        return SM_OK;
+    }
     if (!e->backend) {
         sm_array_push(&e->waiting, job);
         return SM_OK;

@@ -72,6 +72,7 @@ struct srv_lsp {
     srv__state state;
     int exit_code;
     srv_engine *engine;
+    srv_engine *next_engine;       /* loading its model; the engine in use serves until it has */
     char *workspace;
     SM_ARRAY(srv__doc *) docs;
     SM_ARRAY(srv__pending *) pending;
@@ -144,7 +145,8 @@ static void srv__notify(srv_lsp *lsp, const char *method, cJSON *params)
     srv__send(lsp, m);
 }
 
-/* seam/status: "training" (the embedded model), "ready", "unreachable"
+/* seam/status: "training" (the embedded model), "loading" (a local model;
+ * the message is its path), "ready", "unreachable"
  * (the model backend failed; the message says how) or "slow" (the last
  * completion's time ran out before the model gave anything), sent when it
  * changes to clients that asked for it. */
@@ -549,8 +551,9 @@ static void srv__start(srv__pending *p)
         return;
     }
     if (!srv_engine_ready(lsp->engine) && lsp->config.timeout_ms) {
-        /* The embedded model is still being trained: the request waits for
-         * it within its latency budget, and gets nothing after that. */
+        /* The embedded model is still being trained, or the local model
+         * loaded: the request waits for it within its latency budget, and
+         * gets nothing after that. */
         uv_timer_start(&p->debounce, srv__on_wait_expired, lsp->config.timeout_ms, 0);
     }
 }
@@ -587,8 +590,9 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
         srv__reply_error(lsp, id, SRV__INVALID_PARAMS, "the position is outside the document");
         return;
     }
-    if (!srv_engine_ready(lsp->engine) && lsp->config.backend != CFG_BACKEND_EMBEDDED) {
-        srv__reply_error(lsp, id, SRV__INTERNAL_ERROR, "the model backend is not configured");
+    if (!srv_engine_usable(lsp->engine) && lsp->config.backend != CFG_BACKEND_EMBEDDED) {
+        const char *why = srv_engine_load_error(lsp->engine);
+        srv__reply_error(lsp, id, SRV__INTERNAL_ERROR, why ? why : "the model backend is not configured");
         return;
     }
     if (d->active)
@@ -668,10 +672,16 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
 
 static void srv__training_started(srv_lsp *lsp);
 static void srv__training_done(void *data);
+static void srv__model_loaded(void *data);
 static void srv__progress(srv_lsp *lsp, const char *kind, const char *message);
 
+static void srv__install_engine(srv_lsp *lsp, srv_engine *e, bool cancel_pending);
+static void srv__next_loaded(void *data);
+
 /* Builds an engine for the configuration; on failure tells the user and
- * keeps the one there is. */
+ * keeps the one there is.  An engine whose local model loads (off the
+ * loop) takes over when the model has loaded: until then, the engine in
+ * use serves, and if the model does not load it stays. */
 static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
 {
     char error[512];
@@ -681,9 +691,43 @@ static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
         return false;
     }
     srv_engine_set_workspace(e, lsp->workspace);
-    config = srv_engine_config(e);   /* with the model found on the machine, if one is used */
+    srv_engine_free(lsp->next_engine);   /* a newer configuration replaces one still loading */
+    lsp->next_engine = NULL;
+    if (lsp->engine && srv_engine_loading(e)) {
+        lsp->next_engine = e;
+        srv_engine_on_ready(e, srv__next_loaded, lsp);
+        srv__status(lsp, "loading", srv_engine_config(e)->model_path);
+        return true;
+    }
+    srv__install_engine(lsp, e, true);
+    return true;
+}
+
+/* The next engine's model has loaded, or has not. */
+static void srv__next_loaded(void *data)
+{
+    srv_lsp *lsp = data;
+    srv_engine *e = lsp->next_engine;
+    lsp->next_engine = NULL;
+    const char *why = srv_engine_load_error(e);
+    if (why) {
+        srv__tell(lsp, true, 1, "seam: %s; the previous settings stay in force", why);
+        srv_engine_free(e);
+        srv__status(lsp, lsp->training ? "training" : "ready", NULL);
+        return;
+    }
+    /* requests asked while it loaded finish on the engine they began on */
+    srv__install_engine(lsp, e, false);
+}
+
+/* Makes `e` the engine in use (taking the caller's reference); requests
+ * in flight are canceled when `cancel_pending` (they asked with other
+ * settings), else they finish on their engine. */
+static void srv__install_engine(srv_lsp *lsp, srv_engine *e, bool cancel_pending)
+{
+    const cfg_config *config = srv_engine_config(e);   /* with the model found on the machine, if one is used */
     if (lsp->engine) {
-        for (uint32_t i = lsp->pending.size; i-- > 0;)
+        for (uint32_t i = lsp->pending.size; cancel_pending && i-- > 0;)
             srv__cancel_pending(lsp, lsp->pending.items[i], "the configuration changed");
         for (uint32_t i = 0; i < lsp->docs.size; i++) {
             srv_rec_cache_free(lsp->docs.items[i]->cache);
@@ -726,9 +770,12 @@ static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
     lsp->logger->level = config->log_level;
     if (config->log_file && !lsp->logger->file && sm_logger_open_file(lsp->logger, config->log_file) != SM_OK)
         srv__tell(lsp, false, 2, "seam cannot open the log file %s", config->log_file);
-    if (!lsp->training)
+    if (srv_engine_loading(e)) {
+        srv_engine_on_ready(e, srv__model_loaded, lsp);
+        srv__status(lsp, "loading", config->model_path);
+    } else if (!lsp->training) {
         srv__status(lsp, "ready", NULL);
-    return true;
+    }
 }
 
 static char *srv__uri_to_path(const char *uri)
@@ -873,6 +920,19 @@ static void srv__training_started(srv_lsp *lsp)
     cJSON *params = cJSON_AddObjectToObject(m, "params");
     cJSON_AddStringToObject(params, "token", token);
     srv__send(lsp, m);
+}
+
+/* The local model has loaded, or failed to. */
+static void srv__model_loaded(void *data)
+{
+    srv_lsp *lsp = data;
+    const char *why = srv_engine_load_error(lsp->engine);
+    if (why) {
+        srv__tell(lsp, true, 1, "seam: %s", why);
+        srv__status(lsp, "unreachable", why);
+    } else if (srv_engine_ready(lsp->engine)) {
+        srv__status(lsp, "ready", NULL);
+    }
 }
 
 static void srv__training_done(void *data)
@@ -1037,6 +1097,8 @@ static void srv__dispatch(srv_lsp *lsp, const cJSON *msg)
         srv__pull_configuration(lsp);
         if (lsp->training)
             srv__training_started(lsp);   /* its progress token could not be asked for before */
+        else if (srv_engine_loading(lsp->engine))
+            srv__status(lsp, "loading", lsp->config.model_path);
         else
             srv__status(lsp, "ready", NULL);
     }
@@ -1155,6 +1217,7 @@ void srv_lsp_free(srv_lsp *lsp)
     if (!lsp)
         return;
     srv_engine_free(lsp->engine);
+    srv_engine_free(lsp->next_engine);
     for (uint32_t i = 0; i < lsp->docs.size; i++) {
         lsp_document_free(lsp->docs.items[i]->doc);
         srv_rec_cache_free(lsp->docs.items[i]->cache);

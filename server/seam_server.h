@@ -318,8 +318,16 @@ typedef struct srv_memory {
 bool srv_engine_memory(const srv_engine *engine, srv_memory *out);
 const ep_grammar *srv_engine_grammar(const srv_engine *engine);
 bool srv_engine_ready(const srv_engine *engine);
+/* Ready, or soon: its embedded model training or its local model loading
+ * (jobs wait for it). */
+bool srv_engine_usable(const srv_engine *engine);
+/* The local model (the llama backend) is being loaded, off the loop. */
+bool srv_engine_loading(const srv_engine *engine);
+/* Why the local model did not load (jobs then fail with it), or NULL. */
+const char *srv_engine_load_error(const srv_engine *engine);
 /* Calls on_ready(data) on the loop when the embedded model has been
- * trained (not for an engine freed before that). */
+ * trained or the local model has loaded or failed to (not for an engine
+ * freed before that). */
 void srv_engine_on_ready(srv_engine *engine, void (*on_ready)(void *data), void *data);
 
 /* The embedded model's corpus: the workspace's Python files, then the

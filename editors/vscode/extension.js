@@ -71,6 +71,7 @@ function findSeam() {
 const STATES = {
   starting: { icon: '$(loading~spin)', text: 'seam', label: 'seam: starting' },
   training: { icon: '$(sync~spin)', text: 'seam: training', label: 'seam: training the model' },
+  loading: { icon: '$(sync~spin)', text: 'seam: loading', label: 'seam: loading the model' },
   ready: { icon: '$(check)', text: 'seam', label: 'seam: ready' },
   unreachable: { icon: '$(warning)', text: 'seam: unreachable', label: 'seam: backend unreachable', warn: true },
   slow: { icon: '$(watch)', text: 'seam: slow', label: 'seam: the model gave nothing in time', warn: true },
@@ -91,7 +92,7 @@ class Status {
     this.render();
   }
 
-  // The server's state ("starting", "training", "ready", "unreachable", "slow",
+  // The server's state ("starting", "training", "loading", "ready", "unreachable", "slow",
   // "stopped", "missing") and what it said about it.
   set(state, detail) {
     this.server = STATES[state] ? state : 'ready';
@@ -105,7 +106,7 @@ class Status {
   }
 
   render() {
-    const running = ['ready', 'training', 'unreachable', 'slow'].includes(this.server);
+    const running = ['ready', 'training', 'loading', 'unreachable', 'slow'].includes(this.server);
     const state = STATES[!this.enabled && running ? 'off' : this.server];
     this.item.text = `${state.icon} ${state.text}`;
     this.item.accessibilityInformation = { label: state.label };

@@ -30,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -214,6 +215,16 @@ def check_found_model(ch, models):
     run, out = ask("a model that does not load", {"XDG_CACHE_HOME": cache, "SEAM_MODEL": os.path.join(ch.dir, "no.gguf")})
     ch.check(out.get("backend") == "embedded" and "was not used" in run.stderr,
              "a model that does not load: %s, %r" % (out.get("backend"), run.stderr[-200:]))
+    # one that looks like a model and that libllama refuses, off the loop
+    broken = os.path.join(ch.dir, "broken-found.gguf")
+    with open(model(models, "random-qwen2.gguf"), "rb") as f:
+        head = f.read(4096)
+    with open(broken, "wb") as f:
+        f.write(head)
+    run, out = ask("a model that libllama refuses", {"XDG_CACHE_HOME": cache, "SEAM_MODEL": broken})
+    ch.check(out.get("backend") == "embedded" and "was not used" in run.stderr and out.get("completion"),
+             "a model libllama refuses: the embedded model serves: %s %r, %r" %
+             (out.get("backend"), out.get("completion"), run.stderr[-200:]))
     _, out = ask("backend chosen", {"XDG_CACHE_HOME": cache}, ["--backend", "embedded"])
     ch.check(out.get("backend") == "embedded", "the embedded backend chosen: %s" % out.get("backend"))
     _, out = ask("nothing found", {"XDG_CACHE_HOME": os.path.join(ch.dir, "empty")})
@@ -306,26 +317,33 @@ def check_documents(ch, models):
         ch.check(kept[4][1] > 100, "a new context evaluates the prompt: %r" % kept)
 
 
+def ask_inline_at(c, uri, text):
+    """An explicit inline completion at the end of `text` in uri; its id."""
+    line = text.count("\n")
+    col = len(text.rsplit("\n", 1)[-1])
+    return c.request("textDocument/inlineCompletion", {
+        "textDocument": {"uri": uri}, "position": {"line": line, "character": col},
+        "context": {"triggerKind": 1}})
+
+
+def first_item(resp):
+    """The first inline completion's text in a response, or None."""
+    items = (resp or {}).get("result") or {}
+    items = items.get("items", items) if isinstance(items, dict) else items
+    return items[0]["insertText"] if items else None
+
+
 def check_lsp(ch, models):
     c = Client(ch.seam)
     try:
         uri = "file://" + os.path.join(ch.dir, "lsp.py")
-        line = COMPARE[0].count("\n")
-        col = len(COMPARE[0].rsplit("\n", 1)[-1])
         good = model(models, "scripted-compare-qwen2.gguf")
         init(c, {"backend": "llama", "model_path": good, "debounce_ms": 0, "timeout_ms": 30000})
         c.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri, "languageId": "python", "version": 1, "text": COMPARE[0] + COMPARE[1]}})
 
         def ask():
-            return c.request("textDocument/inlineCompletion", {
-                "textDocument": {"uri": uri}, "position": {"line": line, "character": col},
-                "context": {"triggerKind": 1}})
-
-        def first_item(resp):
-            items = (resp or {}).get("result") or {}
-            items = items.get("items", items) if isinstance(items, dict) else items
-            return items[0]["insertText"] if items else None
+            return ask_inline_at(c, uri, COMPARE[0])
 
         resp = c.response(ask(), timeout=60)
         ch.check(first_item(resp) == " a < b", "language server, llama backend: %r" % resp)
@@ -347,6 +365,56 @@ def check_lsp(ch, models):
         ch.check(cancelled >= 1, "older requests cancelled by newer ones: %d of %d" % (cancelled, len(ids)))
         resp = c.response(ask(), timeout=120)
         ch.check(resp is not None and "result" in resp, "served after the cancellations: %r" % resp)
+    finally:
+        c.close()
+
+
+def check_loading(ch, models):
+    """The model loads off the loop: the language server says "loading",
+    answers a completion asked meanwhile once the model is there, then
+    says "ready"; a new model that does not load leaves the one in use
+    serving, with a word to the user."""
+    c = Client(ch.seam)
+    try:
+        uri = "file://" + os.path.join(ch.dir, "loading.py")
+        rid = c.request("initialize", {
+            "processId": os.getpid(), "rootUri": None, "capabilities": {"experimental": {"seamStatus": True}},
+            "initializationOptions": {"backend": "llama", "debounce_ms": 0, "timeout_ms": 30000,
+                                      "model_path": model(models, "scripted-compare-qwen2.gguf")}})
+        c.response(rid, timeout=60)
+        c.notify("initialized", {})
+        c.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": COMPARE[0] + COMPARE[1]}})
+
+        def ask():
+            return ask_inline_at(c, uri, COMPARE[0])
+
+        def states():
+            return [n["params"]["state"] for n in c.notifications if n.get("method") == "seam/status"]
+
+        resp = c.response(ask(), timeout=60)
+        ch.check(first_item(resp) == " a < b", "a completion asked while the model loads: %r" % resp)
+        ch.check(states()[:1] == ["loading"], "the status says the model is loading first: %r" % states())
+        deadline = time.monotonic() + 30
+        while "ready" not in states() and time.monotonic() < deadline:
+            c.response(-1, timeout=0.5)
+        ch.check("ready" in states() and states().index("ready") > 0, "then ready: %r" % states())
+        truncated = os.path.join(ch.dir, "truncated-lsp.gguf")
+        with open(model(models, "random-qwen2.gguf"), "rb") as f:
+            head = f.read(4096)
+        with open(truncated, "wb") as f:
+            f.write(head)
+        c.notifications.clear()
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {"model_path": truncated}}})
+        deadline = time.monotonic() + 30
+        shown = []
+        while not shown and time.monotonic() < deadline:
+            c.response(-1, timeout=0.5)
+            shown = [n["params"]["message"] for n in c.notifications if n.get("method") == "window/showMessage"]
+        ch.check(shown and "could not be loaded" in shown[0] and "previous settings stay" in shown[0],
+                 "a model that does not load is shown, and the previous one stays: %r" % shown)
+        resp = c.response(ask(), timeout=60)
+        ch.check(first_item(resp) == " a < b", "the model in use still serves: %r" % resp)
     finally:
         c.close()
 
@@ -405,6 +473,7 @@ def main():
     check_found_model(ch, models)
     check_bad_files(ch, models)
     check_lsp(ch, models)
+    check_loading(ch, models)
     check_documents(ch, models)
     shutil.rmtree(ch.dir, ignore_errors=True)
     print("inproc: %d passed, %d failed" % (ch.passed, ch.failed))
