@@ -113,13 +113,24 @@ async function until(fn, timeoutMs, everyMs = 10) {
 
 const ops = {
   async open({ file }) {
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 30000 });
-    await input.fill(file);
-    // Wait for the row with the file's name, then open it.
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first()
-      .waitFor({ state: 'visible', timeout: 30000 });
+    // Quick Open, asked again if its file search has not listed the file
+    // yet (a loaded machine's file watcher can be late).
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 30000 });
+      await input.fill(file);
+      try {
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first()
+          .waitFor({ state: 'visible', timeout: 20000 });
+        break;
+      } catch (error) {
+        await page.keyboard.press('Escape');
+        if (attempt === 3) {
+          throw error;
+        }
+      }
+    }
     await page.keyboard.press('Enter');
     await page.locator(`.tab[aria-label^="${file}"]`).first().waitFor({ state: 'visible', timeout: 30000 });
     await page.locator('.monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: 30000 });
