@@ -3,11 +3,12 @@
 # with npm, and configures and builds the requested build directories.
 # Idempotent: a second run installs nothing and only rebuilds what changed.
 #
-#   scripts/setup.sh [--test-deps] [release] [debug] [asan]
+#   scripts/setup.sh [--test-deps | --llama-deps] [release] [debug] [asan]
 #
 # --test-deps also installs what only the tests need (the editors, chromium,
 # what builds llama.cpp and code-server's native modules), so that the main
-# job (scripts/demo.sh) does not wait for them.
+# job (scripts/demo.sh) does not wait for them; --llama-deps only what
+# builds llama.cpp (scripts/install.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,10 +19,12 @@ debian_packages=(
   libuv1-dev libcjson-dev libtree-sitter-dev libcriterion-dev libcurl4-openssl-dev
   unicode-data
 )
+# what builds llama.cpp (scripts/llama.sh)
+llama_packages=(g++ cmake git)
 test_packages=(
   neovim emacs-nox elpa-eglot elpa-lsp-mode
   # for the tests on llama.cpp (scripts/llama.sh, scripts/test_models.sh)
-  g++ cmake git python3-numpy python3-yaml
+  "${llama_packages[@]}" python3-numpy python3-yaml
   # for the VS Code test (scripts/vscode.sh builds code-server's native
   # modules; playwright-core drives chromium)
   make libkrb5-dev chromium
@@ -30,6 +33,9 @@ test_packages=(
 )
 if [ "${1:-}" = "--test-deps" ]; then
   debian_packages+=("${test_packages[@]}")
+  shift
+elif [ "${1:-}" = "--llama-deps" ]; then
+  debian_packages+=("${llama_packages[@]}")
   shift
 fi
 ts_python_version=0.23.6

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, builds and runs the whole test suite twice: a -Werror debug
 # build, and the same under AddressSanitizer and UndefinedBehaviorSanitizer;
-# then each fuzz target for 15 s from its seeds.
+# then the seam scripts/install.sh installs, and each fuzz target for 15 s
+# from its seeds.
 # Prints Criterion's Synthesis line for every test executable, the corpus
 # check's count of cases against CPython, and a closing
 # "N passed, N failed" line; exits non-zero on any failure.
@@ -55,6 +56,29 @@ for build in debug asan; do
     failed=$((failed + 1))
   fi
 done
+# the seam a user installs (scripts/install.sh: release, libllama linked
+# in) into a scratch PREFIX, then asked to complete with a GGUF model
+echo "== install"
+install_prefix=$(mktemp -d)
+install_counted=0
+if bash scripts/install.sh "$install_prefix" >build/install.log 2>&1; then
+  while IFS= read -r line; do
+    echo "$line"
+    case "$line" in
+      "install: "*" passed, "*)
+        install_counted=1
+        passed=$((passed + $(sed -n 's/^install: \([0-9]*\) passed.*/\1/p' <<<"$line")))
+        failed=$((failed + $(sed -n 's/.* \([0-9]*\) failed$/\1/p' <<<"$line")))
+        ;;
+    esac
+  done < <(python3 tests/backends/install_check.py --seam "$install_prefix/bin/seam" 2>&1)
+fi
+if [ "$install_counted" -eq 0 ]; then
+  echo "install: scripts/install.sh or its check failed (see build/install.log)"
+  tail -5 build/install.log
+  failed=$((failed + 1))
+fi
+rm -rf "$install_prefix"
 # a short run of each fuzz target from its seeds in tests/fuzz/ (a clang
 # build with both sanitizers; scripts/fuzz.sh SECONDS for a long one)
 echo "== fuzz"

@@ -77,6 +77,12 @@ int srv_main(int argc, char **argv)
         return srv_cmd_lsp(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("seam %s\n", SEAM_VERSION);
+#ifdef SEAM_HAVE_INPROC
+        printf("backends: embedded, llamacpp, openai, ollama, llama (GGUF models in process, libllama)\n");
+#else
+        printf("backends: embedded, llamacpp, openai, ollama (built without libllama: no llama backend; "
+               "scripts/install.sh builds it in)\n");
+#endif
         return 0;
     }
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {

@@ -2,7 +2,7 @@
 // shows its completions as inline (ghost text) completions.
 //
 // The server is `seam lsp --stdio`, found through the `seam.path` setting,
-// else on PATH.  The `seam.*` settings the user set are sent to it (as
+// else on PATH, else in ~/.local/bin (scripts/install.sh's default).  The `seam.*` settings the user set are sent to it (as
 // initializationOptions, in answer to workspace/configuration, and on
 // change); a setting the user removed is sent as null, which returns it to
 // seam's own value.  The extension's own settings (path, the two toggles)
@@ -43,8 +43,11 @@ function seamSettings(names) {
 }
 
 // The seam binary: the setting (with ~ expanded), else the first `seam`
-// on PATH; undefined when there is none.
-function findSeam() {
+// on PATH, else where scripts/install.sh puts it by default
+// (~/.local/bin, which an editor started from a desktop often lacks on its
+// PATH), else one inside the extension (bin/seam); undefined when there is
+// none.
+function findSeam(extensionDir) {
   const configured = vscode.workspace.getConfiguration('seam').get('path', '');
   const executable = (file) => {
     try {
@@ -63,7 +66,11 @@ function findSeam() {
       return path.join(dir, 'seam');
     }
   }
-  return undefined;
+  const places = [path.join(os.homedir(), '.local', 'bin', 'seam')];
+  if (extensionDir) {
+    places.push(path.join(extensionDir, 'bin', 'seam'));
+  }
+  return places.find(executable);
 }
 
 // ---- Status bar ------------------------------------------------------------------
@@ -197,10 +204,11 @@ async function activate(context) {
   status.setEnabled(inlineEnabled());
 
   async function start() {
-    const seam = findSeam();
+    const seam = findSeam(context.extensionPath);
     if (!seam) {
       status.set('missing');
-      const where = vscode.workspace.getConfiguration('seam').get('path', '') || 'seam on PATH';
+      const where = vscode.workspace.getConfiguration('seam').get('path', '') ||
+        'seam on PATH or in ~/.local/bin; bash scripts/install.sh puts it there';
       log.error(`cannot find the seam binary (${where}); set seam.path`);
       vscode.window.showErrorMessage(`seam: cannot find the seam binary (${where}).`, 'Open Settings').then((pick) => {
         if (pick) {
