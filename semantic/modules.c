@@ -153,6 +153,12 @@ static bool sx__builtin_module(const char *name)
     return false;
 }
 
+/* Whether `deadline_ns` (0: none) has passed. */
+static bool sx__past(uint64_t deadline_ns)
+{
+    return deadline_ns && sm_now_ns() >= deadline_ns;
+}
+
 /* The time limit of one Python child, in seconds, as timeout(1) reads it:
  * 5 s, or what is left until `deadline_ns` (0: none) if that is less.
  * Returns whether the deadline cut it short. */
@@ -294,7 +300,7 @@ static bool sx__star_open(sx_env *env, const sx__module *from, sx__module *star,
         return star->open;
     if (!from->stdlib || star == &env->unknown)
         return true;
-    if (star->importable == 0 && load && !(deadline_ns && sm_now_ns() >= deadline_ns)) {
+    if (star->importable == 0 && load && !sx__past(deadline_ns)) {
         /* asked without the lock: other threads' lookups do not wait */
         pthread_mutex_unlock(&env->lock);
         int8_t finds = sx__python_finds(env, star->name, deadline_ns);
@@ -322,8 +328,14 @@ static bool sx__writes_namespace(const char *text, size_t len, const char *name)
     return text && memmem(text, len, mark, strlen(mark)) != NULL;
 }
 
-/* Whether module `name` has no source to read but is compiled in the
- * standard library, so that only Python can tell its attributes. */
+/* Whether module `name` is compiled into Python or in the standard
+ * library's lib-dynload: only Python can tell its attributes. */
+static bool sx__compiled(const sx_env *env, const char *name)
+{
+    return env->stdlib && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name));
+}
+
+/* Whether module `name` has no source to read but is compiled. */
 static bool sx__needs_python(const sx_env *env, const char *name)
 {
     const char *roots[] = {env->workspace, env->stdlib};
@@ -335,7 +347,7 @@ static bool sx__needs_python(const sx_env *env, const char *name)
         if (found)
             return false;
     }
-    return env->stdlib && sx__valid_name(name) && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name));
+    return sx__valid_name(name) && sx__compiled(env, name);
 }
 
 /* How modules are being read: by when, and whether Python is asked now
@@ -378,7 +390,7 @@ static sx__module *sx__load(const sx_env *env, const char *name, const sx__readi
      * its top-level code would run (venv.__main__ builds a virtual
      * environment, tkinter.__main__ opens a window).  What its source does
      * not show (globals().update(...)) leaves it open instead. */
-    if (!m->found && env->stdlib && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name))) {
+    if (!m->found && sx__compiled(env, name)) {
         /* Python not answering within the 5 s is taken as final (the
          * module is then not found, and constrains nothing); cut short by a
          * set-up's budget, it is asked again another time. */
@@ -423,7 +435,7 @@ static sx__module *sx__get_by(sx_env *env, const char *name, bool load, sx__read
     sx__module *m = sx__cached(env, name);
     if (m)
         return m;
-    if (!load || env->modules.size >= SX__MAX_MODULES || (r && r->deadline_ns && sm_now_ns() >= r->deadline_ns))
+    if (!load || env->modules.size >= SX__MAX_MODULES || (r && sx__past(r->deadline_ns)))
         return &env->unknown;  /* summaries stay while the environment does: past the cap, none is made */
     pthread_mutex_unlock(&env->lock);
     bool unanswered;
@@ -462,7 +474,7 @@ void sx__env_prefetch(sx_env *env, const char *const *names, uint32_t count, uin
             ask[compiled++] = ask[k];
     char **answers = sm_calloc(compiled ? compiled : 1, sizeof *answers);
     bool cut_short = false;
-    if (compiled && !(deadline_ns && sm_now_ns() >= deadline_ns) &&
+    if (compiled && !sx__past(deadline_ns) &&
         (sx__ask_python_many(env, ask, compiled, deadline_ns, answers, &cut_short) || !cut_short)) {
         /* answers, or none in the 5 s: final either way */
         pthread_mutex_lock(&env->lock);
@@ -600,16 +612,11 @@ static void sx__ask_deferred(sx_env *env, sx__reading *r)
     r->deferred.size = 0;
 }
 
-static bool sx__late(const sx__reading *r)
-{
-    return r->deadline_ns && sm_now_ns() >= r->deadline_ns;
-}
-
 /* Warms names[0..count) (with `defer`, compiled modules only listed). */
 static void sx__warm_pass(sx_env *env, const char *const *names, uint32_t count, sx__reading *r)
 {
     pthread_mutex_lock(&env->lock);
-    for (uint32_t k = 0; k < count && !sx__late(r); k++)
+    for (uint32_t k = 0; k < count && !sx__past(r->deadline_ns); k++)
         sx__warm_stars(env, names[k], 0, r);
     pthread_mutex_unlock(&env->lock);
 }

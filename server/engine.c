@@ -127,6 +127,8 @@ static int srv__template(srv_engine *e, const cfg_config *config, const mc_templ
 }
 
 static void srv__start_job(srv_job *job);
+static void srv__fail_job(srv_job *job, const char *message);
+static void srv__engine_release(srv_engine *e);
 
 /* The model is there: the jobs that waited for it start, and the owner
  * hears of it. */
@@ -142,9 +144,17 @@ static void srv__serve_waiting(srv_engine *e)
         e->on_ready(e->on_ready_data);
 }
 
+/* There will be no model: the jobs that waited for it end with `why`
+ * (each lets the engine go). */
+static void srv__fail_waiting(srv_engine *e, const char *why)
+{
+    while (e->waiting.size) {
+        srv_job *job = e->waiting.items[--e->waiting.size];
+        srv__fail_job(job, why);
+    }
+}
+
 #ifdef SEAM_HAVE_INPROC
-static void srv__fail_job(srv_job *job, const char *message);
-static void srv__engine_release(srv_engine *e);
 
 /* A local model being loaded in the thread pool: libllama reads the whole
  * file (seconds for a large model), which must not stop the loop. */
@@ -184,10 +194,7 @@ static void srv__load_failed(srv_engine *e, const srv__load *l)
         mc_corpus_free(&corpus);
     }
     e->load_error = sm_strdup(l->error);
-    while (e->waiting.size) {
-        srv_job *job = e->waiting.items[--e->waiting.size];
-        srv__fail_job(job, e->load_error);
-    }
+    srv__fail_waiting(e, e->load_error);
     if (e->on_ready)
         e->on_ready(e->on_ready_data);
 }
@@ -396,8 +403,6 @@ fail:
     return rc ? rc : SM_EINVAL;
 }
 
-static void srv__fail_job(srv_job *job, const char *message);
-
 static void srv__model_release(srv__shared_model *m)
 {
     if (m && --m->refs == 0) {
@@ -432,11 +437,8 @@ void srv_engine_free(srv_engine *e)
         return;
     e->released = true;
     e->on_ready = NULL;
-    /* Jobs still waiting for the model end now (each lets the engine go). */
-    while (e->waiting.size) {
-        srv_job *job = e->waiting.items[--e->waiting.size];
-        srv__fail_job(job, "the server is shutting down");
-    }
+    /* Jobs still waiting for the model end now. */
+    srv__fail_waiting(e, "the server is shutting down");
     srv__engine_release(e);
 }
 
@@ -461,8 +463,6 @@ void srv_engine_corpus(const srv_engine *e, mc_corpus *corpus, const char *works
     if (e->config.train_stdlib && srv_find_stdlib(stdlib, sizeof stdlib))
         mc_corpus_add_tree(corpus, stdlib, 4000);
 }
-
-static void srv__start_job(srv_job *job);
 
 /* The engine answers from `model` (its reference is the engine's). */
 static void srv__model_ready(srv_engine *e, srv__shared_model *model)

@@ -44,9 +44,15 @@ srv_tree *srv_tree_new(const char *text, size_t len)
     return t;
 }
 
+/* The tree to read: none while edits wait for a parse. */
+static const TSTree *srv__fresh(const srv_tree *t)
+{
+    return t && !t->stale ? t->tree : NULL;
+}
+
 struct TSTree *srv_tree_copy(const srv_tree *t)
 {
-    return t && t->tree && !t->stale ? ts_tree_copy(t->tree) : NULL;
+    return srv__fresh(t) ? ts_tree_copy(srv__fresh(t)) : NULL;
 }
 
 void srv_tree_free(srv_tree *t)
@@ -123,7 +129,7 @@ void srv_tree_refresh(srv_tree *t, const char *text, size_t len)
 
 bool srv_tree_has_error(const srv_tree *t)
 {
-    return t && t->tree && !t->stale && ts_node_has_error(ts_tree_root_node(t->tree));
+    return srv__fresh(t) && ts_node_has_error(ts_tree_root_node(srv__fresh(t)));
 }
 
 /* ---- The lexical scan -------------------------------------------------------------- */
@@ -586,8 +592,8 @@ void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t off
     /* What the tree says around the cursor. */
     bool in_comment = sc.at_cursor.in_comment, in_string = sc.at_cursor.quote != 0;
     bool in_field = false;
-    if (tree && tree->tree && !tree->stale) {
-        TSNode root = ts_tree_root_node(tree->tree);
+    if (srv__fresh(tree)) {
+        TSNode root = ts_tree_root_node(srv__fresh(tree));
         uint32_t at = (uint32_t)(offset > 0 ? offset - 1 : 0);
         TSNode n = ts_node_descendant_for_byte_range(root, at, at);
         out->node_type = ts_node_type(n);
