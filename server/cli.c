@@ -20,7 +20,7 @@ static const char srv__usage[] =
     "  lsp --listen HOST:PORT\n"
     "                   serve one TCP client at a time (for debugging)\n"
     "                   options: --config FILE, --log-file FILE, --log-level LEVEL\n"
-    "  --version        print the version and exit\n"
+    "  --version        print the version and the backends built in, and exit\n"
     "  --help           print this help and exit\n"
     "  parse FILE       parse a Python file with tree-sitter and summarise the tree\n"
     "  check            read JSON Lines cases {id, left, middle, right} on stdin and\n"
