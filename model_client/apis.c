@@ -15,6 +15,7 @@
  * position with that one candidate.
  */
 #include "mc_apis.h"
+#include "seam_curl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -756,6 +757,8 @@ int mc_backend_http_new(uv_loop_t *loop, const mc_http_options *o, mc_backend **
         snprintf(error, error_size, "the ollama backend needs a model name");
         return SM_EINVAL;
     }
+    if (!cu_available(error, error_size))
+        return SM_EINVAL;
     mc_hb *b = sm_calloc(1, sizeof *b);
     b->http = mc_http_new(loop);
     if (!b->http) {

@@ -35,7 +35,13 @@ static const char srv__usage[] =
     "                   round trips, rejected candidates and how much of the code\n"
     "                   after the cursor bound it (binding).  Settings: --backend\n"
     "                   embedded|llamacpp|openai|ollama, --endpoint URL, --model NAME,\n"
-    "                   --template NAME, --max-tokens N, --multiline true, ...\n";
+    "                   --template NAME, --max-tokens N, --multiline true, ...\n"
+    "  model list [--json]\n"
+    "                   the known fill-in-the-middle models and the GGUF files in\n"
+    "                   the models folder (seam uses the first when no backend is set)\n"
+    "  model pull NAME | model pull USER/REPO FILE.gguf [--revision REV]\n"
+    "                   download a GGUF model from Hugging Face (HF_ENDPOINT, HF_TOKEN)\n"
+    "                   into the models folder, resumable and checked by SHA-256\n";
 
 int srv_read_file(const char *path, sm_buf *out)
 {
@@ -93,6 +99,8 @@ int srv_main(int argc, char **argv)
         return srv_cmd_check(stdin, stdout);
     if (argc >= 2 && strcmp(argv[1], "complete") == 0)
         return srv_cmd_complete(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "model") == 0)
+        return srv_cmd_model(argc, argv);
     if (argc == 3 && strcmp(argv[1], "parse") == 0)
         return srv__cmd_parse(argv[2]);
     fputs(srv__usage, stderr);

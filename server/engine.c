@@ -4,6 +4,7 @@
  * backend the configuration names.
  */
 #include "seam_server.h"
+#include "seam_models.h"
 
 #ifdef SEAM_HAVE_INPROC
 #include "seam_inproc.h"
@@ -288,8 +289,7 @@ static int srv__local_backend(srv_engine *e, const cfg_config *config, const srv
 #ifdef SEAM_HAVE_INPROC
 /* The GGUF file a default configuration uses, if any (owned by the
  * caller): model_path when it is set; else $SEAM_MODEL; else the first
- * *.gguf, by name, in $XDG_CACHE_HOME/seam/models/ (~/.cache/seam/models/
- * without it). */
+ * *.gguf, by name, in the models folder (models/: md_first_model). */
 static char *srv__found_model(const cfg_config *config)
 {
     if (config->model_path)
@@ -297,20 +297,7 @@ static char *srv__found_model(const cfg_config *config)
     const char *env = getenv("SEAM_MODEL");
     if (env && *env)
         return sm_strdup(env);
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char pattern[4096];
-    if (xdg && *xdg)
-        snprintf(pattern, sizeof pattern, "%s/seam/models/*.gguf", xdg);
-    else if (home && *home)
-        snprintf(pattern, sizeof pattern, "%s/.cache/seam/models/*.gguf", home);
-    else
-        return NULL;
-    glob_t found;
-    char *path = NULL;
-    if (glob(pattern, 0, NULL, &found) == 0 && found.gl_pathc > 0)
-        path = sm_strdup(found.gl_pathv[0]);   /* sorted */
-    globfree(&found);
-    return path;
+    return md_first_model();
 }
 #endif
 

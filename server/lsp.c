@@ -93,7 +93,7 @@ struct srv_lsp {
      * (capabilities.experimental.seamStatus): an editor extension's
      * status bar. */
     bool status_supported;
-    char status_sent[256];         /* state and message last sent */
+    char status_sent[1024];        /* state, backend, model and message last sent */
 };
 
 /* ---- Output -------------------------------------------------------------------- */
@@ -145,6 +145,20 @@ static void srv__notify(srv_lsp *lsp, const char *method, cJSON *params)
     srv__send(lsp, m);
 }
 
+/* Whether a downloaded model would serve: no backend was chosen, the
+ * embedded model serves because no GGUF file was found, and this seam can
+ * run one in process.  Editors offer `seam model pull` then. */
+static bool srv__offers_model(const srv_lsp *lsp, const cfg_config *used)
+{
+#ifdef SEAM_HAVE_INPROC
+    return !lsp->config.backend_chosen && used->backend == CFG_BACKEND_EMBEDDED;
+#else
+    (void)lsp;
+    (void)used;
+    return false;
+#endif
+}
+
 /* seam/status: "training" (the embedded model), "loading" (a local model;
  * the message is its path), "ready", "unreachable"
  * (the model backend failed; the message says how) or "slow" (the last
@@ -154,14 +168,24 @@ static void srv__status(srv_lsp *lsp, const char *state, const char *message)
 {
     if (!lsp->status_supported || !lsp->initialized)
         return;
+    /* The engine's own configuration: a model found on the machine makes
+     * it the llama backend where the settings said nothing. */
+    const cfg_config *used = lsp->engine ? srv_engine_config(lsp->engine) : &lsp->config;
+    const char *model = used->backend == CFG_BACKEND_LLAMA ? used->model_path : NULL;
+    bool offer = srv__offers_model(lsp, used);
     char key[sizeof lsp->status_sent];
-    snprintf(key, sizeof key, "%s\n%s\n%s", state, cfg_backend_name(lsp->config.backend), message ? message : "");
+    snprintf(key, sizeof key, "%s\n%s\n%s\n%s\n%d", state, cfg_backend_name(used->backend), message ? message : "",
+             model ? model : "", offer);
     if (strcmp(key, lsp->status_sent) == 0)
         return;
     memcpy(lsp->status_sent, key, sizeof key);
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "state", state);
-    cJSON_AddStringToObject(p, "backend", cfg_backend_name(lsp->config.backend));
+    cJSON_AddStringToObject(p, "backend", cfg_backend_name(used->backend));
+    if (model)
+        cJSON_AddStringToObject(p, "model", model);
+    if (offer)
+        cJSON_AddBoolToObject(p, "offer_model", true);
     if (message) {
         /* (a model server's words: not always UTF-8) */
         char text[sizeof lsp->status_sent];

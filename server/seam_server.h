@@ -397,6 +397,9 @@ bool srv_config_default_path(char *out, size_t size);
 /* `seam complete FILE:LINE:COL [options]` (see complete.c). */
 int srv_cmd_complete(int argc, char **argv);
 
+/* `seam model list|pull ...` (see model_cmd.c). */
+int srv_cmd_model(int argc, char **argv);
+
 /* Runs the seam command line (argv as main receives it) and returns the
  * process's exit status. */
 int srv_main(int argc, char **argv);
