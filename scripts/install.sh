@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds seam for use and installs it: a release build with libllama linked
-# statically (the llama backend: GGUF models in seam's own process), under
-# PREFIX (default ~/.local; the binary in PREFIX/bin).
+# Builds seam for use and installs it: the portable release build
+# (scripts/portable.sh) with libllama linked statically (the llama backend:
+# GGUF models in seam's own process), under PREFIX (default ~/.local; the
+# binary in PREFIX/bin).
 #
 #   bash scripts/install.sh [PREFIX]
 #
@@ -17,19 +18,8 @@ mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
 log() { printf 'install: %s\n' "$*" >&2; }
 
-scripts/setup.sh --llama-deps
-llama=$(scripts/llama.sh)
-dir=build/install
-options=(--buildtype=release -Doptimization=2 -Db_ndebug=true -Dtests=disabled -Dllama=enabled
-         "-Dpkg_config_path=$llama/lib/pkgconfig" "--prefix=$prefix")
-if [ ! -f "$dir/build.ninja" ]; then
-  log "configuring $dir"
-  meson setup "$dir" "${options[@]}" >&2
-else
-  meson configure "$dir" "${options[@]}" >/dev/null
-fi
-ninja -C "$dir" >&2
-meson install -C "$dir" --quiet --only-changed >&2
+scripts/portable.sh "$prefix" >/dev/null
+meson install -C build/install --quiet --only-changed >&2
 log "installed $prefix/bin/seam"
 case ":$PATH:" in
   *":$prefix/bin:"*) ;;

@@ -15,6 +15,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { LanguageClient, State } = require('vscode-languageclient/node');
+const { ModelOffer } = require('./models');
 
 // Keys of the seam section that belong to the extension, not to seam.
 const OWN_KEYS = ['path', 'inlineCompletions', 'completionItems'];
@@ -66,11 +67,21 @@ function findSeam(extensionDir) {
       return path.join(dir, 'seam');
     }
   }
-  const places = [path.join(os.homedir(), '.local', 'bin', 'seam')];
-  if (extensionDir) {
-    places.push(path.join(extensionDir, 'bin', 'seam'));
+  const local = path.join(os.homedir(), '.local', 'bin', 'seam');
+  if (executable(local)) {
+    return local;
   }
-  return places.find(executable);
+  // The seam this extension carries (the platform .vsix of scripts/vsix.sh),
+  // made executable if unpacking lost the mode.
+  const bundled = extensionDir && path.join(extensionDir, 'bin', 'seam');
+  if (bundled && fs.existsSync(bundled) && !executable(bundled)) {
+    try {
+      fs.chmodSync(bundled, 0o755);
+    } catch {
+      return undefined;
+    }
+  }
+  return bundled && executable(bundled) ? bundled : undefined;
 }
 
 // ---- Status bar ------------------------------------------------------------------
@@ -85,6 +96,7 @@ const STATES = {
   off: { icon: '$(circle-slash)', text: 'seam: off', label: 'seam: inline completions off' },
   stopped: { icon: '$(error)', text: 'seam: stopped', label: 'seam: stopped', warn: true },
   missing: { icon: '$(error)', text: 'seam: not found', label: 'seam: binary not found', warn: true },
+  downloading: { icon: '$(cloud-download)', text: 'seam', label: 'seam: downloading the model' },
 };
 
 class Status {
@@ -94,6 +106,8 @@ class Status {
     this.item.command = 'seam.showLog';
     this.server = 'starting';
     this.detail = '';
+    this.model = '';
+    this.download = undefined;
     this.enabled = true;
     this.item.show();
     this.render();
@@ -107,6 +121,19 @@ class Status {
     this.render();
   }
 
+  // The GGUF model seam uses in process, if any (shown in the tooltip).
+  setModel(model) {
+    this.model = model || '';
+    this.render();
+  }
+
+  // A model download's share done (0..1) and what to say, or undefined
+  // when none runs.
+  setDownload(share, detail) {
+    this.download = share === undefined ? undefined : { share, detail: detail || '' };
+    this.render();
+  }
+
   setEnabled(enabled) {
     this.enabled = enabled;
     this.render();
@@ -114,10 +141,19 @@ class Status {
 
   render() {
     const running = ['ready', 'training', 'loading', 'unreachable', 'slow'].includes(this.server);
+    if (this.download) {
+      const state = STATES.downloading;
+      this.item.text = `${state.icon} seam: ${Math.floor(this.download.share * 100)}%`;
+      this.item.accessibilityInformation = { label: state.label };
+      this.item.tooltip = `${state.label}: ${this.download.detail}`;
+      this.item.backgroundColor = undefined;
+      return;
+    }
     const state = STATES[!this.enabled && running ? 'off' : this.server];
     this.item.text = `${state.icon} ${state.text}`;
     this.item.accessibilityInformation = { label: state.label };
-    this.item.tooltip = this.detail ? `${state.label}: ${this.detail}` : state.label;
+    const model = this.model ? `\nmodel: ${path.basename(this.model)}` : '';
+    this.item.tooltip = (this.detail ? `${state.label}: ${this.detail}` : state.label) + model;
     this.item.backgroundColor = state.warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 
@@ -148,7 +184,7 @@ function itemsEnabled() {
   return vscode.workspace.getConfiguration('seam').get('completionItems.enable', false);
 }
 
-function makeClient(seam, names, log, status) {
+function makeClient(seam, names, log, status, offer) {
   const serverOptions = { command: seam, args: ['lsp', '--stdio'] };
   const clientOptions = {
     documentSelector: [{ language: 'python' }],
@@ -187,6 +223,8 @@ function makeClient(seam, names, log, status) {
   client.onNotification('seam/status', (params) => {
     if (params && typeof params.state === 'string') {
       status.set(params.state, params.message);
+      status.setModel(params.model);
+      offer.onStatus(params);
       log.info(`state: ${params.state}${params.message ? ` (${params.message})` : ''}`);
     }
   });
@@ -200,7 +238,9 @@ async function activate(context) {
   const status = new Status();
   const names = seamSettingNames(context.extension.packageJSON);
   let client;
+  let seamInUse;
   context.subscriptions.push(log, status);
+  const offer = new ModelOffer(context, { seam: () => seamInUse, status, restart: () => restart(), log });
   status.setEnabled(inlineEnabled());
 
   async function start() {
@@ -218,7 +258,8 @@ async function activate(context) {
       return;
     }
     log.info(`starting ${seam}`);
-    client = makeClient(seam, names, log, status);
+    seamInUse = seam;
+    client = makeClient(seam, names, log, status, offer);
     try {
       await client.start();
     } catch (error) {
@@ -247,6 +288,13 @@ async function activate(context) {
   context.subscriptions.push(
     vscode.commands.registerCommand('seam.restart', restart),
     vscode.commands.registerCommand('seam.showLog', () => log.show(true)),
+    vscode.commands.registerCommand('seam.downloadModel', () => {
+      if (!seamInUse) {
+        vscode.window.showErrorMessage('seam: cannot find the seam binary to download a model with.');
+        return undefined;
+      }
+      return offer.choose();
+    }),
     vscode.commands.registerCommand('seam.toggleInlineCompletions', async () => {
       const config = vscode.workspace.getConfiguration('seam');
       await config.update('inlineCompletions.enable', !inlineEnabled(), vscode.ConfigurationTarget.Global);

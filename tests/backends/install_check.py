@@ -1,6 +1,9 @@
-"""The seam scripts/install.sh installs: its --version names the llama
-backend, and it completes with a GGUF model in process, from PREFIX/bin
-with nothing else on PATH.
+"""The seam scripts/install.sh installs (the portable build): its --version
+names the llama backend, it completes with a GGUF model in process from
+PREFIX/bin with nothing else on PATH, it links nothing a plain Debian 12
+lacks (libc, libm, libcjson), it speaks HTTP through the libcurl it opens
+(a model pulled from a local imitation of Hugging Face's hub), and without
+libcurl it says so.
 
     python3 tests/backends/install_check.py --seam PREFIX/bin/seam
 """
@@ -16,6 +19,28 @@ sys.path.insert(0, HERE)
 from harness import Checker  # noqa: E402
 from llama_check import COMPARE, model  # noqa: E402
 from llama_server import cache_dirs  # noqa: E402
+from hub_imitation import Hub  # noqa: E402
+
+
+def check_portable(ch, seam, env, models):
+    out = subprocess.run(["ldd", seam], capture_output=True, text=True).stdout
+    libs = sorted(line.split()[0] for line in out.splitlines() if "=>" in line)
+    ch.check(set(libs) <= {"libc.so.6", "libm.so.6", "libcjson.so.1"} and "libc.so.6" in libs,
+             "ldd: libc, libm and libcjson only: %r" % libs)
+    hub = Hub()
+    try:
+        hub.add("user/repo", "tiny.gguf", model(models, "random-starcoder.gguf"))
+        pull_env = dict(env, HF_ENDPOINT=hub.endpoint)
+        run = subprocess.run([seam, "model", "pull", "user/repo", "tiny.gguf"], capture_output=True, text=True,
+                             env=pull_env, timeout=120)
+        ch.check(run.returncode == 0 and os.path.isfile(run.stdout.strip()),
+                 "seam model pull through the libcurl it opens: %r" % run.stderr[-300:])
+        run = subprocess.run([seam, "model", "pull", "user/repo", "tiny.gguf", "--force"], capture_output=True,
+                             text=True, env=dict(pull_env, SEAM_LIBCURL="libcurl-missing.so.4"), timeout=60)
+        ch.check(run.returncode == 1 and "libcurl is not installed" in run.stderr and "apt install" in run.stderr,
+                 "without libcurl, pull says what to install: %r" % run.stderr)
+    finally:
+        hub.close()
 
 
 def main():
@@ -37,6 +62,13 @@ def main():
                          capture_output=True, text=True, env=env, timeout=120)
     ch.check(run.returncode == 0 and run.stdout == " a < b\n",
              "the installed seam completes with a GGUF model: %r %r" % (run.stdout, run.stderr[-300:]))
+    check_portable(ch, args.seam, env, models)
+    where = ch.write_case("def f(x):\n    return ", "\n")
+    run = subprocess.run([args.seam, "complete", where, "--backend", "llamacpp", "--endpoint", "http://127.0.0.1:9"],
+                         capture_output=True, text=True, env=dict(env, SEAM_LIBCURL="libcurl-missing.so.4"),
+                         timeout=60)
+    ch.check(run.returncode == 1 and "libcurl is not installed" in run.stderr,
+             "without libcurl, an HTTP backend says so: %r" % run.stderr)
     print("install: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
 

@@ -41,6 +41,9 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from editor_env import Checker, isolated_env, parses  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "backends"))
+from hub_imitation import Hub  # noqa: E402
+from llama_server import cache_dirs  # noqa: E402
 
 SAMPLE = '''import os
 
@@ -249,6 +252,56 @@ def typing_checks(driver, work, check, artifacts):
         driver.do("screenshot", path=os.path.join(os.path.abspath(artifacts), "vscode-after-typing.png"))
 
 
+def seam_processes(under):
+    """The executables of the running seam processes under a folder (or
+    started from one through a link)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            exe = os.readlink("/proc/%s/exe" % pid)
+            cmd = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")[0].decode()
+        except OSError:
+            continue
+        if os.path.basename(exe) == "seam" and (exe.startswith(under) or cmd.startswith(under)):
+            found.append(exe)
+    return sorted(set(found))
+
+
+def check_portable(check, binary, exts):
+    """The carried seam needs nothing a plain Debian 12 lacks: libc and libm,
+    and libcjson from the extension's own lib/."""
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    libs = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and "=>" in parts:
+            libs[parts[0]] = parts[parts.index("=>") + 1]
+    allowed = {"libc.so.6", "libm.so.6", "libcjson.so.1"}
+    check(set(libs) <= allowed and libs.get("libcjson.so.1", "").startswith(exts),
+          "the carried seam links libc, libm and its own libcjson only: %r" % libs)
+
+
+def download_checks(driver, check, env, seam_log):
+    """The offered download: progress in the status bar, then seam
+    restarted with the model, whole."""
+    r = driver.do("notification_click", text="Download qwen2.5-coder-1.5b", button="Download",
+                  timeout_ms=20000, timeout=60)
+    check(r.get("ok"), "the notification's Download button: %r" % r)
+    r = driver.do("wait_status", label="seam: downloading the model", timeout_ms=30000, timeout=40)
+    check(r.get("found"), "the status bar shows the download: %r" % r)
+    model = os.path.join(env["XDG_CACHE_HOME"], "seam", "models", "qwen2.5-coder-1.5b-q8_0.gguf")
+    deadline = time.monotonic() + 180
+    used = False
+    while time.monotonic() < deadline and not used:
+        time.sleep(1)
+        used = os.path.exists(seam_log) and ("using the model %s in process" % model) in read(seam_log)
+    r = driver.do("wait_status", label="seam: ready", timeout_ms=120000, timeout=150)
+    check(used and os.path.isfile(model) and r.get("found"),
+          "the model is downloaded whole, and seam restarted with it is ready: %r %r" % (used, r))
+
+
 def write_json(path, obj):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
@@ -281,13 +334,19 @@ def main():
     check = counts.check
     top = tempfile.mkdtemp(prefix="seam-vscode-")
     env = isolated_env(top)
-    # No seam.path and no seam on PATH: the extension finds seam where
-    # scripts/install.sh puts it, ~/.local/bin.
+    # No seam.path and no seam on PATH or in ~/.local/bin: the extension
+    # uses the seam it carries (the platform .vsix).
     env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
                                   if d and not os.path.exists(os.path.join(d, "seam")))
     local_bin = os.path.join(env["HOME"], ".local", "bin")
     os.makedirs(local_bin, exist_ok=True)
-    os.symlink(seam, os.path.join(local_bin, "seam"))
+    # a local imitation of Hugging Face's hub, serving a tiny model under
+    # the name of the model the extension offers
+    hub = Hub()
+    _, test_models = cache_dirs()
+    hub.add("ggml-org/Qwen2.5-Coder-1.5B-Q8_0-GGUF", "qwen2.5-coder-1.5b-q8_0.gguf",
+            os.path.join(test_models, "random-qwen2.gguf"))
+    env["HF_ENDPOINT"] = hub.endpoint
     data = os.path.join(top, "user-data")
     exts = os.path.join(top, "extensions")
     work = os.path.join(top, "project")
@@ -372,8 +431,16 @@ def main():
         r = driver.do("open", file="sample.py")
         check(r.get("ok"), "Quick Open opens sample.py: %r" % r)
         r = driver.do("wait_status", label="seam: ready", timeout_ms=90000, timeout=120)
-        check(r.get("found"), "with no seam.path and no seam on PATH, seam is found in ~/.local/bin, "
+        check(r.get("found"), "with no seam.path and no seam installed, the seam in the .vsix starts, "
                               "and the status bar says it is ready: %r" % r)
+        bundled = seam_processes(exts)
+        check(bundled and all(p.endswith("/bin/seam") for p in bundled),
+              "the seam running is the extension's own: %r" % bundled)
+        if bundled:
+            check_portable(check, bundled[0], exts)
+        offer = driver.do("notification", text="Download qwen2.5-coder-1.5b (1.65 GB)", timeout_ms=30000, timeout=40)
+        check(offer.get("found") and "embedded model" in (offer.get("message") or ""),
+              "with no model, one notification offers the download, with its size: %r" % offer)
         check("seam: training the model" in r.get("seen", []) and
               r["seen"].index("seam: training the model") < len(r["seen"]) - 1,
               "the status bar showed the model training before ready: %r" % r.get("seen"))
@@ -483,11 +550,16 @@ def main():
         write_json(folder_settings, {"seam.path": os.path.join(top, "no-such-seam")})
         r = driver.do("wait_status", label="seam: binary not found", timeout_ms=20000, timeout=30)
         check(r.get("found"), "a seam.path that names nothing: the status bar says so: %r" % r)
+        # seam in ~/.local/bin (where scripts/install.sh puts it) comes
+        # before the extension's own: the build under test from here on
+        os.symlink(seam, os.path.join(local_bin, "seam"))
         write_json(folder_settings, {})
         r = driver.do("wait_status", label="seam: ready", timeout_ms=60000, timeout=90)
-        check(r.get("found"), "seam.path removed: seam found in ~/.local/bin again, ready: %r" % r)
+        check(r.get("found") and seam_processes(top) == [os.path.realpath(seam)],
+              "seam.path removed: seam found in ~/.local/bin, ready: %r %r" % (r, seam_processes(top)))
 
         typing_checks(driver, work, check, args.artifacts)
+        download_checks(driver, check, env, seam_log)
     except RuntimeError as e:
         check(False, str(e))
     finally:
@@ -498,6 +570,7 @@ def main():
         check(not leftover, "every process the test started has stopped: %r" % leftover)
         if counts.failed and os.path.exists(seam_log):
             print("seam's log (the end):\n" + read(seam_log)[-6000:])
+        hub.close()
         shutil.rmtree(top, ignore_errors=True)
     print("vscode: %d passed, %d failed" % (counts.passed, counts.failed))
     return 1 if counts.failed else 0

@@ -18,6 +18,11 @@
 //   status {}                   {label, seen}: the seam status bar item's
 //                               accessibility label now, and every one seen
 //   wait_status {label, timeout_ms}
+//   notification {text, timeout_ms}
+//                               {found, message}: a notification (a toast,
+//                               or in the notification centre) holds text
+//   notification_click {text, button, timeout_ms}
+//                               click the button of that notification
 //   screenshot {path}
 //   quit {}
 'use strict';
@@ -40,6 +45,7 @@ function reply(obj) {
 const STATUS_LABELS = [
   'seam: starting', 'seam: training the model', 'seam: ready', 'seam: backend unreachable',
   'seam: inline completions off', 'seam: stopped', 'seam: binary not found',
+  'seam: loading the model', 'seam: downloading the model',
 ];
 
 // The seam status bar item's accessibility label.
@@ -219,6 +225,28 @@ const ops = {
           return `${e.outerHTML.slice(0, 300)}  <-  ${chain.join(' < ')}`;
         })),
     };
+  },
+  async notification({ text, timeout_ms: timeoutMs }) {
+    const message = await until(() => page.evaluate((t) => {
+      for (const el of document.querySelectorAll('.notification-list-item-message')) {
+        const shown = el.innerText.replace(/\u00a0/g, ' ');
+        if (shown.includes(t)) {
+          return shown;
+        }
+      }
+      return null;
+    }, text), timeoutMs || 10000, 100);
+    return { found: !!message, message };
+  },
+  async notification_click({ text, button, timeout_ms: timeoutMs }) {
+    const item = () => page.locator('.notification-list-item', { hasText: text }).first();
+    // a toast hides after a while; the notification centre keeps it
+    if (!(await item().isVisible())) {
+      await ops.command({ title: 'Notifications: Show Notifications' });
+    }
+    await item().waitFor({ state: 'visible', timeout: timeoutMs || 10000 });
+    await item().locator('.monaco-button', { hasText: button }).first().click();
+    return {};
   },
   async screenshot({ path }) {
     await page.screenshot({ path });
