@@ -91,6 +91,11 @@ struct ep_grammar {
  * whose symbols and rules are the first ones of g, unchanged, and to whose
  * symbols g adds no rules (a quotient of it): its results are copied, not
  * recomputed. */
+/* The lines of a grammar file that hold for `version` (100 * major +
+ * minor), %if/%else/%endif resolved (grammar_select.c), appended to out;
+ * the lines left out stay as empty lines. */
+int ep_grammar_select(const char *source, size_t len, int version, sm_buf *out, char *error, size_t error_size);
+
 void ep_grammar_compute_nullable(ep_grammar *g, const ep_grammar *known);
 void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known);
 

@@ -580,3 +580,36 @@ Test(parser, python_can_end_is_exact_after_every_byte)
     cr_log_info("can_end ways: cursor %u, block %u, head %u, whole %u", ways[0], ways[1], ways[2], ways[3]);
     ep_grammar_free(grammar);
 }
+
+Test(python_versions, grammar_lines_selected_by_version)
+{
+    static const char source[] =
+        "start: item\n"
+        "%if python >= 3.12\n"
+        "item: \"new\"\n"
+        "%if python >= 3.13\n"
+        "   | \"newer\"\n"
+        "%endif\n"
+        "%else\n"
+        "item: \"old\"\n"
+        "%endif\n";
+    char error[256];
+    sm_buf out;
+    sm_buf_init(&out, 1 << 16);
+    cr_assert_eq(ep_grammar_select(source, sizeof source - 1, 313, &out, error, sizeof error), SM_OK, "%s", error);
+    cr_assert_str_eq(out.data, "start: item\n\nitem: \"new\"\n\n   | \"newer\"\n\n\n\n\n");
+    sm_buf_clear(&out);
+    cr_assert_eq(ep_grammar_select(source, sizeof source - 1, 311, &out, error, sizeof error), SM_OK, "%s", error);
+    cr_assert_str_eq(out.data, "start: item\n\n\n\n\n\n\nitem: \"old\"\n\n");
+    sm_buf_free(&out);
+    const char *bad[] = {"%if python >= 3\n%endif\n", "%if py >= 3.1\n%endif\n", "%endif\n", "%else\n",
+                         "%if python >= 3.12\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        sm_buf_init(&out, 1 << 16);
+        cr_assert_eq(ep_grammar_select(bad[i], strlen(bad[i]), 312, &out, error, sizeof error), SM_EINVAL, "%s", bad[i]);
+        sm_buf_free(&out);
+    }
+    ep_grammar *g;
+    cr_assert_eq(ep_grammar_python_version(308, &g, error, sizeof error), SM_EINVAL);
+    cr_assert(strstr(error, "3.9 to 3.14"), "%s", error);
+}

@@ -1,0 +1,130 @@
+/*
+ * grammar_select.c - a grammar file's lines for one language version.
+ *
+ *     %if python >= 3.12
+ *     type_alias: "type" NAME [type_params] "=" expression
+ *     %else
+ *     ...
+ *     %endif
+ *
+ * Lines a condition leaves out, and the directives themselves, become empty
+ * lines, so that the compiler's messages keep their line numbers.
+ * Conditions compare the version with ==, !=, <, <=, > or >=; blocks nest.
+ */
+#include "ep_grammar.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EP_SELECT_DEPTH 16
+
+/* "3.12" -> 312; -1 when malformed. */
+static int ep__version_number(const char *text, const char **end)
+{
+    char *after;
+    long major = strtol(text, &after, 10);
+    if (after == text || *after != '.' || major < 1 || major > 9)
+        return -1;
+    const char *minor_at = after + 1;
+    long minor = strtol(minor_at, &after, 10);
+    if (after == minor_at || minor < 0 || minor > 99)
+        return -1;
+    *end = after;
+    return (int)(major * 100 + minor);
+}
+
+/* Whether "python OP X.Y" holds for `version`; -1 when malformed. */
+static int ep__condition(const char *text, const char *line_end, int version)
+{
+    while (text < line_end && (*text == ' ' || *text == '\t'))
+        text++;
+    if (line_end - text < 6 || strncmp(text, "python", 6) != 0)
+        return -1;
+    text += 6;
+    while (text < line_end && (*text == ' ' || *text == '\t'))
+        text++;
+    static const char *const ops[] = {">=", "<=", "==", "!=", ">", "<"};
+    int op = -1;
+    for (int i = 0; i < 6 && op < 0; i++)
+        if (strncmp(text, ops[i], strlen(ops[i])) == 0)
+            op = i;
+    if (op < 0)
+        return -1;
+    text += strlen(ops[op]);
+    while (text < line_end && (*text == ' ' || *text == '\t'))
+        text++;
+    const char *end;
+    int wanted = ep__version_number(text, &end);
+    if (wanted < 0)
+        return -1;
+    while (end < line_end && (*end == ' ' || *end == '\t' || *end == '\r'))
+        end++;
+    if (end != line_end)
+        return -1;
+    switch (op) {
+    case 0: return version >= wanted;
+    case 1: return version <= wanted;
+    case 2: return version == wanted;
+    case 3: return version != wanted;
+    case 4: return version > wanted;
+    default: return version < wanted;
+    }
+}
+
+static bool ep__directive(const char *line, const char *end, const char *word)
+{
+    size_t n = strlen(word);
+    return (size_t)(end - line) >= n && strncmp(line, word, n) == 0 &&
+           ((size_t)(end - line) == n || line[n] == ' ' || line[n] == '\t' || line[n] == '\r');
+}
+
+int ep_grammar_select(const char *source, size_t len, int version, sm_buf *out, char *error, size_t error_size)
+{
+    bool keep[EP_SELECT_DEPTH + 1] = {true};
+    bool taken[EP_SELECT_DEPTH + 1] = {true};
+    int depth = 0;
+    unsigned line_no = 0;
+    for (size_t at = 0; at < len;) {
+        const char *line = source + at;
+        const char *nl = memchr(line, '\n', len - at);
+        const char *end = nl ? nl : source + len;
+        line_no++;
+        at = (size_t)(end - source) + (nl ? 1 : 0);
+        bool directive = true;
+        if (ep__directive(line, end, "%if")) {
+            int holds = ep__condition(line + 3, end, version);
+            if (holds < 0 || depth == EP_SELECT_DEPTH) {
+                snprintf(error, error_size, "line %u: %s", line_no,
+                         holds < 0 ? "%if takes \"python OP X.Y\" (OP: == != < <= > >=)" : "%if nests too deep");
+                return SM_EINVAL;
+            }
+            depth++;
+            taken[depth] = holds;
+            keep[depth] = keep[depth - 1] && holds;
+        } else if (ep__directive(line, end, "%else")) {
+            if (depth == 0) {
+                snprintf(error, error_size, "line %u: %%else without %%if", line_no);
+                return SM_EINVAL;
+            }
+            keep[depth] = keep[depth - 1] && !taken[depth];
+        } else if (ep__directive(line, end, "%endif")) {
+            if (depth == 0) {
+                snprintf(error, error_size, "line %u: %%endif without %%if", line_no);
+                return SM_EINVAL;
+            }
+            depth--;
+        } else {
+            directive = false;
+        }
+        if (!directive && keep[depth] && sm_buf_append(out, line, (size_t)(end - line)) != SM_OK)
+            return SM_ETOOBIG;
+        if (nl && sm_buf_append(out, "\n", 1) != SM_OK)
+            return SM_ETOOBIG;
+    }
+    if (depth != 0) {
+        snprintf(error, error_size, "an %%if is not closed by %%endif");
+        return SM_EINVAL;
+    }
+    return SM_OK;
+}
