@@ -65,13 +65,16 @@ static char **cfg__string_slot(cfg_config *config, const char *name)
         return &config->log_file;
     if (strcmp(name, "model_path") == 0)
         return &config->model_path;
+    if (strcmp(name, "python_path") == 0)
+        return &config->python_path;
     return NULL;
 }
 
 void cfg_free(cfg_config *config)
 {
     char **slots[] = {&config->endpoint, &config->model, &config->template_name, &config->template_format,
-                      &config->template_stops, &config->api_key_env, &config->log_file, &config->model_path};
+                      &config->template_stops, &config->api_key_env, &config->log_file, &config->model_path,
+                      &config->python_path};
     for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
         sm_free(*slots[i]);
         *slots[i] = NULL;
@@ -82,7 +85,8 @@ void cfg_copy(cfg_config *dst, const cfg_config *src)
 {
     *dst = *src;
     char **slots[] = {&dst->endpoint, &dst->model, &dst->template_name, &dst->template_format,
-                      &dst->template_stops, &dst->api_key_env, &dst->log_file, &dst->model_path};
+                      &dst->template_stops, &dst->api_key_env, &dst->log_file, &dst->model_path,
+                      &dst->python_path};
     for (size_t i = 0; i < sizeof slots / sizeof *slots; i++)
         if (*slots[i])
             *slots[i] = sm_strdup(*slots[i]);
@@ -142,9 +146,24 @@ const char *const *cfg_names(void)
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "tls_verify",
         "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",
-        "cached_documents", "semantic", "semantic_names", "semantic_attributes", "semantic_keywords", NULL,
+        "cached_documents", "semantic", "semantic_names", "semantic_attributes", "semantic_keywords",
+        "python_version", "python_path", NULL,
     };
     return names;
+}
+
+int cfg_python_version_parse(const char *text)
+{
+    if (strcmp(text, "auto") == 0)
+        return 0;
+    if (text[0] != '3' || text[1] != '.' || !text[2])
+        return -1;
+    char *end;
+    errno = 0;
+    long minor = strtol(text + 2, &end, 10);
+    if (errno || *end || text[2] == '-' || text[2] == '+' || minor < 9 || minor > 14)
+        return -1;
+    return (int)(300 + minor);
 }
 
 const char *cfg_backend_name(cfg_backend backend)
@@ -207,6 +226,13 @@ int cfg_set(cfg_config *config, const char *name, const char *value, char *error
             return cfg__fail(error, error_size, name, value, "embedded, llamacpp, openai, ollama or llama");
         config->backend = (cfg_backend)i;
         config->backend_chosen = true;
+        return SM_OK;
+    }
+    if (strcmp(name, "python_version") == 0) {
+        int version = cfg_python_version_parse(value);
+        if (version < 0)
+            return cfg__fail(error, error_size, name, value, "auto, or a version from 3.9 to 3.14");
+        config->python_version = (uint32_t)version;
         return SM_OK;
     }
     if (strcmp(name, "llamacpp_mode") == 0) {
@@ -300,6 +326,8 @@ int cfg_reset(cfg_config *config, const char *name, const cfg_config *from)
         config->llamacpp_mode = from->llamacpp_mode;
     else if (strcmp(name, "log_level") == 0)
         config->log_level = from->log_level;
+    else if (strcmp(name, "python_version") == 0)
+        config->python_version = from->python_version;
     else if (strcmp(name, "temperature") == 0)
         config->temperature = from->temperature;
     else if (strcmp(name, "top_p") == 0)

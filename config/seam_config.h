@@ -71,7 +71,12 @@ typedef struct cfg_config {
     uint32_t debounce_ms;    /* delay of automatic inline completions */
     uint32_t max_message_bytes; /* cap on one LSP message */
     uint32_t parse_bytes;       /* cap on the code one request's recognizer reads */
+    uint32_t python_version;    /* 100 * major + minor (309 .. 314), or 0: auto, from the project */
+    char *python_path;          /* owned; the interpreter that runs the user's code, or NULL */
 } cfg_config;
+
+/* "3.9" .. "3.14" -> 309 .. 314; "auto" -> 0; anything else -> -1. */
+int cfg_python_version_parse(const char *text);
 
 /* Fills `config` with the defaults.  Free with cfg_free. */
 void cfg_init(cfg_config *config);

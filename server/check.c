@@ -219,22 +219,76 @@ static bool srv__read_line(FILE *in, sm_buf *line, bool *too_long)
     return any;
 }
 
-int srv_cmd_check(FILE *in, FILE *out)
+const ep_grammar *srv_grammars_get(srv_grammars *grammars, int version, char *error, size_t error_size)
 {
-    ep_grammar *grammar;
+    if (version < EP_PYTHON_OLDEST || version > EP_PYTHON_NEWEST) {
+        snprintf(error, error_size, "seam knows Python 3.9 to 3.14");
+        return NULL;
+    }
+    ep_grammar **slot = &grammars->by_version[version - EP_PYTHON_OLDEST];
+    if (!*slot && ep_grammar_python_version(version, slot, error, error_size) != SM_OK)
+        return NULL;
+    return *slot;
+}
+
+void srv_grammars_free(srv_grammars *grammars)
+{
+    for (size_t i = 0; i < sizeof grammars->by_version / sizeof *grammars->by_version; i++) {
+        ep_grammar_free(grammars->by_version[i]);
+        grammars->by_version[i] = NULL;
+    }
+}
+
+int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out)
+{
+    srv_grammars grammars = {0};
+    for (int i = 2; i < argc; i++) {
+        int v = i + 1 < argc && strcmp(argv[i], "--python-version") == 0 ? cfg_python_version_parse(argv[++i]) : -2;
+        if (v < 0) {
+            fprintf(stderr, "seam: check takes --python-version auto|3.9 .. 3.14%s\n",
+                    v == -1 ? " (bad version)" : "");
+            return 64;
+        }
+        grammars.version = v;
+    }
     char error[256];
-    if (ep_grammar_python(&grammar, error, sizeof error)) {
+    if (!srv_grammars_get(&grammars, 311, error, sizeof error)) {
         fprintf(stderr, "seam: the built-in Python grammar does not compile: %s\n", error);
         return 1;
     }
     sx_env *env = NULL;
-    srv_check_cases(grammar, &env, in, out);
+    srv_check_cases(&grammars, &env, in, out);
     sx_env_free(env);
-    ep_grammar_free(grammar);
+    srv_grammars_free(&grammars);
     return 0;
 }
 
-void srv_check_cases(const ep_grammar *grammar, struct sx_env **env_io, FILE *in, FILE *out)
+/* The grammar of a case: its "python_version", else the command's; auto
+ * is the project of the working folder. */
+static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *request, char *error,
+                                           size_t error_size)
+{
+    const cJSON *asked = cJSON_GetObjectItemCaseSensitive(request, "python_version");
+    int version = grammars->version;
+    if (asked) {
+        version = cJSON_IsString(asked) ? cfg_python_version_parse(asked->valuestring) : -1;
+        if (version < 0) {
+            snprintf(error, error_size, "python_version must be \"auto\" or \"3.9\" .. \"3.14\"");
+            return NULL;
+        }
+    }
+    if (version == 0) {
+        cfg_config defaults;
+        cfg_init(&defaults);
+        srv_python_choice choice;
+        srv_python_choose(&defaults, ".", &choice);
+        cfg_free(&defaults);
+        version = choice.version;
+    }
+    return srv_grammars_get(grammars, version, error, error_size);
+}
+
+void srv_check_cases(srv_grammars *grammars, struct sx_env **env_io, FILE *in, FILE *out)
 {
     char stdlib[1024];
     sx_env *env = *env_io;
@@ -258,8 +312,12 @@ void srv_check_cases(const ep_grammar *grammar, struct sx_env **env_io, FILE *in
         const char *left = srv__field(request, "left");
         const char *middle = srv__field(request, "middle");
         const char *right = srv__field(request, "right");
+        char why[256];
+        const ep_grammar *grammar = NULL;
         if (!left || !middle || !right)
             srv__emit_error(out, id, "left, middle and right must be strings");
+        else if (!(grammar = srv__case_grammar(grammars, request, why, sizeof why)))
+            srv__emit_error(out, id, why);
         else {
             cJSON *semantic = NULL;
             if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "semantic"))) {

@@ -23,12 +23,15 @@ static const char srv__usage[] =
     "  --version        print the version and the backends built in, and exit\n"
     "  --help           print this help and exit\n"
     "  parse FILE       parse a Python file with tree-sitter and summarise the tree\n"
-    "  check            read JSON Lines cases {id, left, middle, right} on stdin and\n"
+    "  check [--python-version V]\n"
+    "                   read JSON Lines cases {id, left, middle, right} on stdin and\n"
     "                   write {id, accepted, complete, setup_us, feed_us} for each;\n"
     "                   \"semantic\": true in a case adds the semantic pruners' verdict;\n"
     "                   \"cut\": true reads the statements around the cursor only;\n"
     "                   \"typing\": true binds the right context as far as it is\n"
-    "                   written, as a completion does (adds \"binding\")\n"
+    "                   written, as a completion does (adds \"binding\");\n"
+    "                   \"python_version\": \"3.9\" .. \"3.14\" or \"auto\" (the default:\n"
+    "                   the project here, else python3 on PATH) picks the grammar\n"
     "  complete FILE:LINE:COL [--json] [--SETTING VALUE]...\n"
     "                   print a completion at LINE:COL (1-based, COL in characters),\n"
     "                   valid where it is inserted; --json adds its tokens, timings,\n"
@@ -95,8 +98,8 @@ int srv_main(int argc, char **argv)
         fputs(srv__usage, stdout);
         return 0;
     }
-    if (argc == 2 && strcmp(argv[1], "check") == 0)
-        return srv_cmd_check(stdin, stdout);
+    if (argc >= 2 && strcmp(argv[1], "check") == 0)
+        return srv_cmd_check(argc, argv, stdin, stdout);
     if (argc >= 2 && strcmp(argv[1], "complete") == 0)
         return srv_cmd_complete(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "model") == 0)

@@ -74,6 +74,11 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
     const srv_scope *scope = &request->scope;
     cJSON *o = cJSON_CreateObject();
     const mc_completion *c = r->completion;
+    const srv_python_choice *python = srv_engine_python(e);
+    char version[16];
+    snprintf(version, sizeof version, "3.%d", python->version % 100);
+    cJSON_AddStringToObject(o, "python_version", version);
+    cJSON_AddStringToObject(o, "python_version_why", python->why);
     if (c) {
         cJSON_AddStringToObject(o, "completion", c->text);
         cJSON_AddBoolToObject(o, "found", c->found);
@@ -239,14 +244,16 @@ int srv_cmd_complete(int argc, char **argv)
     sm_logger logger;
     sm_logger_init(&logger, config.log_level);
     srv_engine *engine;
-    rc = srv_engine_new(&loop, &config, NULL, &logger, &engine, error, sizeof error);
+    char *folder = sm_strdup(spec);
+    const char *dir = dirname(folder);                    /* the file's folder is the workspace */
+    rc = srv_engine_new(&loop, &config, dir, NULL, &logger, &engine, error, sizeof error);
     if (rc) {
         fprintf(stderr, "seam: %s\n", error);
+        sm_free(folder);
         status = 1;
         goto out;
     }
-    char *folder = sm_strdup(spec);
-    srv_engine_set_workspace(engine, dirname(folder));   /* the file's folder is the workspace */
+    srv_engine_set_workspace(engine, dir);
     sm_free(folder);
     /* A local model loads off the loop; one completion waits for it, and
      * a model that does not load is an error of the settings, as any. */

@@ -34,6 +34,7 @@ struct srv_engine {
     uv_loop_t *loop;
     cfg_config config;
     ep_grammar *grammar;
+    srv_python_choice python;      /* the version the grammar is for, and why */
     mc_backend *backend;
     mc_template *custom_template;
     srv__shared_model *model;    /* the embedded model, once trained */
@@ -330,17 +331,19 @@ static void srv__use_found_model(srv_engine *e, const srv_engine *previous)
 #endif
 }
 
-int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const srv_engine *previous, sm_logger *logger,
-                   srv_engine **out, char *error, size_t error_size)
+int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const char *project_dir, const srv_engine *previous,
+                   sm_logger *logger, srv_engine **out, char *error, size_t error_size)
 {
     srv_engine *e = sm_calloc(1, sizeof *e);
     e->refs = 1;
     e->loop = loop;
     e->logger = logger;
     cfg_copy(&e->config, config);
-    int rc = ep_grammar_python(&e->grammar, error, error_size);
+    srv_python_choose(config, project_dir, &e->python);
+    int rc = ep_grammar_python_version(e->python.version, &e->grammar, error, error_size);
     if (rc != SM_OK)
         goto fail;
+    sm_log(logger, SM_LOG_INFO, "Python 3.%d: %s", e->python.version % 100, e->python.why);
     if (config->backend == CFG_BACKEND_EMBEDDED && !config->backend_chosen)
         srv__use_found_model(e, previous);
     if (e->config.backend == CFG_BACKEND_EMBEDDED || e->backend || e->loading)
@@ -432,6 +435,11 @@ void srv_engine_free(srv_engine *e)
 const cfg_config *srv_engine_config(const srv_engine *e)
 {
     return &e->config;
+}
+
+const srv_python_choice *srv_engine_python(const srv_engine *e)
+{
+    return &e->python;
 }
 
 const ep_grammar *srv_engine_grammar(const srv_engine *e)

@@ -186,6 +186,13 @@ static void srv__status(srv_lsp *lsp, const char *state, const char *message)
         cJSON_AddStringToObject(p, "model", model);
     if (offer)
         cJSON_AddBoolToObject(p, "offer_model", true);
+    if (lsp->engine) {
+        const srv_python_choice *python = srv_engine_python(lsp->engine);
+        char version[16];
+        snprintf(version, sizeof version, "3.%d", python->version % 100);
+        cJSON_AddStringToObject(p, "python_version", version);
+        cJSON_AddStringToObject(p, "python_version_why", python->why);
+    }
     if (message) {
         /* (a model server's words: not always UTF-8) */
         char text[sizeof lsp->status_sent];
@@ -710,7 +717,7 @@ static bool srv__make_engine(srv_lsp *lsp, const cfg_config *config)
 {
     char error[512];
     srv_engine *e;
-    if (srv_engine_new(lsp->loop, config, lsp->engine, lsp->logger, &e, error, sizeof error) != SM_OK) {
+    if (srv_engine_new(lsp->loop, config, lsp->workspace, lsp->engine, lsp->logger, &e, error, sizeof error) != SM_OK) {
         srv__tell(lsp, true, 1, "seam: %s; the previous settings stay in force", error);
         return false;
     }

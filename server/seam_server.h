@@ -13,6 +13,22 @@
 #include "seam_protocol.h"
 #include "seam_semantic.h"
 
+/* Which Python the code is for (pyversion.c). */
+typedef struct srv_python_choice {
+    int version;        /* 100 * major + minor, EP_PYTHON_OLDEST .. EP_PYTHON_NEWEST */
+    char why[1024];     /* where it comes from, for the log and --json */
+} srv_python_choice;
+
+/* config->python_version, or for auto what the project in `dir` (or its
+ * parents) states, else the interpreter's version, else the newest. */
+void srv_python_choose(const cfg_config *config, const char *dir, srv_python_choice *out);
+/* The lower bound of a requires-python specifier set, or -1. */
+int srv_python_lower_bound(const char *spec);
+/* An interpreter's version from its venv's pyvenv.cfg or its link's name,
+ * without running it, or -1. */
+int srv_python_interpreter_version(const char *interpreter);
+
+
 /* What a tree-sitter parse of a Python text found. */
 typedef struct srv_syntax_summary {
     char root_type[32];        /* the root node's type, "module" for Python */
@@ -31,14 +47,25 @@ int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summa
  * SM_EIO (errno tells why) or SM_ETOOBIG; `out` is freed on error. */
 int srv_read_file(const char *path, sm_buf *out);
 
-/* `seam check`: reads JSON Lines cases from `in` and writes one result line
- * per case to `out` (see check.c).  Returns the exit status. */
-int srv_cmd_check(FILE *in, FILE *out);
-/* The same with the grammar given (borrowed) and the semantic pruners'
- * environment kept in *env (opened here when a case first needs it; the
- * caller frees it), for callers that check many inputs. */
+/* The Python grammars of each version, compiled when first asked for and
+ * kept (check.c).  Zero-initialise; free with srv_grammars_free. */
+typedef struct srv_grammars {
+    ep_grammar *by_version[EP_PYTHON_NEWEST - EP_PYTHON_OLDEST + 1];
+    int version;        /* the cases' default: 0 for auto, else 100 * major + minor */
+} srv_grammars;
+const ep_grammar *srv_grammars_get(srv_grammars *grammars, int version, char *error, size_t error_size);
+void srv_grammars_free(srv_grammars *grammars);
+
+/* `seam check [--python-version V]`: reads JSON Lines cases from `in` and
+ * writes one result line per case to `out` (see check.c).  Returns the exit
+ * status. */
+int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out);
+/* The same with the grammars given (borrowed; compiled into as cases need
+ * them) and the semantic pruners' environment kept in *env (opened here
+ * when a case first needs it; the caller frees it), for callers that check
+ * many inputs. */
 struct sx_env;
-void srv_check_cases(const ep_grammar *grammar, struct sx_env **env, FILE *in, FILE *out);
+void srv_check_cases(srv_grammars *grammars, struct sx_env **env, FILE *in, FILE *out);
 
 /* Where a lexical scan of Python text stands: open brackets, the string or
  * comment it is in, a backslash join pending. */
@@ -298,7 +325,8 @@ typedef void (*srv_job_cb)(void *data, mc_completion *completion, const srv_comp
  * trained (srv_engine_train or srv_engine_train_async).  A model in process
  * that `previous` (borrowed, may be NULL) loaded from the same unchanged
  * file is shared instead of loaded again. */
-int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const srv_engine *previous, sm_logger *logger,
+int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const char *project_dir, const srv_engine *previous,
+                   sm_logger *logger,
                    srv_engine **out, char *error,
                    size_t error_size);
 /* Lets the engine go: jobs still waiting for the model get their on_done
@@ -306,6 +334,8 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const srv_engine *
  * training run) still use it, and is freed by the last of them. */
 void srv_engine_free(srv_engine *engine);
 const cfg_config *srv_engine_config(const srv_engine *engine);
+/* The Python version the engine's grammar is for, and why (pyversion.c). */
+const srv_python_choice *srv_engine_python(const srv_engine *engine);
 
 /* What a model in seam's process holds in memory, in bytes. */
 typedef struct srv_memory {

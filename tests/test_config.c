@@ -78,6 +78,7 @@ Test(config, every_setting_resets_to_the_base_value)
         {"max_message_bytes", "5000"}, {"parse_bytes", "4096"}, {"multiline", "false"}, {"tls_verify", "false"}, {"escape_guard", "false"},
         {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"llamacpp_mode", "infill"}, {"stream", "false"}, {"model_path", "/tmp/m.gguf"}, {"mask_every_step", "true"}, {"cached_documents", "2"},
         {"semantic", "true"}, {"semantic_names", "false"}, {"semantic_attributes", "false"}, {"semantic_keywords", "false"},
+        {"python_version", "3.12"}, {"python_path", "/tmp/venv/bin/python"},
     };
     size_t n = sizeof changes / sizeof *changes;
     size_t names = 0;
@@ -92,8 +93,10 @@ Test(config, every_setting_resets_to_the_base_value)
     cr_assert_null(config.endpoint);
     cr_assert_null(config.log_file);
     cr_assert_null(config.model_path);
+    cr_assert_null(config.python_path);
     cfg_config defaults;
     cfg_init(&defaults);
+    cr_assert_eq(config.python_version, 0, "back to auto");
     cr_assert_eq(config.backend, defaults.backend);
     cr_assert_eq(config.max_tokens, defaults.max_tokens);
     cr_assert_eq(config.max_message_bytes, defaults.max_message_bytes);
@@ -105,4 +108,22 @@ Test(config, every_setting_resets_to_the_base_value)
     cr_assert_eq(cfg_reset(&config, "colour", &base), SM_EINVAL);
     cfg_free(&config);
     cfg_free(&base);
+}
+
+Test(config, python_version_is_auto_or_a_known_version)
+{
+    cr_assert_eq(cfg_python_version_parse("auto"), 0);
+    cr_assert_eq(cfg_python_version_parse("3.9"), 309);
+    cr_assert_eq(cfg_python_version_parse("3.14"), 314);
+    const char *bad[] = {"3.8", "3.15", "3", "3.", "3.x", "4.0", "3.12.1", "3.-1", "", "Auto"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_assert_eq(cfg_python_version_parse(bad[i]), -1, "%s", bad[i]);
+    cfg_config config;
+    cfg_init(&config);
+    char error[256];
+    cr_assert_eq(config.python_version, 0, "auto by default");
+    cr_assert_eq(cfg_set(&config, "python_version", "3.15", error, sizeof error), SM_EINVAL);
+    cr_assert(strstr(error, "3.9 to 3.14"), "%s", error);
+    cr_assert_eq(config.python_version, 0);
+    cfg_free(&config);
 }

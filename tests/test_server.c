@@ -34,7 +34,8 @@ static char *run_check(const char *input)
     char *output = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&output, &size);
-    cr_assert_eq(srv_cmd_check(in, out), 0);
+    char *argv[] = {"seam", "check", "--python-version", "3.11", NULL};
+    cr_assert_eq(srv_cmd_check(4, argv, in, out), 0);
     fclose(in);
     fclose(out);
     return output;

@@ -40,7 +40,23 @@ function seamSettings(names) {
     const value = i && [i.workspaceFolderValue, i.workspaceValue, i.globalValue].find((v) => v !== undefined);
     out[name] = value === undefined ? null : value;
   }
+  if (out.python_path === null) {
+    out.python_path = pythonExtensionInterpreter() || null;
+  }
   return out;
+}
+
+// The interpreter the Python extension has selected for the workspace, if
+// that extension is installed and active (its environments API).
+function pythonExtensionInterpreter() {
+  try {
+    const python = vscode.extensions.getExtension('ms-python.python');
+    const api = python && python.isActive ? python.exports : undefined;
+    const active = api && api.environments && api.environments.getActiveEnvironmentPath();
+    return active && typeof active.path === 'string' && active.path.startsWith('/') ? active.path : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // The seam binary: the setting (with ~ expanded), else the first `seam`
@@ -107,6 +123,7 @@ class Status {
     this.server = 'starting';
     this.detail = '';
     this.model = '';
+    this.python = '';
     this.download = undefined;
     this.enabled = true;
     this.item.show();
@@ -124,6 +141,12 @@ class Status {
   // The GGUF model seam uses in process, if any (shown in the tooltip).
   setModel(model) {
     this.model = model || '';
+    this.render();
+  }
+
+  // The Python version seam's grammar is for, and why.
+  setPython(version, why) {
+    this.python = version ? `Python ${version}${why ? ` (${why})` : ''}` : '';
     this.render();
   }
 
@@ -153,7 +176,8 @@ class Status {
     this.item.text = `${state.icon} ${state.text}`;
     this.item.accessibilityInformation = { label: state.label };
     const model = this.model ? `\nmodel: ${path.basename(this.model)}` : '';
-    this.item.tooltip = (this.detail ? `${state.label}: ${this.detail}` : state.label) + model;
+    const python = this.python ? `\n${this.python}` : '';
+    this.item.tooltip = (this.detail ? `${state.label}: ${this.detail}` : state.label) + model + python;
     this.item.backgroundColor = state.warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 
@@ -224,6 +248,7 @@ function makeClient(seam, names, log, status, offer) {
     if (params && typeof params.state === 'string') {
       status.set(params.state, params.message);
       status.setModel(params.model);
+      status.setPython(params.python_version, params.python_version_why);
       offer.onStatus(params);
       log.info(`state: ${params.state}${params.message ? ` (${params.message})` : ''}`);
     }

@@ -1,0 +1,233 @@
+/*
+ * pyversion.c - which Python the user's code is for.
+ *
+ * The setting python_version names it; "auto" (the default) takes the
+ * project's own word first: the lower bound of requires-python in the
+ * nearest pyproject.toml, else the nearest .python-version, else the
+ * interpreter that runs the code (python_path; its version read from a
+ * virtual environment's pyvenv.cfg or from the name its link resolves to,
+ * without running it), else python3 on PATH, else the newest seam knows.
+ */
+#include "seam_server.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SRV_PY_FILE_BYTES (256u << 10)
+
+static void srv__py_set(srv_python_choice *out, int version, const char *fmt, const char *detail)
+{
+    bool clamped = false;
+    if (version < EP_PYTHON_OLDEST) {
+        version = EP_PYTHON_OLDEST;
+        clamped = true;
+    } else if (version > EP_PYTHON_NEWEST) {
+        version = EP_PYTHON_NEWEST;
+        clamped = true;
+    }
+    out->version = version;
+    int n = snprintf(out->why, sizeof out->why, fmt, detail);
+    if (clamped && n >= 0 && (size_t)n < sizeof out->why)
+        snprintf(out->why + n, sizeof out->why - (size_t)n, " (the nearest version seam knows)");
+}
+
+/* "3.12", "3.12.1", ">=3.12": the first X.Y in text as 100 * X + Y. */
+static int srv__py_first_version(const char *text, const char **after)
+{
+    for (const char *c = text; *c; c++) {
+        if (*c != '3' || c[1] != '.' || !isdigit((unsigned char)c[2]) || (c > text && isdigit((unsigned char)c[-1])))
+            continue;
+        char *end;
+        long minor = strtol(c + 2, &end, 10);
+        if (minor > 99)
+            continue;
+        if (after)
+            *after = end;
+        return (int)(300 + minor);
+    }
+    return -1;
+}
+
+/* The lower bound of a requires-python specifier set (">=3.10,<4",
+ * "~=3.11", "==3.12.*", ">3.10"), or -1 when it has none. */
+int srv_python_lower_bound(const char *spec)
+{
+    int best = -1;
+    const char *at = spec;
+    while (*at) {
+        while (*at == ' ' || *at == ',' || *at == '\t')
+            at++;
+        if (!*at)
+            break;
+        const char *clause = at;
+        const char *comma = strchr(at, ',');
+        size_t len = comma ? (size_t)(comma - at) : strlen(at);
+        char one[64];
+        snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), clause);
+        const char *after = NULL;
+        int v = srv__py_first_version(one, &after);
+        int bound = -1;
+        if (v > 0) {
+            if (strncmp(one, ">=", 2) == 0 || strncmp(one, "~=", 2) == 0 || strncmp(one, "==", 2) == 0)
+                bound = v;
+            else if (one[0] == '>')
+                /* >3.10 excludes 3.10.0 only: 3.10.1 still counts */
+                bound = after && *after == '.' ? v : v + 1;
+        }
+        if (bound > best)
+            best = bound;
+        at = clause + len;
+    }
+    return best;
+}
+
+/* requires-python's value in a pyproject.toml's [project] table. */
+static bool srv__py_requires(const char *text, char *out, size_t out_size)
+{
+    bool in_project = false;
+    for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        while (*line == ' ' || *line == '\t')
+            line++;
+        if (*line == '[') {
+            in_project = strncmp(line, "[project]", 9) == 0;
+            continue;
+        }
+        if (!in_project || strncmp(line, "requires-python", 15) != 0)
+            continue;
+        const char *v = line + 15;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (*v != '=')
+            continue;
+        v++;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        char quote = *v;
+        if (quote != '"' && quote != '\'')
+            continue;
+        const char *end = strchr(v + 1, quote);
+        const char *nl = strchr(v + 1, '\n');
+        if (!end || (nl && nl < end))
+            continue;
+        snprintf(out, out_size, "%.*s", (int)(end - v - 1), v + 1);
+        return true;
+    }
+    return false;
+}
+
+static bool srv__py_read(const char *dir, const char *name, sm_buf *text, char *path, size_t path_size)
+{
+    snprintf(path, path_size, "%s/%s", dir, name);
+    return sm_read_file(path, SRV_PY_FILE_BYTES, text) == SM_OK;
+}
+
+/* The project's files, from `dir` up to the root. */
+static bool srv__py_project(const char *dir, srv_python_choice *out)
+{
+    char at[PATH_MAX], path[PATH_MAX + 32];
+    snprintf(at, sizeof at, "%s", dir && *dir ? dir : ".");
+    bool have_dot_version = false;
+    int dot_version = -1;
+    char dot_path[PATH_MAX + 32] = "";
+    for (;;) {
+        sm_buf text;
+        if (srv__py_read(at, "pyproject.toml", &text, path, sizeof path)) {
+            char spec[256];
+            bool found = text.data && srv__py_requires(text.data, spec, sizeof spec);
+            sm_buf_free(&text);
+            int bound = found ? srv_python_lower_bound(spec) : -1;
+            if (bound > 0) {
+                char detail[PATH_MAX + 600];
+                snprintf(detail, sizeof detail, "%s requires-python \"%s\"", path, spec);
+                srv__py_set(out, bound, "%s", detail);
+                return true;
+            }
+        }
+        if (!have_dot_version && srv__py_read(at, ".python-version", &text, path, sizeof path)) {
+            dot_version = text.data ? srv__py_first_version(text.data, NULL) : -1;
+            sm_buf_free(&text);
+            if (dot_version > 0) {
+                have_dot_version = true;
+                snprintf(dot_path, sizeof dot_path, "%s", path);
+            }
+        }
+        char *slash = strrchr(at, '/');
+        if (!slash || slash == at)
+            break;
+        *slash = '\0';
+    }
+    if (have_dot_version) {
+        srv__py_set(out, dot_version, "%s", dot_path);
+        return true;
+    }
+    return false;
+}
+
+/* An interpreter's version without running it: pyvenv.cfg beside a
+ * virtual environment's bin/, else the name its links resolve to
+ * (python3.12). */
+int srv_python_interpreter_version(const char *interpreter)
+{
+    char cfg[PATH_MAX + 32];
+    snprintf(cfg, sizeof cfg, "%s", interpreter);
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(cfg, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+        char file[PATH_MAX + 48];
+        snprintf(file, sizeof file, "%s/pyvenv.cfg", cfg);
+        sm_buf text;
+        if (sm_read_file(file, SRV_PY_FILE_BYTES, &text) == SM_OK) {
+            const char *line = text.data ? strstr(text.data, "version") : NULL;
+            int v = line ? srv__py_first_version(line, NULL) : -1;
+            sm_buf_free(&text);
+            if (v > 0)
+                return v;
+        }
+    }
+    char real[PATH_MAX];
+    if (!realpath(interpreter, real))
+        return -1;
+    const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+    return strncmp(base, "python3.", 8) == 0 ? srv__py_first_version(base + 6, NULL) : -1;
+}
+
+static bool srv__py_on_path(char *out, size_t out_size)
+{
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        const char *colon = strchr(path, ':');
+        size_t len = colon ? (size_t)(colon - path) : strlen(path);
+        snprintf(out, out_size, "%.*s/python3", (int)len, path);
+        if (len && access(out, X_OK) == 0)
+            return true;
+        path = colon ? colon + 1 : NULL;
+    }
+    return false;
+}
+
+void srv_python_choose(const cfg_config *config, const char *dir, srv_python_choice *out)
+{
+    if (config->python_version) {
+        srv__py_set(out, (int)config->python_version, "%s", "the setting python_version");
+        return;
+    }
+    if (srv__py_project(dir, out))
+        return;
+    int v;
+    if (config->python_path && (v = srv_python_interpreter_version(config->python_path)) > 0) {
+        srv__py_set(out, v, "the interpreter %s (python_path)", config->python_path);
+        return;
+    }
+    char python[PATH_MAX];
+    if (srv__py_on_path(python, sizeof python) && (v = srv_python_interpreter_version(python)) > 0) {
+        srv__py_set(out, v, "%s on PATH", python);
+        return;
+    }
+    srv__py_set(out, EP_PYTHON_NEWEST, "%s", "no project file or interpreter says: the newest seam knows");
+}

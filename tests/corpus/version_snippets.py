@@ -1,0 +1,64 @@
+"""Programs that tell Python versions apart, for tests/corpus/version_check.py:
+each version's additions (3.10 to 3.14) and the syntax the older ones lack.
+
+From 3.11 on, which version accepts which is not written here: each
+version's own ast.parse says.  3.9 and 3.10 have no CPython here (the
+machine's ast.parse with feature_version refuses some of their missing
+syntax, not all), so SINCE names the version whose "What's New" adds the
+syntax of the 3.10 and 3.11 programs: older versions must refuse them."""
+
+SNIPPETS = [
+    # 3.10: pattern matching, unparenthesized assignment expressions in an index
+    "match point:\n    case (0, 0):\n        print('origin')\n    case [x, *rest] if x > 1:\n        pass\n"
+    "    case {'k': v, **others}:\n        pass\n    case Point(x=0) | None:\n        pass\n    case _:\n        pass\n",
+    "def f(cmd):\n    match cmd.split():\n        case ['go', direction]:\n            return direction\n",
+    "x = a[y := 1]\n",
+    "print(items[n := 2:])\n",
+    "with (open('a') as f, open('b') as g):\n    pass\n",
+    # 3.11: exception groups, star expressions in indexes and annotations
+    "try:\n    pass\nexcept* ValueError as e:\n    pass\nexcept* (TypeError, KeyError):\n    pass\n",
+    "x = a[*b]\n",
+    "x = a[1, *b, 2]\n",
+    "def f(*args: *Ts):\n    pass\n",
+    "class A(Generic[*Ts]):\n    pass\n",
+    # 3.12: type parameters and type aliases (PEP 695)
+    "def first[T](xs: list[T]) -> T:\n    return xs[0]\n",
+    "class Box[T: (int, str), *Ts, **P]:\n    def get(self) -> T:\n        ...\n",
+    "async def run[T](x: T) -> T:\n    return x\n",
+    "@dec\nclass C[T](Base[T], metaclass=M):\n    pass\n",
+    "type Point = tuple[float, float]\n",
+    "type ListOrSet[T] = list[T] | set[T]\n",
+    "type = 5\nprint(type(type))\n",
+    "type X[T: int, *Ts, **P] = Callable[P, tuple[T, *Ts]]\n",
+    "def f[T,](x): pass\n",
+    "def f[](x): pass\n",
+    "type X = yield 1\n",
+    "type match = int\n",
+    # 3.13: defaults of type parameters (PEP 696)
+    "def f[T = int](x: T) -> T:\n    return x\n",
+    "class C[T: int = bool, *Ts = *tuple[int, ...], **P = [int, str]]:\n    pass\n",
+    "type A[T = str] = list[T]\n",
+    "def f[*Ts = *tuple[int]](): pass\n",
+    "def f[**P = ...](): pass\n",
+    "def f[T = int, U](): pass\n",
+    # 3.14: several exception types without brackets (PEP 758)
+    "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n",
+    "try:\n    pass\nexcept* ValueError, TypeError:\n    pass\n",
+    "try:\n    pass\nexcept ValueError, TypeError as e:\n    pass\n",
+    "try:\n    pass\nexcept A, B,:\n    pass\n",
+    "try:\n    pass\nexcept (A, B) as e:\n    pass\n",
+    # 3.12: the same quotes inside a replacement field (PEP 701)
+    "print(f\"{d[\"name\"]}\")\n",
+    # common to all: what the new keywords must not break
+    "match = 1\ncase = match + 1\ntype = case\n",
+    "def type(x): return x\n",
+    "print(f'{x!r:>{width}}', f\"{'a'}\")\n",
+    "for x in *a, *b:\n    print(x)\n",
+    "lambda: (yield)\n",
+]
+
+# The programs of the 3.10 and 3.11 groups above, by the version that added
+# their syntax (What's New in Python 3.10: PEP 634, bpo-43374's assignment
+# expressions in indexes; 3.11: PEP 654, PEP 646).  Parenthesized context
+# managers parse in 3.9 already (its new parser), though 3.10 documents them.
+SINCE = {0: 310, 1: 310, 2: 310, 3: 310, 5: 311, 6: 311, 7: 311, 8: 311, 9: 311}
