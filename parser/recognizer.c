@@ -897,8 +897,16 @@ bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run)
                       ep_earley_can_scan(&rec->earley, run->chart, g->t_newline);
     for (uint32_t w = 0; w < g->lex_words; w++) {
         uint64_t bits = reachable[w];
-        if (bits & (allowed[w] | g->ignorable_lexemes[w]))
+        if (bits & allowed[w])
             return true;
+        /* a comment runs to the line's end: outside brackets, only where
+         * the logical line may end (CPython refuses "x = #note" at its line
+         * break, where nothing can help any more) */
+        for (uint64_t skip = bits & g->ignorable_lexemes[w]; skip; skip &= skip - 1) {
+            uint32_t lex = w * 64 + (uint32_t)__builtin_ctzll(skip);
+            if (newline_ok || g->lexemes[lex].kind != EP_LEX_COMMENT)
+                return true;
+        }
         for (; bits && newline_ok; bits &= bits - 1) {
             uint32_t lex = w * 64 + (uint32_t)__builtin_ctzll(bits);
             if (g->lexemes[lex].kind == EP_LEX_NEWLINE)
@@ -937,6 +945,11 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
     uint32_t len = end - run->tok_start;
     if (rec->capture || g->layout != EP_LAYOUT_PYTHON)
         return true;
+    /* an opening bracket past CPython's nesting limit is refused where it
+     * is typed, not when the next character ends its token */
+    if (run->accept_end == end && run->accept_lexeme >= 0 &&
+        g->lexemes[run->accept_lexeme].bracket == EP_BRACKET_OPEN && run->depth >= EP_MAX_DEPTH)
+        return false;
     if (!ep_name_valid(token, len))
         return false;
     if (!ep_str_literal(token, len, NULL, NULL))

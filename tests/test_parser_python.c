@@ -250,6 +250,11 @@ Test(parser, python_rejects_early)
         {"x\xc3\x97 = 1", 2},     /* U+00D7 MULTIPLICATION SIGN */
         {"\xc2\xb7x = 1", 1},     /* U+00B7 MIDDLE DOT: XID_Continue, not XID_Start */
         {"s = '\\N{EM DAXH}'", 15}, /* an unknown character name, at its brace */
+        /* a comment where the logical line cannot end: refused at its "#" */
+        {"x = #note", 4},
+        {"lambda: #c", 8},
+        {"x = \\\n#c", 6},
+        {"x = (1 #c\n)", 11},     /* in brackets the line goes on: all viable */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ep_recognizer *rec;
@@ -612,4 +617,25 @@ Test(python_versions, grammar_lines_selected_by_version)
     ep_grammar *g;
     cr_assert_eq(ep_grammar_python_version(308, &g, error, sizeof error), SM_EINVAL);
     cr_assert(strstr(error, "3.9 to 3.14"), "%s", error);
+}
+
+Test(python, the_bracket_past_cpythons_nesting_limit_is_refused_where_it_is_typed)
+{
+    char error[256];
+    ep_grammar *grammar;
+    cr_assert_eq(ep_grammar_python(&grammar, error, sizeof error), SM_OK, "%s", error);
+    const char opens[] = "([{";
+    for (int k = 0; k < 3; k++) {
+        char text[256];
+        memset(text, opens[k], 201);
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
+        size_t viable = 0;
+        while (viable < 201 && ep_feed(rec, text + viable, 1) == 1)
+            viable++;
+        /* CPython 3.11 parses 200 nested brackets and refuses the 201st */
+        cr_expect_eq(viable, 200, "%c: %zu brackets viable", opens[k], viable);
+        ep_recognizer_free(rec);
+    }
+    ep_grammar_free(grammar);
 }
