@@ -84,6 +84,7 @@ struct ep_grammar {
      * reversed (owned; built once, for right quotients). */
     struct ep_grammar *reversed;
     uint32_t t_newline, t_indent, t_dedent, t_endmarker;  /* EP_NONE if absent */
+    uint32_t t_number;    /* Python's NUMBER (its integers' digit limit), or EP_NONE */
 };
 
 /* Compute the nullable set and the initial-position tables of a grammar

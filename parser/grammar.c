@@ -1143,6 +1143,7 @@ static int ep__check(ep_builder *b, ep_grammar *g)
     g->t_indent = ep__find_terminal(g, "INDENT");
     g->t_dedent = ep__find_terminal(g, "DEDENT");
     g->t_endmarker = ep__find_terminal(g, "ENDMARKER");
+    g->t_number = ep__find_terminal(g, "NUMBER");
     if (g->layout == EP_LAYOUT_PYTHON &&
         (g->t_newline == EP_NONE || g->t_indent == EP_NONE || g->t_dedent == EP_NONE ||
          g->t_endmarker == EP_NONE)) {

@@ -777,6 +777,28 @@ static ep_recognizer *ep__fields(ep_recognizer *rec)
 }
 
 /* Hands a finished token to the layout and the parser. */
+/* CPython refuses a decimal integer literal of more than 4,300 digits
+ * (sys.int_info.default_max_str_digits, 3.11 and the 3.9 and 3.10
+ * security releases) when it converts it; zeros alone are exempt. */
+#define EP_MAX_INT_DIGITS 4300
+
+static bool ep__int_too_long(const char *token, size_t len)
+{
+    if (len <= EP_MAX_INT_DIGITS)
+        return false;
+    size_t digits = 0;
+    bool nonzero = false;
+    for (size_t i = 0; i < len; i++) {
+        if (token[i] == '_')
+            continue;
+        if (token[i] < '0' || token[i] > '9')
+            return false;    /* a float, an imaginary or another base */
+        digits++;
+        nonzero |= token[i] != '0';
+    }
+    return nonzero && digits > EP_MAX_INT_DIGITS;
+}
+
 static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t end)
 {
     const ep_grammar *g = rec->grammar;
@@ -819,6 +841,9 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     if (lex->fstring && (!ep_escapes_valid(token, end - run->tok_start, true, &from) ||
                          (ep_has_brace(token, end - run->tok_start) &&
                           (!ep__fields(rec) || !ep_fstring_valid(rec->fields, token, end - run->tok_start)))))
+        return false;
+    if (python && lex->terminals[0] == g->t_number && g->t_number != EP_NONE &&
+        ep__int_too_long(token, end - run->tok_start))
         return false;
     uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
     if (!ep__scan_token(rec, run, lex->terminals, count))

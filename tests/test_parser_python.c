@@ -639,3 +639,38 @@ Test(python, the_bracket_past_cpythons_nesting_limit_is_refused_where_it_is_type
     }
     ep_grammar_free(grammar);
 }
+
+Test(python, decimal_integers_past_cpythons_digit_limit_are_refused_where_they_end)
+{
+    char error[256];
+    ep_grammar *grammar;
+    cr_assert_eq(ep_grammar_python(&grammar, error, sizeof error), SM_OK, "%s", error);
+    static char text[10000];
+    struct {
+        size_t ones;        /* "x = " and this many digits */
+        const char *tail;
+        bool complete;
+    } cases[] = {
+        {4300, "\n", true},   /* CPython 3.11: at the limit */
+        {4301, "\n", false},  /* past it: refused where the literal ends */
+        {4301, ".5\n", true}, /* a float has no limit */
+        {4301, "j\n", true},
+        {4301, " + 1\n", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        memcpy(text, "x = ", 4);
+        memset(text + 4, '7', cases[i].ones);
+        strcpy(text + 4 + cases[i].ones, cases[i].tail);
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
+        size_t len = strlen(text), fed = 0;
+        while (fed < len && ep_feed(rec, text + fed, 1) == 1)
+            fed++;
+        bool complete = fed == len && ep_can_end(rec);
+        cr_expect_eq(complete, cases[i].complete, "%zu digits then %s", cases[i].ones, cases[i].tail);
+        if (!cases[i].complete)
+            cr_expect_eq(fed, 4 + cases[i].ones, "refused right after the digits: %zu", fed);
+        ep_recognizer_free(rec);
+    }
+    ep_grammar_free(grammar);
+}
