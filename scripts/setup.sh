@@ -30,6 +30,9 @@ test_packages=(
   make libkrb5-dev chromium
   # libFuzzer for the fuzz targets' short runs (scripts/fuzz.sh)
   clang
+  # a virtual environment with a compiled module the test builds, over
+  # Debian's numpy (tests/corpus/venv_check.py)
+  python3-venv python3-dev
 )
 if [ "${1:-}" = "--test-deps" ]; then
   debian_packages+=("${test_packages[@]}")

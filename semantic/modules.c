@@ -34,8 +34,12 @@ typedef struct sx__module {
     int8_t importable;          /* not found: 1 Python finds it, -1 it does not, 0 not asked */
 } sx__module;
 
+#define SX__MAX_SITES 8
+
 struct sx_env {
     char *stdlib, *workspace, *python;
+    char *sites[SX__MAX_SITES]; /* site-packages folders of the user's environment, owned */
+    uint32_t site_count;
     uint64_t budget_ns;         /* a session's set-up reads modules this long at most; 0: no limit */
     pthread_mutex_t lock;
     SM_ARRAY(sx__module *) modules;
@@ -51,6 +55,27 @@ sx_env *sx_env_new(const char *stdlib, const char *workspace, const char *python
     pthread_mutex_init(&env->lock, NULL);
     sm_array_init(&env->modules);
     return env;
+}
+
+bool sx_env_add_site(sx_env *env, const char *dir)
+{
+    if (env->site_count == SX__MAX_SITES || !dir || !*dir || strpbrk(dir, "'\\\n"))
+        return false;
+    env->sites[env->site_count++] = sm_strdup(dir);
+    return true;
+}
+
+/* Where modules are looked for, in Python's order: the workspace, the
+ * standard library, then the environment's site-packages.  Returns the
+ * count written into roots (at least SX__MAX_SITES + 2). */
+static uint32_t sx__roots(const sx_env *env, const char **roots)
+{
+    uint32_t n = 0;
+    roots[n++] = env->workspace;
+    roots[n++] = env->stdlib;
+    for (uint32_t i = 0; i < env->site_count; i++)
+        roots[n++] = env->sites[i];
+    return n;
 }
 
 void sx_env_set_budget(sx_env *env, uint32_t ms)
@@ -84,6 +109,8 @@ void sx_env_free(sx_env *env)
     sm_free(env->stdlib);
     sm_free(env->workspace);
     sm_free(env->python);
+    for (uint32_t i = 0; i < env->site_count; i++)
+        sm_free(env->sites[i]);
     sm_free(env);
 }
 
@@ -136,6 +163,19 @@ static bool sx__find_compiled(const char *root, const char *name)
 {
     char pattern[1024];
     snprintf(pattern, sizeof pattern, "%s/lib-dynload/%s.*so", root, name);
+    return sx__glob_any(pattern);
+}
+
+/* Whether a compiled module `name` (a.b: a/b.*.so) is in a site-packages
+ * folder. */
+static bool sx__find_compiled_site(const char *site, const char *name)
+{
+    char rel[512], pattern[1024];
+    snprintf(rel, sizeof rel, "%s", name);
+    for (char *p = rel; *p; p++)
+        if (*p == '.')
+            *p = '/';
+    snprintf(pattern, sizeof pattern, "%s/%s.*so", site, rel);
     return sx__glob_any(pattern);
 }
 
@@ -204,7 +244,8 @@ static bool sx__ask_python_many(const sx_env *env, const char *const *names, uin
     snprintf(head, sizeof head,
              "cd / && timeout -k 1 %s '%s' -I -S -B -c '\n"
              "import importlib,sys\n"
-             "for n in sys.argv[1:]:\n"
+             "sys.path += sys.argv[1].split(chr(10))[1:]\n"
+             "for n in sys.argv[2:]:\n"
              "    try:\n"
              "        d = dir(importlib.import_module(n))\n"
              "    except BaseException:\n"
@@ -214,7 +255,12 @@ static bool sx__ask_python_many(const sx_env *env, const char *const *names, uin
              "    print(chr(10).join(d))\n"
              "'",
              limit, env->python);
-    bool ok = sm_buf_append_str(&command, head) == SM_OK;
+    bool ok = sm_buf_append_str(&command, head) == SM_OK && sm_buf_append(&command, " '-", 3) == SM_OK;
+    /* the site-packages folders, one argument: "-" then a line each (add_site
+     * refused quotes, backslashes and line breaks in them) */
+    for (uint32_t i = 0; i < env->site_count && ok; i++)
+        ok = sm_buf_append(&command, "\n", 1) == SM_OK && sm_buf_append_str(&command, env->sites[i]) == SM_OK;
+    ok = ok && sm_buf_append(&command, "'", 1) == SM_OK;
     for (uint32_t i = 0; i < count && ok; i++) {
         ok = sx__valid_name(names[i]) && sm_buf_append(&command, " '", 2) == SM_OK &&
              sm_buf_append_str(&command, names[i]) == SM_OK && sm_buf_append(&command, "'", 1) == SM_OK;
@@ -332,15 +378,21 @@ static bool sx__writes_namespace(const char *text, size_t len, const char *name)
  * library's lib-dynload: only Python can tell its attributes. */
 static bool sx__compiled(const sx_env *env, const char *name)
 {
-    return env->stdlib && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name));
+    if (env->stdlib && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name)))
+        return true;
+    for (uint32_t i = 0; i < env->site_count; i++)
+        if (sx__find_compiled_site(env->sites[i], name))
+            return true;
+    return false;
 }
 
 /* Whether module `name` has no source to read but is compiled. */
 static bool sx__needs_python(const sx_env *env, const char *name)
 {
-    const char *roots[] = {env->workspace, env->stdlib};
+    const char *roots[SX__MAX_SITES + 2];
+    uint32_t root_count = sx__roots(env, roots);
     char path[1024];
-    for (size_t r = 0; r < 2; r++) {
+    for (size_t r = 0; r < root_count; r++) {
         char *dir = NULL;
         bool found = roots[r] && sx__find_source(roots[r], name, path, sizeof path, &dir);
         sm_free(dir);
@@ -370,9 +422,10 @@ static sx__module *sx__load(const sx_env *env, const char *name, const sx__readi
     m->name = sm_strdup(name);
     if (!sx__valid_name(name))
         return m;
-    const char *roots[] = {env->workspace, env->stdlib};
+    const char *roots[SX__MAX_SITES + 2];
+    uint32_t root_count = sx__roots(env, roots);
     char path[1024];
-    for (size_t k = 0; k < 2 && !m->found; k++) {
+    for (size_t k = 0; k < root_count && !m->found; k++) {
         if (!roots[k] || !sx__find_source(roots[k], name, path, sizeof path, &m->dir))
             continue;
         sm_buf source;

@@ -243,9 +243,13 @@ int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out)
 {
     srv_grammars grammars = {0};
     for (int i = 2; i < argc; i++) {
+        if (i + 1 < argc && strcmp(argv[i], "--python-path") == 0) {
+            grammars.python_path = argv[++i];
+            continue;
+        }
         int v = i + 1 < argc && strcmp(argv[i], "--python-version") == 0 ? cfg_python_version_parse(argv[++i]) : -2;
         if (v < 0) {
-            fprintf(stderr, "seam: check takes --python-version auto|3.9 .. 3.14%s\n",
+            fprintf(stderr, "seam: check takes --python-version auto|3.9 .. 3.14 and --python-path P%s\n",
                     v == -1 ? " (bad version)" : "");
             return 64;
         }
@@ -290,7 +294,6 @@ static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *
 
 void srv_check_cases(srv_grammars *grammars, struct sx_env **env_io, FILE *in, FILE *out)
 {
-    char stdlib[1024];
     sx_env *env = *env_io;
     sm_buf line;
     sm_buf_init(&line, SRV_MAX_CASE_BYTES);
@@ -321,8 +324,13 @@ void srv_check_cases(srv_grammars *grammars, struct sx_env **env_io, FILE *in, F
         else {
             cJSON *semantic = NULL;
             if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "semantic"))) {
-                if (!env)
-                    env = sx_env_new(srv_find_stdlib(stdlib, sizeof stdlib) ? stdlib : NULL, NULL, "python3");
+                if (!env) {
+                    cfg_config config;
+                    cfg_init(&config);
+                    config.python_path = grammars->python_path ? sm_strdup(grammars->python_path) : NULL;
+                    env = srv_semantic_env_new(&config, NULL, NULL);
+                    cfg_free(&config);
+                }
                 semantic = srv__check_semantic(env, srv__pruner_mask(request), left, middle, right);
             }
             srv__check_case(out, grammar, id, left, middle, right,

@@ -108,6 +108,26 @@ bool srv_find_stdlib(char *out, size_t size)
     return false;
 }
 
+sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm_logger *logger)
+{
+    char stdlib[4096];
+    bool have_stdlib = srv_find_stdlib(stdlib, sizeof stdlib);
+    srv_python_env *py = sm_calloc(1, sizeof *py);
+    sx_env *env;
+    if (srv_python_env_find(config, workspace, py)) {
+        env = sx_env_new(py->stdlib[0] ? py->stdlib : have_stdlib ? stdlib : NULL, workspace, py->interpreter);
+        for (unsigned i = 0; i < py->site_count; i++)
+            sx_env_add_site(env, py->sites[i]);
+        if (logger)
+            sm_log(logger, SM_LOG_INFO, "the semantic pruners read %s: %s, %u package folders",
+                   py->why[0] ? py->why : py->interpreter, py->interpreter, py->site_count);
+    } else {
+        env = sx_env_new(have_stdlib ? stdlib : NULL, workspace, "python3");
+    }
+    sm_free(py);
+    return env;
+}
+
 /* The user's template, if any: their own format (kept in the engine) or a
  * built-in one by name; *tmpl stays NULL when neither is set. */
 static int srv__template(srv_engine *e, const cfg_config *config, const mc_template **tmpl, char *error,
@@ -741,8 +761,7 @@ static void srv__start_job(srv_job *job)
     }
     srv_engine *e = job->engine;
     if (srv__pruners(&e->config) && !e->env) {
-        char stdlib[4096];
-        e->env = sx_env_new(srv_find_stdlib(stdlib, sizeof stdlib) ? stdlib : NULL, e->workspace, "python3");
+        e->env = srv_semantic_env_new(&e->config, e->workspace, e->logger);
         /* the modules a completion's set-up reads count against its time */
         sx_env_set_budget(e->env, e->config.timeout_ms);
     }

@@ -231,3 +231,138 @@ void srv_python_choose(const cfg_config *config, const char *dir, srv_python_cho
     }
     srv__py_set(out, EP_PYTHON_NEWEST, "%s", "no project file or interpreter says: the newest seam knows");
 }
+
+/* ---- The environment that runs the code --------------------------------- */
+
+/* A virtual environment's root: `dir` holding pyvenv.cfg. */
+static bool srv__py_is_venv(const char *dir)
+{
+    char cfg[PATH_MAX + 16];
+    snprintf(cfg, sizeof cfg, "%s/pyvenv.cfg", dir);
+    return access(cfg, R_OK) == 0;
+}
+
+/* pyvenv.cfg's value of `key` ("home", "include-system-site-packages",
+ * "version"), trimmed. */
+static bool srv__py_cfg_value(const char *root, const char *key, char *out, size_t out_size)
+{
+    char cfg[PATH_MAX + 16];
+    snprintf(cfg, sizeof cfg, "%s/pyvenv.cfg", root);
+    sm_buf text;
+    if (sm_read_file(cfg, SRV_PY_FILE_BYTES, &text) != SM_OK)
+        return false;
+    bool found = false;
+    size_t klen = strlen(key);
+    for (const char *line = text.data; line && *line && !found;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        if (len > klen && strncmp(line, key, klen) == 0) {
+            const char *v = line + klen;
+            while (v < line + len && (*v == ' ' || *v == '\t'))
+                v++;
+            if (v < line + len && *v == '=') {
+                v++;
+                while (v < line + len && (*v == ' ' || *v == '\t'))
+                    v++;
+                size_t vlen = (size_t)(line + len - v);
+                while (vlen && (v[vlen - 1] == '\r' || v[vlen - 1] == ' '))
+                    vlen--;
+                snprintf(out, out_size, "%.*s", (int)vlen, v);
+                found = true;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    sm_buf_free(&text);
+    return found;
+}
+
+static void srv__py_add_site(srv_python_env *out, const char *dir)
+{
+    struct stat st;
+    if (out->site_count < SRV_PYTHON_SITES && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(out->sites[out->site_count++], sizeof out->sites[0], "%s", dir);
+}
+
+/* The folders a venv's interpreter reads packages from: its own
+ * site-packages and, with include-system-site-packages, its base
+ * interpreter's (Debian's dist-packages for /usr/bin). */
+static void srv__py_venv_sites(const char *root, int version, srv_python_env *out)
+{
+    char dir[PATH_MAX + 64], home[PATH_MAX], flag[32];
+    snprintf(dir, sizeof dir, "%s/lib/python3.%d/site-packages", root, version % 100);
+    srv__py_add_site(out, dir);
+    bool system = srv__py_cfg_value(root, "include-system-site-packages", flag, sizeof flag) &&
+                  strcmp(flag, "true") == 0;
+    if (!srv__py_cfg_value(root, "home", home, sizeof home))
+        return;
+    /* the base interpreter's standard library: HOME/../lib/python3.N */
+    char base[PATH_MAX];
+    snprintf(base, sizeof base, "%s", home);
+    char *slash = strrchr(base, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(dir, sizeof dir, "%s/lib/python3.%d", base, version % 100);
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(out->stdlib, sizeof out->stdlib, "%s", dir);
+    if (!system)
+        return;
+    if (strcmp(home, "/usr/bin") == 0) {
+        snprintf(dir, sizeof dir, "/usr/local/lib/python3.%d/dist-packages", version % 100);
+        srv__py_add_site(out, dir);
+        srv__py_add_site(out, "/usr/lib/python3/dist-packages");
+        snprintf(dir, sizeof dir, "/usr/lib/python3.%d/dist-packages", version % 100);
+        srv__py_add_site(out, dir);
+    } else {
+        snprintf(dir, sizeof dir, "%s/lib/python3.%d/site-packages", base, version % 100);
+        srv__py_add_site(out, dir);
+    }
+}
+
+bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_python_env *out)
+{
+    memset(out, 0, sizeof *out);
+    char root[PATH_MAX] = "";
+    const char *why = NULL;
+    if (config->python_path) {
+        /* ROOT/bin/python */
+        char up[PATH_MAX];
+        snprintf(up, sizeof up, "%s", config->python_path);
+        for (int i = 0; i < 2; i++) {
+            char *slash = strrchr(up, '/');
+            if (slash)
+                *slash = '\0';
+        }
+        if (srv__py_is_venv(up)) {
+            snprintf(root, sizeof root, "%s", up);
+            why = "python_path";
+        }
+        snprintf(out->interpreter, sizeof out->interpreter, "%s", config->python_path);
+    }
+    const char *active = getenv("VIRTUAL_ENV");
+    if (!*root && !config->python_path && active && *active && srv__py_is_venv(active)) {
+        snprintf(root, sizeof root, "%s", active);
+        why = "VIRTUAL_ENV";
+    }
+    static const char *const names[] = {".venv", "venv"};
+    for (size_t i = 0; !*root && !config->python_path && workspace && i < 2; i++) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/%s", workspace, names[i]);
+        if (srv__py_is_venv(dir)) {
+            snprintf(root, sizeof root, "%s", dir);
+            why = names[i];
+        }
+    }
+    if (!*root)
+        return config->python_path != NULL;
+    if (!*out->interpreter)
+        snprintf(out->interpreter, sizeof out->interpreter, "%s/bin/python", root);
+    char version[64];
+    int v = srv__py_cfg_value(root, "version", version, sizeof version) ? srv__py_first_version(version, NULL)
+                                                                      : srv_python_interpreter_version(out->interpreter);
+    if (v > 0)
+        srv__py_venv_sites(root, v, out);
+    snprintf(out->why, sizeof out->why, "the virtual environment %s (%s)", root, why);
+    return true;
+}

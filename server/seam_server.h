@@ -28,6 +28,24 @@ int srv_python_lower_bound(const char *spec);
  * without running it, or -1. */
 int srv_python_interpreter_version(const char *interpreter);
 
+/* The Python environment that runs the user's code, for the semantic
+ * pruners: python_path, else the active $VIRTUAL_ENV, else a .venv or venv
+ * folder in the workspace; read from its pyvenv.cfg, nothing run. */
+#define SRV_PYTHON_SITES 4
+typedef struct srv_python_env {
+    char interpreter[4200];                  /* asked for compiled modules */
+    char stdlib[4200];                       /* its base's standard library, or "" */
+    char sites[SRV_PYTHON_SITES][4200];      /* its site-packages folders */
+    unsigned site_count;
+    char why[4200];
+} srv_python_env;
+/* False when there is none (python3 and the machine's standard library
+ * serve, as before). */
+bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_python_env *out);
+/* The semantic pruners' environment for that Python (engine.c): owned by
+ * the caller (sx_env_free); `logger` may be NULL. */
+struct sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm_logger *logger);
+
 
 /* What a tree-sitter parse of a Python text found. */
 typedef struct srv_syntax_summary {
@@ -52,11 +70,12 @@ int srv_read_file(const char *path, sm_buf *out);
 typedef struct srv_grammars {
     ep_grammar *by_version[EP_PYTHON_NEWEST - EP_PYTHON_OLDEST + 1];
     int version;        /* the cases' default: 0 for auto, else 100 * major + minor */
+    const char *python_path;   /* the interpreter of the semantic cases' packages, or NULL */
 } srv_grammars;
 const ep_grammar *srv_grammars_get(srv_grammars *grammars, int version, char *error, size_t error_size);
 void srv_grammars_free(srv_grammars *grammars);
 
-/* `seam check [--python-version V]`: reads JSON Lines cases from `in` and
+/* `seam check [--python-version V] [--python-path P]`: reads JSON Lines cases from `in` and
  * writes one result line per case to `out` (see check.c).  Returns the exit
  * status. */
 int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out);

@@ -117,3 +117,61 @@ Test(python_version, the_interpreter_of_a_virtual_environment)
     cr_assert_eq(system(cmd), 0);
     free(root);
 }
+
+Test(python_env, a_workspace_venv_and_its_packages)
+{
+    char *root = scratch();
+    char path[1024], site[1024];
+    snprintf(path, sizeof path, "%s/.venv/lib/python3.11/site-packages", root);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s/.venv/bin'", path, root);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(site, sizeof site, "%s", path);
+    snprintf(path, sizeof path, "%s/.venv/pyvenv.cfg", root);
+    write_text(path, "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n");
+    cfg_config config;
+    cfg_init(&config);
+    unsetenv("VIRTUAL_ENV");
+    srv_python_env *env = calloc(1, sizeof *env);
+    cr_assert(srv_python_env_find(&config, root, env));
+    snprintf(path, sizeof path, "%s/.venv/bin/python", root);
+    cr_assert_str_eq(env->interpreter, path);
+    cr_assert_eq(env->site_count, 1);
+    cr_assert_str_eq(env->sites[0], site);
+    cr_assert(strstr(env->why, ".venv"), "%s", env->why);
+
+    /* with the system's packages: Debian's dist-packages after its own */
+    snprintf(path, sizeof path, "%s/.venv/pyvenv.cfg", root);
+    write_text(path, "home = /usr/bin\ninclude-system-site-packages = true\nversion = 3.11.2\n");
+    cr_assert(srv_python_env_find(&config, root, env));
+    cr_assert_str_eq(env->sites[0], site);
+    bool dist = false;
+    for (unsigned i = 1; i < env->site_count; i++)
+        dist |= strcmp(env->sites[i], "/usr/lib/python3/dist-packages") == 0;
+    struct stat st;
+    cr_assert_eq(dist, stat("/usr/lib/python3/dist-packages", &st) == 0, "Debian's dist-packages when it exists");
+
+    /* $VIRTUAL_ENV comes before the workspace's folder */
+    char *other = scratch();
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/lib/python3.12/site-packages'", other);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/pyvenv.cfg", other);
+    write_text(path, "home = /opt/py/bin\nversion = 3.12.1\n");
+    setenv("VIRTUAL_ENV", other, 1);
+    cr_assert(srv_python_env_find(&config, root, env));
+    snprintf(path, sizeof path, "%s/bin/python", other);
+    cr_assert_str_eq(env->interpreter, path);
+    cr_assert(strstr(env->sites[0], "python3.12/site-packages"), "%s", env->sites[0]);
+    unsetenv("VIRTUAL_ENV");
+
+    /* none: the machine's python3 serves */
+    char *empty = scratch();
+    cr_assert_not(srv_python_env_find(&config, empty, env));
+    free(env);
+    cfg_free(&config);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", root, other, empty);
+    cr_assert_eq(system(cmd), 0);
+    free(root);
+    free(other);
+    free(empty);
+}
