@@ -138,6 +138,31 @@ static const cfg__flag cfg__flags[] = {
     {"semantic_keywords", offsetof(cfg_config, semantic_keywords)},
 };
 
+static bool cfg__same_string(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+bool cfg_equal(const cfg_config *a, const cfg_config *b)
+{
+    static const char *const strings[] = {"endpoint", "model", "template", "template_format", "template_stops",
+                                          "api_key_env", "log_file", "model_path", "python_path"};
+    for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
+        if (!cfg__same_string(*cfg__string_slot((cfg_config *)a, strings[i]),
+                              *cfg__string_slot((cfg_config *)b, strings[i])))
+            return false;
+    for (size_t i = 0; i < sizeof cfg__numbers / sizeof *cfg__numbers; i++)
+        if (memcmp((const char *)a + cfg__numbers[i].offset, (const char *)b + cfg__numbers[i].offset,
+                   sizeof(uint32_t)) != 0)
+            return false;
+    for (size_t i = 0; i < sizeof cfg__flags / sizeof *cfg__flags; i++)
+        if (memcmp((const char *)a + cfg__flags[i].offset, (const char *)b + cfg__flags[i].offset, sizeof(bool)) != 0)
+            return false;
+    return a->backend == b->backend && a->backend_chosen == b->backend_chosen &&
+           a->llamacpp_mode == b->llamacpp_mode && a->log_level == b->log_level && a->temperature == b->temperature &&
+           a->top_p == b->top_p && a->python_version == b->python_version;
+}
+
 const char *const *cfg_names(void)
 {
     static const char *const names[] = {

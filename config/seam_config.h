@@ -97,6 +97,9 @@ const char *cfg_backend_name(cfg_backend backend);
 /* Deep copy (the strings are duplicated).  Free the copy with cfg_free. */
 void cfg_copy(cfg_config *dst, const cfg_config *src);
 
+/* Whether every setting of a and b is the same. */
+bool cfg_equal(const cfg_config *a, const cfg_config *b);
+
 /* The names cfg_set knows, NULL-terminated. */
 const char *const *cfg_names(void);
 

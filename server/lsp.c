@@ -1045,6 +1045,13 @@ static void srv__apply_settings(srv_lsp *lsp, const cJSON *settings)
     if (ignored.len)
         srv__tell(lsp, false, 2, "seam: ignored settings it does not know: %s", ignored.data);
     sm_buf_free(&ignored);
+    if (cfg_equal(&config, &lsp->config) && !lsp->next_engine) {
+        /* the same settings again (clients send them at start and on any
+         * change of their own): completions in flight go on */
+        cfg_free(&config);
+        sm_log(lsp->logger, SM_LOG_DEBUG, "settings unchanged");
+        return;
+    }
     srv__make_engine(lsp, &config);
     cfg_free(&config);
     srv__tell(lsp, false, 3, "seam: settings updated (backend %s)", cfg_backend_name(lsp->config.backend));

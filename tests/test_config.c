@@ -77,7 +77,7 @@ Test(config, every_setting_resets_to_the_base_value)
         {"retries", "0"}, {"context_bytes", "300"}, {"corpus_bytes", "9"}, {"debounce_ms", "1"},
         {"max_message_bytes", "5000"}, {"parse_bytes", "4096"}, {"multiline", "false"}, {"tls_verify", "false"}, {"escape_guard", "false"},
         {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"llamacpp_mode", "infill"}, {"stream", "false"}, {"model_path", "/tmp/m.gguf"}, {"mask_every_step", "true"}, {"cached_documents", "2"},
-        {"semantic", "true"}, {"semantic_names", "false"}, {"semantic_attributes", "false"}, {"semantic_keywords", "false"},
+        {"semantic", "false"}, {"semantic_names", "false"}, {"semantic_attributes", "false"}, {"semantic_keywords", "false"},
         {"python_version", "3.12"}, {"python_path", "/tmp/venv/bin/python"},
     };
     size_t n = sizeof changes / sizeof *changes;
@@ -87,8 +87,17 @@ Test(config, every_setting_resets_to_the_base_value)
     cr_assert_eq(n, names, "each known setting is changed once");
     for (size_t i = 0; i < n; i++)
         cr_assert_eq(cfg_set(&config, changes[i][0], changes[i][1], error, sizeof error), SM_OK, "%s", error);
+    cr_assert_not(cfg_equal(&config, &base));
     for (size_t i = 0; i < n; i++)
         cr_assert_eq(cfg_reset(&config, changes[i][0], &base), SM_OK, "%s", changes[i][0]);
+    cr_assert(cfg_equal(&config, &base), "every setting back: equal to the base");
+    for (size_t i = 0; i < n; i++) {
+        cfg_config one;
+        cfg_copy(&one, &base);
+        cr_assert_eq(cfg_set(&one, changes[i][0], changes[i][1], error, sizeof error), SM_OK, "%s", error);
+        cr_assert_not(cfg_equal(&one, &base), "a change of %s is seen", changes[i][0]);
+        cfg_free(&one);
+    }
     cr_assert_str_eq(config.model, "base-model");
     cr_assert_null(config.endpoint);
     cr_assert_null(config.log_file);

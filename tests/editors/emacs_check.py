@@ -64,7 +64,7 @@ def main():
                 saved = f.read()
             what = "%s case %d" % (client, i)
             if not check(run.returncode == 0, "%s: emacs exited %d: %s" % (what, run.returncode,
-                                                                        run.stderr[-600:])):
+                                                                        run.stderr[:1200] + " ... " + run.stderr[-400:])):
                 continue
             at = offset(text, line, col)
             word = re.search(r"\w*$", text[:at]).start()

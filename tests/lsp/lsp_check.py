@@ -554,6 +554,36 @@ def pull_configuration(seam, ch):
     ch.check(c.wait()[0] == 0, "exit after pulled settings")
 
 
+def same_settings_again(seam, ch, workdir):
+    """Settings pushed again unchanged (editors send them at start and on
+    changes of their own) keep the engine: a completion in flight, waiting
+    for the embedded model to train, is answered, not canceled; a real
+    change still makes a new engine."""
+    c = Client(seam)
+    try:
+        options = {"train_stdlib": False, "debounce_ms": 0, "max_tokens": 8, "timeout_ms": 30000}
+        rid = c.request("initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": {},
+                                       "initializationOptions": options})
+        c.response(rid, timeout=30)
+        c.notify("initialized", {})
+        uri = "file://" + os.path.join(workdir, "same_settings.py")
+        open_doc(c, uri, "def total(values):\n    return sum(val")
+        rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                           "position": {"line": 1, "character": 18},
+                                                           "context": {"triggerKind": 1}})
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": dict(options)}})
+        resp = c.response(rid, timeout=60)
+        ch.check(resp is not None and "error" not in resp,
+                 "the same settings again: the completion in flight is answered: %r" % resp)
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": dict(options, max_tokens=9)}})
+        c.response(-1, timeout=2)
+        updated = [n for n in c.notifications if n.get("method") == "window/logMessage"
+                   and "settings updated" in n["params"]["message"]]
+        ch.check(len(updated) == 1, "only the real change is applied: %r" % updated)
+    finally:
+        c.close()
+
+
 def read_stderr_now(client):
     """What seam has written to stderr so far, without waiting."""
     out = b""
@@ -1191,6 +1221,7 @@ def main():
     status_notifications(args.seam, ch, workdir)
     semantic_in_the_server(args.seam, ch, workdir)
     python_version_of_the_project(args.seam, ch, workdir)
+    same_settings_again(args.seam, ch, workdir)
     settings_change_in_flight(args.seam, ch, workdir)
     listen_and_exit(args.seam, ch)
     non_utf8_from_the_model_server(args.seam, ch, workdir)
