@@ -472,9 +472,11 @@ def main():
             expected = before[:at] + "\n" + typed + text + before[at:]
             got = None
             deadline = time.monotonic() + 10
+            # (a save truncates then writes: a read between sees nothing, so
+            # the file is read until it holds what is expected or time ends)
             while time.monotonic() < deadline:
                 got = read(path)
-                if got != before:
+                if got == expected:
                     break
                 time.sleep(0.1)
             check(got == expected, "Tab inserts the ghost text where it was shown: typed %r, ghost %r, file %r"
