@@ -282,12 +282,16 @@ static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *
         }
     }
     if (version == 0) {
-        cfg_config defaults;
-        cfg_init(&defaults);
-        srv_python_choice choice;
-        srv_python_choose(&defaults, ".", &choice);
-        cfg_free(&defaults);
-        version = choice.version;
+        /* the working folder's project, looked up once for the run */
+        if (!grammars->auto_version) {
+            cfg_config defaults;
+            cfg_init(&defaults);
+            srv_python_choice choice;
+            srv_python_choose(&defaults, ".", &choice);
+            cfg_free(&defaults);
+            grammars->auto_version = choice.version;
+        }
+        version = grammars->auto_version;
     }
     return srv_grammars_get(grammars, version, error, error_size);
 }

@@ -70,6 +70,7 @@ int srv_read_file(const char *path, sm_buf *out);
 typedef struct srv_grammars {
     ep_grammar *by_version[EP_PYTHON_NEWEST - EP_PYTHON_OLDEST + 1];
     int version;        /* the cases' default: 0 for auto, else 100 * major + minor */
+    int auto_version;   /* what auto chose for the working folder; 0 until asked */
     const char *python_path;   /* the interpreter of the semantic cases' packages, or NULL */
 } srv_grammars;
 const ep_grammar *srv_grammars_get(srv_grammars *grammars, int version, char *error, size_t error_size);
