@@ -85,7 +85,23 @@ struct ep_grammar {
     struct ep_grammar *reversed;
     uint32_t t_newline, t_indent, t_dedent, t_endmarker;  /* EP_NONE if absent */
     uint32_t t_number;    /* Python's NUMBER (its integers' digit limit), or EP_NONE */
+    /* The Python version a built-in grammar was compiled for (100 * major +
+     * minor), 0 for any other grammar.  From 312 on, f- and t-strings are
+     * read with the tokenizer's modes (seam_pylex.h's px_fscan). */
+    int python_version;
 };
+
+/* The Python version of g, or of the compiled grammar it derives from. */
+static inline int ep_grammar_version(const ep_grammar *g)
+{
+    return g->original ? g->original->python_version : g->python_version;
+}
+
+/* Whether g reads f- and t-strings with modes (Python 3.12 and later). */
+static inline bool ep_grammar_modal_strings(const ep_grammar *g)
+{
+    return g->layout == EP_LAYOUT_PYTHON && ep_grammar_version(g) >= 312;
+}
 
 /* Compute the nullable set and the initial-position tables of a grammar
  * whose symbols and rules are filled in.  `known`, when given, is a grammar

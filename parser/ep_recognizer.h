@@ -8,6 +8,7 @@
 #include "ep_grammar.h"
 #include "ep_earley.h"
 #include "ep_quotient.h"
+#include "seam_pylex.h"
 
 #define EP_MAX_INDENT 100   /* CPython's MAXINDENT */
 #define EP_MAX_DEPTH 200    /* CPython's MAXLEVEL */
@@ -59,6 +60,16 @@ typedef struct ep_string_check {
     uint32_t checked;   /* text offset: the greater of the two */
 } ep_string_check;
 
+/* The scanner of the f- or t-string token in progress (Python 3.12+, see
+ * fstring_modes.c), kept across feeds so that a long string is read once.
+ * It reads text[tok_start..tok_start + scan.at); valid while that text is
+ * unchanged. */
+typedef struct ep_modal {
+    px_fscan scan;
+    uint32_t tok_start;      /* UINT32_MAX: nothing read */
+    uint32_t exprs_valid;    /* scan.exprs[0..exprs_valid) are known valid */
+} ep_modal;
+
 typedef struct ep_snapshot {
     ep_run run;
     ep_earley_mark earley;
@@ -104,6 +115,7 @@ struct ep_recognizer {
     uint32_t cursor_reach;       /* bytes of the right context the paths look at */
     uint32_t can_end_ways[EP_CAN_END_WAYS];   /* how can_end was answered, for tests */
     ep_string_check string_check;
+    ep_modal modal;
     /* Parses f-string fields' expressions (ep_fstring_valid): made on first
      * use, on the compiled grammar, with its save point 0 at the start. */
     ep_recognizer *fields;

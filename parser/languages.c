@@ -18,6 +18,8 @@ int ep_grammar_compile_version(const char *source, size_t len, int version, ep_g
     int rc = ep_grammar_select(source, len, version, &selected, error, error_size);
     if (rc == SM_OK)
         rc = ep_grammar_compile(selected.data ? selected.data : "", selected.len, out, error, error_size);
+    if (rc == SM_OK)
+        (*out)->python_version = version;
     sm_buf_free(&selected);
     return rc;
 }

@@ -16,7 +16,7 @@
  */
 #include "ep_trie.h"
 #include "ep_recognizer.h"
-#include "ep_unicode.h"
+#include "seam_pylex.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +47,7 @@ static bool ep__name_char(const uint8_t *path, uint32_t at, uint32_t first_lead)
     uint32_t cp = first & (width == 2 ? 0x1F : width == 3 ? 0x0F : 0x07);
     for (uint32_t i = lead + 1; i <= at; i++)
         cp = (cp << 6) | (path[i] & 0x3F);
-    return ep_name_char_valid(cp, lead == first_lead);
+    return px_name_char_valid(cp, lead == first_lead);
 }
 
 enum { EP__REFUSED = -1, EP__FRONTIER = 0, EP__DIRECT = 1 };

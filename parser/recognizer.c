@@ -17,7 +17,7 @@
 #include "ep_crossing.h"
 #include "ep_earley.h"
 #include "ep_recognizer.h"
-#include "ep_unicode.h"
+#include "seam_pylex.h"
 #include "ep_fstring.h"
 #include "ep_quotient.h"
 
@@ -32,6 +32,7 @@ static void ep__truncate_text(ep_recognizer *rec, uint32_t len)
     rec->text.size = len;
     if (rec->string_check.checked > len)
         rec->string_check.tok_start = UINT32_MAX;
+    ep_modal_truncated(&rec->modal, len);
 }
 
 static bool ep__run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end);
@@ -55,6 +56,7 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->utf8_lo = 0x80;
     rec->utf8_hi = 0xBF;
     rec->string_check.tok_start = UINT32_MAX;
+    ep_modal_init(&rec->modal, ep_grammar_version(grammar));
     /* a start symbol without rules (a quotient by a right context that no
      * text completes) has an empty language */
     bool has_rules = false;
@@ -627,6 +629,7 @@ void ep_recognizer_free(ep_recognizer *rec)
     if (!rec)
         return;
     ep_earley_free(&rec->earley);
+    ep_modal_free(&rec->modal);
     ep_grammar_free(rec->owned_grammar);
     sm_free(rec->right_head);
     sm_array_free(&rec->left_stack);
@@ -834,11 +837,14 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     run->continued = false;
     const char *token = rec->text.items + run->tok_start;
     size_t from = 0;
-    if (python && !ep_name_valid(token, end - run->tok_start))
+    if (python && !px_name_valid(token, end - run->tok_start))
         return false; /* a character CPython does not allow in a name */
     /* f-string expressions are parsed with the compiled grammar, not with a
      * quotient derived from it */
-    if (lex->fstring && (!ep_escapes_valid(token, end - run->tok_start, true, &from) ||
+    if (ep_modal_token(rec, run->tok_start, end)) {
+        if (!ep_modal_valid(rec, ep__fields(rec), run->tok_start, end, true))
+            return false;
+    } else if (lex->fstring && (!px_escapes_valid(token, end - run->tok_start, true, &from) ||
                          (ep_has_brace(token, end - run->tok_start) &&
                           (!ep__fields(rec) || !ep_fstring_valid(rec->fields, token, end - run->tok_start)))))
         return false;
@@ -879,6 +885,34 @@ static bool ep__commit_and_relex(ep_recognizer *rec, ep_run *run, uint32_t end)
     return true;
 }
 
+/* Moves the run over text[at], a byte of an f- or t-string past its
+ * opening quote (Python 3.12+): the string's scanner says whether the byte
+ * belongs to it, closes it or breaks it, and only a closed string is an
+ * accepted prefix (CPython's tokenizer is committed to the string from its
+ * opening quote on). */
+static bool ep__feed_modal(ep_recognizer *rec, ep_run *run, uint32_t at)
+{
+    const ep_grammar *g = rec->grammar;
+    int status = ep_modal_step(rec, run->tok_start, at);
+    if (status == PX_FS_PAST)
+        return ep__commit_and_relex(rec, run, at + 1);
+    if (status == PX_FS_ERROR)
+        return false;
+    uint32_t next = ep_dfa_step(&g->dfa, run->dfa, (uint8_t)rec->text.items[at]);
+    if (next == EP_DFA_DEAD)
+        return false;
+    run->dfa = next;
+    int32_t winner = g->dfa.winner[next];
+    if (status == PX_FS_CLOSED && winner >= 0 && g->lexemes[winner].fstring) {
+        run->accept_end = at + 1;
+        run->accept_lexeme = winner;
+    } else {
+        run->accept_end = run->tok_start;
+        run->accept_lexeme = -1;
+    }
+    return true;
+}
+
 /* Moves the run over the byte at text[at]. */
 static bool ep__feed_byte(ep_recognizer *rec, ep_run *run, uint32_t at)
 {
@@ -888,6 +922,8 @@ static bool ep__feed_byte(ep_recognizer *rec, ep_run *run, uint32_t at)
         run->tok_start = at;
         run->accept_end = at;
         run->accept_lexeme = -1;
+    } else if (ep_modal_token(rec, run->tok_start, at)) {
+        return ep__feed_modal(rec, run, at);
     }
     uint32_t next = ep_dfa_step(&g->dfa, run->dfa, byte);
     if (next == EP_DFA_DEAD) {
@@ -975,8 +1011,10 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
     if (run->accept_end == end && run->accept_lexeme >= 0 &&
         g->lexemes[run->accept_lexeme].bracket == EP_BRACKET_OPEN && run->depth >= EP_MAX_DEPTH)
         return false;
-    if (!ep_name_valid(token, len))
+    if (!px_name_valid(token, len))
         return false;
+    if (ep_modal_token(rec, run->tok_start, end))
+        return ep_modal_valid(rec, ep__fields(rec), run->tok_start, end, false);
     if (!ep_str_literal(token, len, NULL, NULL))
         return true;
     bool finished = run->accept_end == end && run->accept_lexeme >= 0 && g->lexemes[run->accept_lexeme].fstring;
@@ -986,7 +1024,7 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
         seen->escapes = seen->fields = 0;
     }
     size_t escapes = seen->escapes, fields = seen->fields;
-    bool ok = ep_escapes_valid(token, len, finished, &escapes);
+    bool ok = px_escapes_valid(token, len, finished, &escapes);
     if (ok && ep_has_brace(token, len)) {
         ep_recognizer *parser = ep__fields(rec);
         ok = parser && (finished ? ep_fstring_valid(parser, token, len)

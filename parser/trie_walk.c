@@ -23,7 +23,7 @@
  */
 #include "ep_recognizer.h"
 #include "ep_trie.h"
-#include "ep_unicode.h"
+#include "seam_pylex.h"
 
 #include <string.h>
 
@@ -89,7 +89,7 @@ static bool ep__quiet(const char *token, size_t len)
     if (raw)
         return true;
     size_t resume = 0;
-    return ep_escapes_valid(token, len, false, &resume) && resume >= len;
+    return px_escapes_valid(token, len, false, &resume) && resume >= len;
 }
 
 /* Whether the state the recognizer is in may take in-lexeme bytes
@@ -103,7 +103,7 @@ static bool ep__direct(ep_recognizer *rec)
            ep_run_token_so_far(rec, run, end);
 }
 
-/* Whether a token is not a name whatever follows (as ep_name_valid reads
+/* Whether a token is not a name whatever follows (as px_name_valid reads
  * it): it starts with a digit or holds an ASCII byte no name holds. */
 static bool ep__never_a_name(const char *token, size_t len)
 {
@@ -111,7 +111,7 @@ static bool ep__never_a_name(const char *token, size_t len)
         return true;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)token[i];
-        if (c < 0x80 && !ep_name_char_valid(c, false))
+        if (c < 0x80 && !px_name_char_valid(c, false))
             return true;
     }
     return false;
@@ -143,7 +143,7 @@ static int ep__name_char_ends(const char *text, uint32_t tok_start, uint32_t at,
     for (uint32_t i = lead + 1; i < at; i++)
         cp = (cp << 6) | ((uint8_t)text[i] & 0x3F);
     cp = (cp << 6) | (byte & 0x3F);
-    return ep_name_char_valid(cp, lead == tok_start) ? 1 : -1;
+    return px_name_char_valid(cp, lead == tok_start) ? 1 : -1;
 }
 
 /* Takes `byte` after `parent` into `child` without the parser, if it is a

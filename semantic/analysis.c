@@ -124,6 +124,9 @@ static void sx__on_field(void *data, size_t start, size_t end)
     if (pos < end)
         return;     /* too long: not followed */
     for (uint32_t i = 0; i < n && !a->refused; i++) {
+        /* an f-string inside a field (any quotes from 3.12 on) has fields too */
+        if (toks[i].kind == SX_TOK_STRING && sx_is_fstring(text, &toks[i]))
+            sx_fstring_fields(text, &toks[i], sx__on_field, a);
         if (toks[i].kind != SX_TOK_NAME || (i > 0 && sx_tok_is(text, &toks[i - 1], ".")) ||
             (i + 1 < n && sx_tok_is(text, &toks[i + 1], "=")))
             continue;

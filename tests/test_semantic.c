@@ -231,6 +231,15 @@ Test(semantic, f_string_fields)
         {"name = 1\nprint(f'{na", "me}', {name}", "')\n", true},
         {"name = 1\nprint(f'{na", "mex}', {name}", "')\n", false},
         {"name = 1\n", "print('{namex}')", "\n", true},    /* not an f-string */
+        /* Python 3.12's f-strings (PEP 701): the same quote nested, comments
+         * and line breaks in fields, nested f-strings; 3.14's t-strings */
+        {"d = {}\n", "print(f\"{d[\"name\"]} {dx}\")", "\n", false},
+        {"d = {}\n", "print(f\"{d[\"name\"]!r:>{len(d)}}\")", "\n", true},
+        {"d = {}\n", "print(f\"{f\"{d}\"}\" + f'{\n  d  # the dict\n}')", "\n", true},
+        {"d = {}\n", "print(f\"{f\"{dz}\"}\")", "\n", false},
+        {"d = {}\n", "print(f\"{d[\"}\"]}\", dx)", "\n", false},
+        {"d = {}\n", "print(t\"{d[\"a\"]}\")", "\n", true},
+        {"d = {}\n", "print(t\"{dq}\")", "\n", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         outcome o = check(cases[i].left, cases[i].middle, cases[i].right);

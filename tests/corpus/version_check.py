@@ -11,12 +11,13 @@ mutants of them must get the reference's verdict too (soundness: a mutant
 the reference refuses is refused; completeness: one it accepts is
 accepted whole); random fill-in-the-middle cuts of the accepted ones must
 keep their true middle.  For 3.12 to 3.14, sampled files of that version's
-own standard library (python_stdlib.zip) that the machine's 3.11 also
-parses are checked whole, with their mutants; the files only the newer
-version parses are counted apart (they use PEP 701 f-strings, which seam's
-lexer does not read yet).
+own standard library (python_stdlib.zip) are checked whole, with their
+mutants: a sample of those the machine's 3.11 also parses, and every file
+that only the newer version parses (they use PEP 701 f-strings, type
+parameters or t-strings), whose fill-in-the-middle cuts (at line
+boundaries and at random spans) must keep their true middle too.
 
-usage: version_check.py --seam BUILD/seam [--pyodide DIR] [--files N] [--mutants K]
+usage: version_check.py --seam BUILD/seam [--pyodide DIR] [--files N] [--newer N] [--mutants K]
 Prints a report and "versions: N passed, N failed".
 """
 import argparse
@@ -126,14 +127,6 @@ def sampled_mutants(text, rng, count):
 # An f-string or t-string literal starts here: 3.12 reads them with the
 # lexer modes of PEP 701 (and 3.14 adds t-strings, PEP 750), which seam's
 # lexer does not have yet.
-FORMATTED = re.compile(r"(?<![A-Za-z0-9_])([rRbB]?[fFtT][rRbB]?)['\"]")
-
-
-def lexical_gap(text, version):
-    """Whether a program the reference accepts may be refused for want of
-    3.12's f-string lexing: it holds an f- or t-string and the version is
-    3.12 or later."""
-    return int(version.split(".")[1]) >= 12 and FORMATTED.search(text) is not None
 
 
 class Report:
@@ -141,16 +134,6 @@ class Report:
         self.passed = 0
         self.failed = 0
         self.shown = 0
-        self.gaps = []      # programs refused only for want of PEP 701 lexing
-
-    def gap(self, ok, version, text):
-        """A completeness check on a program lexical_gap admits: counted
-        apart when it fails."""
-        if ok:
-            self.passed += 1
-        else:
-            self.gaps.append((version, text))
-        return ok
 
     def check(self, ok, what):
         if ok:
@@ -172,10 +155,7 @@ def check_programs(report, seam, version, accepts, programs, rng, mutants_per, l
     for p, ok, a in zip(programs, verdicts, answers):
         full = len(p.encode())
         agrees = a.get("complete") == ok and (not ok or a.get("accepted") == full)
-        if ok and lexical_gap(p, version):
-            report.gap(agrees, version, p)
-        else:
-            report.check(agrees, "%s %s: reference %s, seam %r on %r" % (version, label, ok, a, p[:120]))
+        report.check(agrees, "%s %s: reference %s, seam %r on %r" % (version, label, ok, a, p[:120]))
     muts = []
     for p, ok in zip(programs, verdicts):
         if ok:
@@ -186,10 +166,7 @@ def check_programs(report, seam, version, accepts, programs, rng, mutants_per, l
     for m, ok, a in zip(muts, mverdicts, manswers):
         if ok:
             whole = a.get("complete") is True and a.get("accepted") == len(m.encode())
-            if lexical_gap(m, version):
-                report.gap(whole, version, m)
-            else:
-                report.check(whole, "%s %s mutant the reference accepts, seam %r: %r" % (version, label, a, m[:120]))
+            report.check(whole, "%s %s mutant the reference accepts, seam %r: %r" % (version, label, a, m[:120]))
     share = 100.0 * sum(refused) / len(refused) if refused else 100.0
     report.check(share >= 99.5, "%s %s mutants the reference refuses: seam refuses %.2f%% (>= 99.5%%)"
                  % (version, label, share))
@@ -200,21 +177,33 @@ def check_programs(report, seam, version, accepts, programs, rng, mutants_per, l
     return len(programs), len(muts), share
 
 
-def check_cuts(report, seam, version, programs, rng, per_program):
-    """Random fill-in-the-middle cuts of accepted programs keep their middle."""
+def line_cut(p, rng):
+    """A hole of one to three whole lines (a boundary cut)."""
+    starts = [0] + [k + 1 for k, c in enumerate(p) if c == "\n" and k + 1 < len(p)]
+    a = rng.randrange(len(starts))
+    b = min(len(starts), a + rng.randint(1, 3))
+    i = starts[a]
+    j = starts[b] if b < len(starts) else len(p)
+    return i, j
+
+
+def span_cut(p, rng):
+    """A random span of at most 200 characters."""
+    i = rng.randrange(len(p) + 1)
+    return i, min(len(p), i + rng.randrange(201))
+
+
+def check_cuts(report, seam, version, programs, rng, per_program, cut=span_cut):
+    """Fill-in-the-middle cuts of accepted programs keep their middle."""
     cases = []
     for p in programs:
         for _ in range(per_program):
-            i = rng.randrange(len(p) + 1)
-            j = rng.randrange(i, len(p) + 1)
+            i, j = cut(p, rng)
             cases.append((p[:i], p[i:j], p[j:]))
     answers = seam_check(seam, version, cases)
     for (l, m, r), a in zip(cases, answers):
         kept = a.get("complete") is True and a.get("accepted") == len(m.encode())
-        if lexical_gap(l + m + r, version):
-            report.gap(kept, version, l + m + r)
-        else:
-            report.check(kept, "%s cut: true middle %r after %r refused: %r" % (version, m[:80], l[-60:], a))
+        report.check(kept, "%s cut: true middle %r after %r refused: %r" % (version, m[:80], l[-60:], a))
     return len(cases)
 
 
@@ -222,7 +211,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
     ap.add_argument("--pyodide", default=os.environ.get("SEAM_PYODIDE_DIR"), help="default: $SEAM_PYODIDE_DIR")
-    ap.add_argument("--files", type=int, default=12)
+    ap.add_argument("--files", type=int, default=12, help="sampled standard-library files 3.11 parses too")
+    ap.add_argument("--newer", type=int, default=40, help="at most this many files only the version parses")
+    ap.add_argument("--cuts", type=int, default=8, help="cuts of each kind per file only the version parses")
     ap.add_argument("--mutants", type=int, default=1, help="insertions per position of a snippet")
     ap.add_argument("--file-mutants", type=int, default=20, help="random mutants per standard-library file")
     ap.add_argument("--seed", type=int, default=11)
@@ -270,23 +261,30 @@ def main():
                 rng.shuffle(files)
                 both, newer = [], []
                 for name, text in files:
-                    if len(both) >= args.files:
+                    if len(both) >= args.files and len(newer) >= args.newer:
                         break
-                    if len(text) > 60000 or not py.accepts(text):
+                    if len(text) > 200000 or not py.accepts(text):
                         continue
-                    (both if machine_accepts(text) else newer).append((name, text))
+                    pick = both if machine_accepts(text) else newer
+                    if pick is both and len(text) > 60000:
+                        continue
+                    if len(pick) < (args.files if pick is both else args.newer):
+                        pick.append((name, text))
                 n, m, share = check_programs(report, seam, version, accepts, [t for _, t in both],
                                              rng, 0, "stdlib file", sampled=args.file_mutants)
-                print("%s standard library: %d files, %d mutants (%.2f%% of the refused ones refused); "
-                      "%d more met that only %s parses (PEP 701 f-strings: not checked yet): %s"
-                      % (version, n, m, share, len(newer), version, ", ".join(nm for nm, _ in newer[:6])))
+                print("%s standard library: %d files, %d mutants (%.2f%% of the refused ones refused)"
+                      % (version, n, m, share))
+                texts = [t for _, t in newer]
+                n, m, share = check_programs(report, seam, version, accepts, texts, rng, 0,
+                                             "stdlib file only %s parses" % version, sampled=args.file_mutants)
+                cuts = check_cuts(report, seam, version, texts, rng, args.cuts, line_cut)
+                cuts += check_cuts(report, seam, version, texts, rng, args.cuts, span_cut)
+                print("%s standard library, files only %s parses: %d files, %d mutants (%.2f%% of the refused "
+                      "ones refused), %d cuts (lines and random spans) with their true middles: %s"
+                      % (version, version, n, m, share, cuts, ", ".join(nm for nm, _ in newer[:8])))
         finally:
             if py:
                 py.close()
-    if report.gaps:
-        print("not yet (PEP 701 f-strings, PEP 750 t-strings): %d programs with f- or t-strings that 3.12+ "
-              "accepts and seam refuses, e.g. %s"
-              % (len(report.gaps), "; ".join("%s %r" % (v, t[:60]) for v, t in report.gaps[:3])))
     print("versions: %d passed, %d failed" % (report.passed, report.failed))
     return 1 if report.failed else 0
 

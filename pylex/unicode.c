@@ -6,13 +6,13 @@
  * refuses the program if either fails.  seam does the same against tables
  * generated at build time from Python's own database.
  */
-#include "ep_unicode.h"
+#include "seam_pylex.h"
 
 #include <string.h>
 
-#define EP_NAME_MAX 128 /* longer than any name or alias */
+#define PX_NAME_MAX 128 /* longer than any name or alias */
 
-static uint64_t ep__fnv1a(const char *s, size_t len, bool upper)
+static uint64_t px__fnv1a(const char *s, size_t len, bool upper)
 {
     uint64_t h = 0xCBF29CE484222325u;
     for (size_t i = 0; i < len; i++) {
@@ -24,7 +24,7 @@ static uint64_t ep__fnv1a(const char *s, size_t len, bool upper)
     return h;
 }
 
-static bool ep__sorted_has(const uint64_t *items, uint32_t count, uint64_t key)
+static bool px__sorted_has(const uint64_t *items, uint32_t count, uint64_t key)
 {
     uint32_t lo = 0, hi = count;
     while (lo < hi) {
@@ -39,7 +39,7 @@ static bool ep__sorted_has(const uint64_t *items, uint32_t count, uint64_t key)
 
 /* "CJK UNIFIED IDEOGRAPH-" and 4 or 5 upper-case hex digits, as CPython
  * reads it (case matters here, unlike for stored names). */
-static bool ep__cjk_name(const char *name, size_t len, bool *known)
+static bool px__cjk_name(const char *name, size_t len, bool *known)
 {
     static const char prefix[] = "CJK UNIFIED IDEOGRAPH-";
     size_t plen = sizeof prefix - 1;
@@ -61,24 +61,24 @@ static bool ep__cjk_name(const char *name, size_t len, bool *known)
             return true;
         cp = cp * 16 + v;
     }
-    for (uint32_t i = 0; i < ep_cjk_range_count; i++)
-        if (cp >= ep_cjk_ranges[i][0] && cp <= ep_cjk_ranges[i][1])
+    for (uint32_t i = 0; i < px_cjk_range_count; i++)
+        if (cp >= px_cjk_ranges[i][0] && cp <= px_cjk_ranges[i][1])
             *known = true;
     return true;
 }
 
-bool ep_unicode_name_known(const char *name, size_t len)
+bool px_unicode_name_known(const char *name, size_t len)
 {
-    if (len == 0 || len > EP_NAME_MAX)
+    if (len == 0 || len > PX_NAME_MAX)
         return false;
     bool known;
-    if (ep__cjk_name(name, len, &known))
+    if (px__cjk_name(name, len, &known))
         return known;
-    return ep__sorted_has(ep_names_exact, ep_names_exact_count, ep__fnv1a(name, len, false)) ||
-           ep__sorted_has(ep_names_folded, ep_names_folded_count, ep__fnv1a(name, len, true));
+    return px__sorted_has(px_names_exact, px_names_exact_count, px__fnv1a(name, len, false)) ||
+           px__sorted_has(px_names_folded, px_names_folded_count, px__fnv1a(name, len, true));
 }
 
-bool ep_escapes_valid(const char *token, size_t len, bool finished, size_t *resume)
+bool px_escapes_valid(const char *token, size_t len, bool finished, size_t *resume)
 {
     size_t at = 0;
     while (at < len && token[at] != '\'' && token[at] != '"') {
@@ -99,7 +99,7 @@ bool ep_escapes_valid(const char *token, size_t len, bool finished, size_t *resu
             if (!close)
                 return !finished; /* resumed from the backslash */
             size_t start = at + 3, end = (size_t)(close - token);
-            if (!ep_unicode_name_known(token + start, end - start))
+            if (!px_unicode_name_known(token + start, end - start))
                 return false;
             at = end + 1;
             continue;
@@ -113,7 +113,7 @@ bool ep_escapes_valid(const char *token, size_t len, bool finished, size_t *resu
     return true;
 }
 
-static bool ep__in_ranges(const uint32_t (*ranges)[2], uint32_t count, uint32_t cp)
+static bool px__in_ranges(const uint32_t (*ranges)[2], uint32_t count, uint32_t cp)
 {
     uint32_t lo = 0, hi = count;
     while (lo < hi) {
@@ -126,20 +126,20 @@ static bool ep__in_ranges(const uint32_t (*ranges)[2], uint32_t count, uint32_t 
     return lo < count && ranges[lo][0] <= cp;
 }
 
-static bool ep__ascii_name_byte(unsigned char c)
+static bool px__ascii_name_byte(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-bool ep_name_char_valid(uint32_t cp, bool first)
+bool px_name_char_valid(uint32_t cp, bool first)
 {
     if (cp < 0x80)
-        return ep__ascii_name_byte((unsigned char)cp) && !(first && cp >= '0' && cp <= '9');
-    return first ? ep__in_ranges(ep_xid_start, ep_xid_start_count, cp)
-                 : ep__in_ranges(ep_xid_continue, ep_xid_continue_count, cp);
+        return px__ascii_name_byte((unsigned char)cp) && !(first && cp >= '0' && cp <= '9');
+    return first ? px__in_ranges(px_xid_start, px_xid_start_count, cp)
+                 : px__in_ranges(px_xid_continue, px_xid_continue_count, cp);
 }
 
-bool ep_name_valid(const char *token, size_t len)
+bool px_name_valid(const char *token, size_t len)
 {
     const unsigned char *s = (const unsigned char *)token;
     bool wide = false;
@@ -148,7 +148,7 @@ bool ep_name_valid(const char *token, size_t len)
     for (size_t i = 0; i < len; i++) {
         if (s[i] >= 0x80)
             wide = true;
-        else if (!ep__ascii_name_byte(s[i]))
+        else if (!px__ascii_name_byte(s[i]))
             return true; /* not a name */
     }
     if (!wide)
@@ -163,9 +163,9 @@ bool ep_name_valid(const char *token, size_t len)
             cp &= width == 2 ? 0x1F : width == 3 ? 0x0F : 0x07;
             for (size_t k = 1; k < width; k++)
                 cp = (cp << 6) | (s[at + k] & 0x3F);
-            const uint32_t (*ranges)[2] = at == 0 ? ep_xid_start : ep_xid_continue;
-            uint32_t count = at == 0 ? ep_xid_start_count : ep_xid_continue_count;
-            if (!ep__in_ranges(ranges, count, cp))
+            const uint32_t (*ranges)[2] = at == 0 ? px_xid_start : px_xid_continue;
+            uint32_t count = at == 0 ? px_xid_start_count : px_xid_continue_count;
+            if (!px__in_ranges(ranges, count, cp))
                 return false;
         }
         at += width;

@@ -1,0 +1,135 @@
+/*
+ * fstring_modes.c - f- and t-strings as Python 3.12 and later read them
+ * (PEP 701, PEP 750), for the recognizer's lexer.
+ *
+ * The token is still one lexeme for the parser (its fields' expressions
+ * are parsed apart, as for 3.11), but where it ends and whether it is sound
+ * is the tokenizer's modes' business: the same quote nested inside a field,
+ * comments and line breaks in fields, fields in format specs.  The lexeme's
+ * pattern (parser/grammars/python.grammar: FSTRING and its kin) is exact up
+ * to the first brace and takes anything after it; once the opening quote
+ * is read, pylex's scanner decides, byte by byte, and the recognizer
+ * follows it (recognizer.c, ep__feed_modal).
+ *
+ * A field's expression is parsed as the right-hand side of an assignment,
+ * "_ = " EXPR, with the field's brace counted as an open bracket: that is
+ * (yield_expr | star_expressions), as CPython's grammar has it for a field,
+ * with line breaks inside taken as in brackets.  The scanner has already
+ * cut the expression at the field's top-level "=", "!", ":" or "}", and
+ * refuses a top-level ";", so nothing else of a statement can follow.
+ */
+#include "ep_fstring.h"
+#include "ep_recognizer.h"
+
+#include <string.h>
+
+void ep_modal_init(ep_modal *modal, int version)
+{
+    px_fscan_init(&modal->scan, version);
+    modal->tok_start = UINT32_MAX;
+    modal->exprs_valid = 0;
+}
+
+void ep_modal_free(ep_modal *modal)
+{
+    px_fscan_free(&modal->scan);
+}
+
+void ep_modal_truncated(ep_modal *modal, uint32_t len)
+{
+    if (modal->tok_start != UINT32_MAX && modal->tok_start + modal->scan.at > len)
+        modal->tok_start = UINT32_MAX;
+}
+
+bool ep_modal_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
+{
+    const ep_grammar *g = rec->grammar;
+    if (!ep_grammar_modal_strings(g) || at <= tok_start)
+        return false;
+    return px_is_template_start(rec->text.items + tok_start, at - tok_start, ep_grammar_version(g), NULL);
+}
+
+/* Brings the scanner to text[end] (not read) of the token at tok_start,
+ * from where it was if it read that token before, else from the token's
+ * opening quote.  Returns what the scanner says of text[tok_start..end):
+ * PX_FS_MORE or PX_FS_CLOSED (that of its last byte), or PX_FS_PAST or
+ * PX_FS_ERROR for a byte before end. */
+static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
+{
+    ep_modal *m = &rec->modal;
+    const char *token = rec->text.items + tok_start;
+    if (m->tok_start != tok_start || tok_start + m->scan.at > end) {
+        size_t quote = 0;
+        px_prefix pfx;
+        int version = ep_grammar_version(rec->grammar);
+        if (!px_is_template_start(token, end - tok_start, version, &quote))
+            return PX_FS_ERROR;
+        px_string_prefix(token, quote, version, &pfx);
+        px_fscan_begin(&m->scan, &pfx, (uint32_t)quote);
+        m->tok_start = tok_start;
+        m->exprs_valid = 0;
+    }
+    while (tok_start + m->scan.at < end) {
+        int status = px_fscan_step(&m->scan, token);
+        if (status == PX_FS_PAST || status == PX_FS_ERROR)
+            return status;
+    }
+    return m->scan.read_status;
+}
+
+int ep_modal_step(ep_recognizer *rec, uint32_t tok_start, uint32_t at)
+{
+    int status = ep__modal_sync(rec, tok_start, at);
+    if (status == PX_FS_PAST || status == PX_FS_ERROR)
+        return status;
+    return px_fscan_step(&rec->modal.scan, rec->text.items + tok_start);
+}
+
+/* Parses "_ = " expr with the field's brace open: whole, or as a prefix. */
+static bool ep__field_parse(ep_recognizer *fields, const char *expr, size_t len, bool whole)
+{
+    bool ok = ep_feed(fields, "_ = ", 4) == 1;
+    if (ok) {
+        fields->run.depth++;
+        ok = ep_feed(fields, expr, len) == 1;
+    }
+    if (ok && whole) {
+        ok = ep_end_token(fields) && fields->run.depth == 1;
+        if (ok) {
+            /* the field's "}" closes the bracket and follows any join */
+            fields->run.depth = 0;
+            fields->run.continued = false;
+            ok = ep_can_end(fields);
+        }
+    }
+    ep_restore(fields, 0);
+    return ok;
+}
+
+/* The expression in progress at the end of the text: a prefix of one, or,
+ * when the text ends in a "!" or "=" that may end it, whole before it. */
+static bool ep__open_field_ok(ep_recognizer *fields, const char *token, uint32_t len, uint32_t start,
+                              uint32_t tentative)
+{
+    if (ep__field_parse(fields, token + start, len - start, false))
+        return true;
+    return tentative != UINT32_MAX && ep__field_parse(fields, token + start, tentative - start, true);
+}
+
+bool ep_modal_valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_start, uint32_t end, bool finished)
+{
+    int status = ep__modal_sync(rec, tok_start, end);
+    if (status == PX_FS_ERROR || status == PX_FS_PAST || (finished && status != PX_FS_CLOSED))
+        return false;
+    ep_modal *m = &rec->modal;
+    const char *token = rec->text.items + tok_start;
+    for (; m->exprs_valid < m->scan.exprs.size; m->exprs_valid++) {
+        px_fs_expr e = m->scan.exprs.items[m->exprs_valid];
+        if (!fields || !ep__field_parse(fields, token + e.start, e.end - e.start, true))
+            return false;
+    }
+    uint32_t start, tentative;
+    if (finished || !px_fscan_open_expr(&m->scan, &start, &tentative))
+        return true;
+    return fields && ep__open_field_ok(fields, token, end - tok_start, start, tentative);
+}
