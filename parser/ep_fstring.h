@@ -30,8 +30,6 @@ typedef struct ep_modal ep_modal;
 
 void ep_modal_init(ep_modal *modal, int version);
 void ep_modal_free(ep_modal *modal);
-/* The text was cut back to `len` bytes: forgets what was read past it. */
-void ep_modal_truncated(ep_modal *modal, uint32_t len);
 
 /* Whether the token in progress, text[tok_start..at), is an f- or t-string
  * past its opening quote, for a grammar that reads them with modes. */

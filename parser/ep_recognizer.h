@@ -62,10 +62,12 @@ typedef struct ep_string_check {
 
 /* The scanner of the f- or t-string token in progress (Python 3.12+, see
  * fstring_modes.c), kept across feeds so that a long string is read once.
- * It reads text[tok_start..tok_start + scan.at); valid while that text is
- * unchanged. */
+ * It has read text[tok_start..tok_start + scan.at), a copy of which it
+ * keeps: the text may be rolled back and written again in place (the
+ * vocabulary walk does), and the scan goes on only where it is unchanged. */
 typedef struct ep_modal {
     px_fscan scan;
+    SM_ARRAY(char) seen;     /* the bytes read */
     uint32_t tok_start;      /* UINT32_MAX: nothing read */
     uint32_t exprs_valid;    /* scan.exprs[0..exprs_valid) are known valid */
 } ep_modal;

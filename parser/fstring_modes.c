@@ -26,6 +26,7 @@
 void ep_modal_init(ep_modal *modal, int version)
 {
     px_fscan_init(&modal->scan, version);
+    sm_array_init(&modal->seen);
     modal->tok_start = UINT32_MAX;
     modal->exprs_valid = 0;
 }
@@ -33,12 +34,7 @@ void ep_modal_init(ep_modal *modal, int version)
 void ep_modal_free(ep_modal *modal)
 {
     px_fscan_free(&modal->scan);
-}
-
-void ep_modal_truncated(ep_modal *modal, uint32_t len)
-{
-    if (modal->tok_start != UINT32_MAX && modal->tok_start + modal->scan.at > len)
-        modal->tok_start = UINT32_MAX;
+    sm_array_free(&modal->seen);
 }
 
 bool ep_modal_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
@@ -49,16 +45,37 @@ bool ep_modal_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
     return px_is_template_start(rec->text.items + tok_start, at - tok_start, ep_grammar_version(g), NULL);
 }
 
+/* Reads the next byte of the token, keeping a copy of what was read. */
+static int ep__modal_read(ep_modal *m, const char *token)
+{
+    uint32_t at = m->scan.at;
+    int status = px_fscan_step(&m->scan, token);
+    if (m->scan.at > at)
+        sm_array_push(&m->seen, token[at]);
+    return status;
+}
+
+/* Whether the scan may go on from where it is for the token at tok_start
+ * read up to `end`: the same token, the bytes it read unchanged, and not
+ * stopped (a byte past the string or refused may have been replaced). */
+static bool ep__modal_current(const ep_recognizer *rec, uint32_t tok_start, uint32_t end)
+{
+    const ep_modal *m = &rec->modal;
+    return m->tok_start == tok_start && m->scan.status != PX_FS_PAST && m->scan.status != PX_FS_ERROR &&
+           tok_start + m->scan.at <= end && m->seen.size == m->scan.at &&
+           memcmp(m->seen.items, rec->text.items + tok_start, m->seen.size) == 0;
+}
+
 /* Brings the scanner to text[end] (not read) of the token at tok_start,
- * from where it was if it read that token before, else from the token's
- * opening quote.  Returns what the scanner says of text[tok_start..end):
- * PX_FS_MORE or PX_FS_CLOSED (that of its last byte), or PX_FS_PAST or
- * PX_FS_ERROR for a byte before end. */
+ * from where it was if it can go on, else from the token's opening quote.
+ * Returns what the scanner says of text[tok_start..end): PX_FS_MORE or
+ * PX_FS_CLOSED (that of its last byte), or PX_FS_PAST or PX_FS_ERROR for a
+ * byte before end. */
 static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
 {
     ep_modal *m = &rec->modal;
     const char *token = rec->text.items + tok_start;
-    if (m->tok_start != tok_start || tok_start + m->scan.at > end) {
+    if (!ep__modal_current(rec, tok_start, end)) {
         size_t quote = 0;
         px_prefix pfx;
         int version = ep_grammar_version(rec->grammar);
@@ -66,11 +83,14 @@ static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
             return PX_FS_ERROR;
         px_string_prefix(token, quote, version, &pfx);
         px_fscan_begin(&m->scan, &pfx, (uint32_t)quote);
+        sm_array_clear(&m->seen);
+        for (size_t i = 0; i < quote; i++)
+            sm_array_push(&m->seen, token[i]);
         m->tok_start = tok_start;
         m->exprs_valid = 0;
     }
     while (tok_start + m->scan.at < end) {
-        int status = px_fscan_step(&m->scan, token);
+        int status = ep__modal_read(m, token);
         if (status == PX_FS_PAST || status == PX_FS_ERROR)
             return status;
     }
@@ -82,7 +102,7 @@ int ep_modal_step(ep_recognizer *rec, uint32_t tok_start, uint32_t at)
     int status = ep__modal_sync(rec, tok_start, at);
     if (status == PX_FS_PAST || status == PX_FS_ERROR)
         return status;
-    return px_fscan_step(&rec->modal.scan, rec->text.items + tok_start);
+    return ep__modal_read(&rec->modal, rec->text.items + tok_start);
 }
 
 /* Parses "_ = " expr with the field's brace open: whole, or as a prefix. */

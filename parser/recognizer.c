@@ -32,7 +32,6 @@ static void ep__truncate_text(ep_recognizer *rec, uint32_t len)
     rec->text.size = len;
     if (rec->string_check.checked > len)
         rec->string_check.tok_start = UINT32_MAX;
-    ep_modal_truncated(&rec->modal, len);
 }
 
 static bool ep__run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end);

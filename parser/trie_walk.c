@@ -21,6 +21,7 @@
  * ep_feed from its parent's state, or from the token ended once for the
  * bytes that end it in the same state.
  */
+#include "ep_fstring.h"
 #include "ep_recognizer.h"
 #include "ep_trie.h"
 #include "seam_pylex.h"
@@ -98,8 +99,12 @@ static bool ep__direct(ep_recognizer *rec)
 {
     const ep_run *run = &rec->run;
     uint32_t end = rec->text.size;
-    return !run->dead && run->dfa != EP_DFA_START &&
-           ep__quiet(rec->text.items + run->tok_start, end - run->tok_start) &&
+    const char *token = rec->text.items + run->tok_start;
+    /* an f- or t-string read with modes is the automaton's only up to its
+     * first brace: after it, its scanner says where it ends */
+    if (ep_modal_token(rec, run->tok_start, end) && ep_has_brace(token, end - run->tok_start))
+        return false;
+    return !run->dead && run->dfa != EP_DFA_START && ep__quiet(token, end - run->tok_start) &&
            ep_run_token_so_far(rec, run, end);
 }
 
