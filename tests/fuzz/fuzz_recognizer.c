@@ -6,7 +6,9 @@
  * each and a refused detour restored; byte by byte), and all three must
  * agree with each other and with a plain recognizer fed left + middle +
  * right: the middle can end exactly when that text is a program, and a
- * middle whose text is a program is never refused on the way.
+ * middle whose text is a program is never refused on the way.  The third
+ * byte's high bit picks Python 3.14's grammar (f-strings with modes, t-strings)
+ * over 3.11's.
  */
 #include "fuzz_split.h"
 #include "seam_parser.h"
@@ -19,15 +21,17 @@ typedef struct verdict {
     bool can_end;
 } verdict;
 
-static const ep_grammar *fuzz__grammar(void)
+/* Python 3.11's grammar, or 3.14's (f- and t-strings read with modes)
+ * when the high bit of the input's third byte is set. */
+static const ep_grammar *fuzz__grammar(bool newest)
 {
-    static ep_grammar *grammar; /* compiled once for the process */
-    if (!grammar) {
+    static ep_grammar *grammars[2]; /* compiled once for the process */
+    if (!grammars[newest]) {
         char error[256];
-        if (ep_grammar_python(&grammar, error, sizeof error) != SM_OK)
+        if (ep_grammar_python_version(newest ? 314 : 311, &grammars[newest], error, sizeof error) != SM_OK)
             abort();
     }
-    return grammar;
+    return grammars[newest];
 }
 
 /* Feeds `len` bytes in pieces of `step`; returns the last answer. */
@@ -38,7 +42,7 @@ static int fuzz__feed(ep_recognizer *rec, const char *bytes, size_t len, size_t 
         size_t n = len - i < step ? len - i : step;
         if (detours) {
             ep_savepoint point = ep_save(rec);
-            (void)ep_feed(rec, ")]}:=", 5); /* refused or not, undone */
+            (void)ep_feed(rec, ")]}:=\"'", 7); /* refused or not, undone */
             ep_restore(rec, point);
         }
         rc = ep_feed(rec, bytes + i, n);
@@ -46,10 +50,10 @@ static int fuzz__feed(ep_recognizer *rec, const char *bytes, size_t len, size_t 
     return rc;
 }
 
-static bool fuzz__run(const fuzz_split *s, size_t step, bool detours, verdict *out)
+static bool fuzz__run(const fuzz_split *s, bool newest, size_t step, bool detours, verdict *out)
 {
     ep_recognizer *rec;
-    int rc = ep_recognizer_new_fim(fuzz__grammar(), s->left, s->left_len, s->right, s->right_len, &rec);
+    int rc = ep_recognizer_new_fim(fuzz__grammar(newest), s->left, s->left_len, s->right, s->right_len, &rec);
     if (rc != SM_OK)
         return false;
     bool started = ep_viable(rec);
@@ -69,9 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fuzz_split_input(data, size, &s))
         return 0;
     verdict whole, pieces, bytes;
-    if (!fuzz__run(&s, 0, false, &whole))
+    bool newest = data[2] & 0x80;
+    if (!fuzz__run(&s, newest, 0, false, &whole))
         return 0; /* contexts that are not UTF-8 */
-    if (!fuzz__run(&s, s.step, true, &pieces) || !fuzz__run(&s, 1, false, &bytes))
+    if (!fuzz__run(&s, newest, s.step, true, &pieces) || !fuzz__run(&s, newest, 1, false, &bytes))
         abort();
     if (whole.viable == SM_EUTF8 || pieces.viable == SM_EUTF8 || bytes.viable == SM_EUTF8) {
         /* a middle that is not UTF-8: refused however it is cut */
@@ -85,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the plain recognizer on the whole text */
     size_t len = s.left_len + s.middle_len + s.right_len;
     ep_recognizer *plain;
-    if (ep_recognizer_new(fuzz__grammar(), &plain) != SM_OK)
+    if (ep_recognizer_new(fuzz__grammar(newest), &plain) != SM_OK)
         abort();
     bool program = ep_feed(plain, s.left, len) == 1 && ep_can_end(plain);
     ep_recognizer_free(plain);
