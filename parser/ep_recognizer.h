@@ -182,6 +182,48 @@ bool ep_str_literal(const char *token, size_t len, bool *is_f, bool *raw);
  * check (and no stray "}"). */
 bool ep_has_brace(const char *token, size_t len);
 
+/* ---- Inside the recognizer: lexer.c, layout.c, fim.c ---------------------- */
+
+/* Moves a run over the byte at rec->text[at] (lexer.c); false, the run not
+ * to be used again, when the text is refused there. */
+bool ep_lex_byte(ep_recognizer *rec, ep_run *run, uint32_t at);
+/* Ends the token in progress at its longest accepted prefix and lexes the
+ * bytes after that prefix, up to `end`, again. */
+bool ep_lex_relex(ep_recognizer *rec, ep_run *run, uint32_t end);
+
+/* Scans one terminal into the run's chart (layout.c); false if the parser
+ * refuses. */
+bool ep_layout_scan(ep_recognizer *rec, ep_run *run, uint32_t terminal);
+/* Scans a token (one or two alternative terminals). */
+bool ep_layout_scan_token(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uint32_t count);
+/* Sends INDENT or DEDENTs for the first token of a logical line, starting
+ * at text[at]. */
+bool ep_layout_indent(ep_recognizer *rec, ep_run *run, uint32_t at);
+/* Whether a token that starts with the automaton in state `state` is a real
+ * token (not whitespace, a comment, a line break or a join). */
+bool ep_layout_real_token(const ep_grammar *g, uint32_t state);
+/* The indentation stack of a run, bottom first, without the column-0
+ * bottom, into out[0..*levels). */
+void ep_layout_stack(const ep_recognizer *rec, const ep_run *run, ep_indent *out, uint32_t *levels);
+/* Whether a run's indentation stack is the one the left context ended with. */
+bool ep_layout_stack_is_left(const ep_recognizer *rec, const ep_run *run);
+
+/* Drops the text after `len` (a rollback, recognizer.c). */
+void ep_text_truncate(ep_recognizer *rec, uint32_t len);
+/* Ends the text on a copy of the run: flushes the token in progress, then
+ * (Python) the last NEWLINE, the DEDENTs and ENDMARKER; whether the start
+ * symbol is then accepted. */
+bool ep_run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end);
+
+/* can_end of a fill-in-the-middle recognizer (fim.c): with the right
+ * context's head fed on a copy of the run that the caller rolls back; by
+ * the block path; by a cursor path.  The last two give 1 or 0 when their
+ * assumption holds (the answer is then exact), -1 when another way must
+ * decide. */
+bool ep_fim_can_end_by_head(ep_recognizer *rec, ep_run *run, uint32_t text_len);
+int ep_fim_can_end_by_block(ep_recognizer *rec);
+int ep_fim_can_end_by_cursor(ep_recognizer *rec);
+
 /* Ends the token in progress as a byte that no lexeme continues would
  * (before lexing that byte): its longest accepted prefix is committed and
  * the rest lexed again.  False, the run dead, when that is refused. */

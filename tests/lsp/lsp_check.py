@@ -832,40 +832,48 @@ def status_notifications(seam, ch, workdir):
 
 def python_version_of_the_project(seam, ch, workdir):
     """With python_version auto, the workspace's pyproject.toml decides the
-    grammar: a 3.13 project's type parameter defaults are code to complete
+    grammar: a 3.13 project's type parameter defaults and a 3.12 project's
+    f-strings with the same quotes nested (PEP 701) are code to complete
     after, and the status says which version and why; the setting
     overrides it."""
-    project = os.path.join(workdir, "py313-project")
-    os.makedirs(project, exist_ok=True)
-    with open(os.path.join(project, "pyproject.toml"), "w") as f:
-        f.write('[project]\nname = "demo"\nrequires-python = ">=3.13"\n')
-    text = "def first[T = int](xs: list[T]) -> T:\n    values = list(xs)\n    return val"
-    uri = "file://" + os.path.join(project, "demo.py")
-    for options, version in (({"train_stdlib": False, "debounce_ms": 0}, "3.13"),
-                             ({"train_stdlib": False, "debounce_ms": 0, "python_version": "3.11"}, "3.11")):
-        c = Client(seam)
-        try:
-            rid = c.request("initialize", {
-                "processId": os.getpid(), "rootUri": "file://" + project,
-                "capabilities": {"experimental": {"seamStatus": True}}, "initializationOptions": options})
-            c.response(rid, timeout=30)
-            c.notify("initialized", {})
-            open_doc(c, uri, text)
-            resp = ask_inline(c, uri, 2, len("    return val"))
-            items = (resp or {}).get("result") or {}
-            items = items.get("items", items) if isinstance(items, dict) else items
-            c.response(-1, timeout=1)
-            status = [n["params"] for n in c.notifications if n.get("method") == "seam/status"]
-            said = [s for s in status if s.get("python_version")]
-            ch.check(said and said[-1]["python_version"] == version and
-                     ("pyproject.toml" in said[-1].get("python_version_why", "")) == (version == "3.13"),
-                     "the status names Python %s and why: %r" % (version, said[-1:]))
-            if version == "3.13":
-                ch.check(bool(items), "inside a 3.13 function, a completion: %r" % resp)
-            else:
-                ch.check(not items, "read as 3.11, the code before the cursor is not Python: no completion: %r" % resp)
-        finally:
-            c.close()
+    projects = (
+        ("py313-project", "3.13", "def first[T = int](xs: list[T]) -> T:\n    values = list(xs)\n    return val",
+         (2, len("    return val"))),
+        ("py312-project", "3.12", 'd = {"name": "seam"}\nvalues = list(d)\n'
+         'print(f"{d["name"]!r:>{len(d)}} and {d = }", val', (2, len('print(f"{d["name"]!r:>{len(d)}} and {d = }", val'))),
+    )
+    for name, wanted, text, (line, character) in projects:
+        project = os.path.join(workdir, name)
+        os.makedirs(project, exist_ok=True)
+        with open(os.path.join(project, "pyproject.toml"), "w") as f:
+            f.write('[project]\nname = "demo"\nrequires-python = ">=%s"\n' % wanted)
+        uri = "file://" + os.path.join(project, "demo.py")
+        for options, version in (({"train_stdlib": False, "debounce_ms": 0}, wanted),
+                                 ({"train_stdlib": False, "debounce_ms": 0, "python_version": "3.11"}, "3.11")):
+            c = Client(seam)
+            try:
+                rid = c.request("initialize", {
+                    "processId": os.getpid(), "rootUri": "file://" + project,
+                    "capabilities": {"experimental": {"seamStatus": True}}, "initializationOptions": options})
+                c.response(rid, timeout=30)
+                c.notify("initialized", {})
+                open_doc(c, uri, text)
+                resp = ask_inline(c, uri, line, character)
+                items = (resp or {}).get("result") or {}
+                items = items.get("items", items) if isinstance(items, dict) else items
+                c.response(-1, timeout=1)
+                status = [n["params"] for n in c.notifications if n.get("method") == "seam/status"]
+                said = [s for s in status if s.get("python_version")]
+                ch.check(said and said[-1]["python_version"] == version and
+                         ("pyproject.toml" in said[-1].get("python_version_why", "")) == (version == wanted),
+                         "the status names Python %s and why: %r" % (version, said[-1:]))
+                if version == wanted:
+                    ch.check(bool(items), "after %s code, a completion: %r" % (wanted, resp))
+                else:
+                    ch.check(not items, "read as 3.11, the code before the cursor is not Python: no completion: %r"
+                             % resp)
+            finally:
+                c.close()
 
 
 def semantic_in_the_server(seam, ch, workdir):

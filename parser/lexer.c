@@ -1,0 +1,291 @@
+/*
+ * lexer.c - the recognizer's lexer: a maximal-munch lexer that moves one
+ * byte at a time on the parser's terms.  The run keeps the parser chart
+ * before the token in progress, the automaton state of that token, and the
+ * longest prefix of it that some lexeme accepts.  When the automaton dies
+ * the token is the longest accepted prefix and the bytes after it are
+ * lexed again.  A finished token passes CPython's checks beyond the
+ * patterns (names' characters, escapes, f-string fields, integer digits)
+ * before the parser scans it; from Python 3.12, an f- or t-string past its
+ * opening quote follows its scanner (fstring_modes.c).
+ */
+#include "ep_earley.h"
+#include "ep_recognizer.h"
+#include "ep_fstring.h"
+#include "seam_pylex.h"
+
+#include <string.h>
+
+bool ep_has_brace(const char *token, size_t len)
+{
+    return memchr(token, '{', len) || memchr(token, '}', len);
+}
+
+bool ep_str_literal(const char *token, size_t len, bool *is_f, bool *raw)
+{
+    size_t prefix = 0;
+    bool f = false, r = false;
+    while (prefix < len && prefix < 2 && token[prefix] && strchr("fFrRuU", token[prefix])) {
+        f |= token[prefix] == 'f' || token[prefix] == 'F';
+        r |= token[prefix] == 'r' || token[prefix] == 'R';
+        prefix++;
+    }
+    if (is_f)
+        *is_f = f;
+    if (raw)
+        *raw = r;
+    return prefix < len && (token[prefix] == '\'' || token[prefix] == '"');
+}
+
+/* The recognizer that parses f-string fields, made on first use; NULL only
+ * if it cannot be made (then no f-string is accepted). */
+static ep_recognizer *ep__fields(ep_recognizer *rec)
+{
+    if (!rec->fields) {
+        const ep_grammar *g = rec->grammar;
+        if (ep_recognizer_new(g->original ? g->original : g, &rec->fields) != SM_OK)
+            return NULL;
+        ep_save(rec->fields);
+    }
+    return rec->fields;
+}
+
+/* CPython refuses a decimal integer literal of more than 4,300 digits
+ * (sys.int_info.default_max_str_digits, 3.11 and the 3.9 and 3.10
+ * security releases) when it converts it; zeros alone are exempt. */
+#define EP_MAX_INT_DIGITS 4300
+
+static bool ep__int_too_long(const char *token, size_t len)
+{
+    if (len <= EP_MAX_INT_DIGITS)
+        return false;
+    size_t digits = 0;
+    bool nonzero = false;
+    for (size_t i = 0; i < len; i++) {
+        if (token[i] == '_')
+            continue;
+        if (token[i] < '0' || token[i] > '9')
+            return false;    /* a float, an imaginary or another base */
+        digits++;
+        nonzero |= token[i] != '0';
+    }
+    return nonzero && digits > EP_MAX_INT_DIGITS;
+}
+
+/* Hands a finished token to the layout and the parser. */
+static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t end)
+{
+    const ep_grammar *g = rec->grammar;
+    if (lexeme < 0)
+        return false;
+    const ep_lexeme *lex = &g->lexemes[lexeme];
+    bool python = g->layout == EP_LAYOUT_PYTHON;
+    switch (lex->kind) {
+    case EP_LEX_ERROR:
+        return false;
+    case EP_LEX_IGNORE:
+    case EP_LEX_COMMENT:
+        /* a file may not end right after a backslash join, but anything
+         * after the join, even a comment or spaces, is a line of its own */
+        run->continued = false;
+        return true;
+    case EP_LEX_CONTINUATION:
+        run->continued = true;
+        return true;
+    case EP_LEX_NEWLINE:
+        run->continued = false;
+        if (!python || run->depth > 0)
+            return true;
+        if (run->line_has_tokens && !ep_layout_scan(rec, run, g->t_newline))
+            return false;
+        run->line_has_tokens = false;
+        run->at_line_start = true;
+        run->line_start = end;
+        return true;
+    default:
+        break;
+    }
+    run->continued = false;
+    const char *token = rec->text.items + run->tok_start;
+    size_t from = 0;
+    if (python && !px_name_valid(token, end - run->tok_start))
+        return false; /* a character CPython does not allow in a name */
+    /* f-string expressions are parsed with the compiled grammar, not with a
+     * quotient derived from it */
+    if (ep_modal_token(rec, run->tok_start, end)) {
+        if (!ep_modal_valid(rec, ep__fields(rec), run->tok_start, end, true))
+            return false;
+    } else if (lex->fstring && (!px_escapes_valid(token, end - run->tok_start, true, &from) ||
+                         (ep_has_brace(token, end - run->tok_start) &&
+                          (!ep__fields(rec) || !ep_fstring_valid(rec->fields, token, end - run->tok_start)))))
+        return false;
+    if (python && lex->terminals[0] == g->t_number && g->t_number != EP_NONE &&
+        ep__int_too_long(token, end - run->tok_start))
+        return false;
+    uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
+    if (!ep_layout_scan_token(rec, run, lex->terminals, count))
+        return false;
+    run->line_has_tokens = true;
+    run->at_line_start = false;
+    if (python && lex->bracket == EP_BRACKET_OPEN) {
+        if (++run->depth > EP_MAX_DEPTH)
+            return false;
+    } else if (python && lex->bracket == EP_BRACKET_CLOSE) {
+        if (run->depth == 0)
+            return false;
+        run->depth--;
+        if (rec->capture && run->depth < rec->min_depth)
+            rec->min_depth = run->depth;
+    }
+    return true;
+}
+
+/* Ends the token in progress at its longest accepted prefix and lexes the
+ * bytes after that prefix, up to `end`, again. */
+bool ep_lex_relex(ep_recognizer *rec, ep_run *run, uint32_t end)
+{
+    uint32_t relex_from = run->accept_end;
+    if (relex_from == run->tok_start)
+        return false; /* no lexeme accepts any prefix: a lexical error */
+    if (!ep__commit(rec, run, run->accept_lexeme, relex_from))
+        return false;
+    run->dfa = EP_DFA_START;
+    for (uint32_t i = relex_from; i < end; i++)
+        if (!ep_lex_byte(rec, run, i))
+            return false;
+    return true;
+}
+
+/* Moves the run over text[at], a byte of an f- or t-string past its
+ * opening quote (Python 3.12+): the string's scanner says whether the byte
+ * belongs to it, closes it or breaks it, and only a closed string is an
+ * accepted prefix (CPython's tokenizer is committed to the string from its
+ * opening quote on). */
+static bool ep__feed_modal(ep_recognizer *rec, ep_run *run, uint32_t at)
+{
+    const ep_grammar *g = rec->grammar;
+    int status = ep_modal_step(rec, run->tok_start, at);
+    if (status == PX_FS_PAST)
+        return ep_lex_relex(rec, run, at + 1);
+    if (status == PX_FS_ERROR)
+        return false;
+    uint32_t next = ep_dfa_step(&g->dfa, run->dfa, (uint8_t)rec->text.items[at]);
+    if (next == EP_DFA_DEAD)
+        return false;
+    run->dfa = next;
+    int32_t winner = g->dfa.winner[next];
+    if (status == PX_FS_CLOSED && winner >= 0 && g->lexemes[winner].fstring) {
+        run->accept_end = at + 1;
+        run->accept_lexeme = winner;
+    } else {
+        run->accept_end = run->tok_start;
+        run->accept_lexeme = -1;
+    }
+    return true;
+}
+
+/* Moves the run over the byte at text[at]. */
+bool ep_lex_byte(ep_recognizer *rec, ep_run *run, uint32_t at)
+{
+    const ep_grammar *g = rec->grammar;
+    uint8_t byte = (uint8_t)rec->text.items[at];
+    if (run->dfa == EP_DFA_START) {
+        run->tok_start = at;
+        run->accept_end = at;
+        run->accept_lexeme = -1;
+    } else if (ep_modal_token(rec, run->tok_start, at)) {
+        return ep__feed_modal(rec, run, at);
+    }
+    uint32_t next = ep_dfa_step(&g->dfa, run->dfa, byte);
+    if (next == EP_DFA_DEAD) {
+        if (run->dfa == EP_DFA_START)
+            return false;
+        return ep_lex_relex(rec, run, at + 1);
+    }
+    if (run->dfa == EP_DFA_START && g->layout == EP_LAYOUT_PYTHON && run->at_line_start &&
+        run->depth == 0 && ep_layout_real_token(g, next)) {
+        if (!ep_layout_indent(rec, run, at))
+            return false;
+        run->at_line_start = false;
+    }
+    run->dfa = next;
+    int32_t winner = g->dfa.winner[next];
+    if (winner >= 0) {
+        run->accept_end = at + 1;
+        run->accept_lexeme = winner;
+    }
+    return true;
+}
+
+/* ---- Viability ---------------------------------------------------------- */
+
+/* Whether the token in progress can still grow into a lexeme allowed here. */
+bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run)
+{
+    const ep_grammar *g = rec->grammar;
+    const uint64_t *reachable = ep_dfa_reachable(&g->dfa, run->dfa);
+    const uint64_t *allowed = ep_earley_allowed(&rec->earley, run->chart);
+    bool newline_ok = g->layout != EP_LAYOUT_PYTHON || run->depth > 0 || !run->line_has_tokens ||
+                      ep_earley_can_scan(&rec->earley, run->chart, g->t_newline);
+    for (uint32_t w = 0; w < g->lex_words; w++) {
+        uint64_t bits = reachable[w];
+        if (bits & allowed[w])
+            return true;
+        /* a comment runs to the line's end: outside brackets, only where
+         * the logical line may end (CPython refuses "x = #note" at its line
+         * break, where nothing can help any more) */
+        for (uint64_t skip = bits & g->ignorable_lexemes[w]; skip; skip &= skip - 1) {
+            uint32_t lex = w * 64 + (uint32_t)__builtin_ctzll(skip);
+            if (newline_ok || g->lexemes[lex].kind != EP_LEX_COMMENT)
+                return true;
+        }
+        for (; bits && newline_ok; bits &= bits - 1) {
+            uint32_t lex = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            if (g->lexemes[lex].kind == EP_LEX_NEWLINE)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Whether the token in progress can still become a valid one as far as
+ * CPython's checks beyond the lexer's patterns go: a name's characters, a
+ * str literal's "\N{...}" names and an f-string's fields, each checked as
+ * far as it has been typed, so that a broken one is refused where it breaks,
+ * not when the token ends. */
+bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
+{
+    const ep_grammar *g = rec->grammar;
+    const char *token = rec->text.items + run->tok_start;
+    uint32_t len = end - run->tok_start;
+    if (rec->capture || g->layout != EP_LAYOUT_PYTHON)
+        return true;
+    /* an opening bracket past CPython's nesting limit is refused where it
+     * is typed, not when the next character ends its token */
+    if (run->accept_end == end && run->accept_lexeme >= 0 &&
+        g->lexemes[run->accept_lexeme].bracket == EP_BRACKET_OPEN && run->depth >= EP_MAX_DEPTH)
+        return false;
+    if (!px_name_valid(token, len))
+        return false;
+    if (ep_modal_token(rec, run->tok_start, end))
+        return ep_modal_valid(rec, ep__fields(rec), run->tok_start, end, false);
+    if (!ep_str_literal(token, len, NULL, NULL))
+        return true;
+    bool finished = run->accept_end == end && run->accept_lexeme >= 0 && g->lexemes[run->accept_lexeme].fstring;
+    ep_string_check *seen = &rec->string_check;
+    if (seen->tok_start != run->tok_start || seen->checked > end) {
+        seen->tok_start = run->tok_start;
+        seen->escapes = seen->fields = 0;
+    }
+    size_t escapes = seen->escapes, fields = seen->fields;
+    bool ok = px_escapes_valid(token, len, finished, &escapes);
+    if (ok && ep_has_brace(token, len)) {
+        ep_recognizer *parser = ep__fields(rec);
+        ok = parser && (finished ? ep_fstring_valid(parser, token, len)
+                                 : ep_fstring_prefix_valid(parser, token, len, &fields));
+    }
+    seen->escapes = (uint32_t)escapes;
+    seen->fields = (uint32_t)fields;
+    seen->checked = run->tok_start + (uint32_t)(escapes > fields ? escapes : fields);
+    return ok;
+}
