@@ -17,6 +17,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "seam_pylex.h"
 #include <tree_sitter/api.h>
 
 const TSLanguage *tree_sitter_python(void);
@@ -136,23 +138,40 @@ bool srv_tree_has_error(const srv_tree *t)
 
 typedef srv_lex_state srv__lex;
 
-static bool srv__ident_byte(unsigned char c)
-{
-    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
-}
 
-/* Whether a string opening at text[i] (a quote) has a raw prefix. */
-static bool srv__raw_prefix(const char *text, size_t i)
+#define SRV_STRING_REACH (64u << 10)
+
+/* Where the prefix of a string opening at text[i] (a quote) starts: i
+ * when the letters before it are not a prefix (or a longer name). */
+static size_t srv__prefix_start(const char *text, size_t i, px_prefix *pfx)
 {
     size_t j = i;
-    while (j > 0 && srv__ident_byte((unsigned char)text[j - 1]) && i - j < 3)
+    while (j > 0 && px_name_byte((unsigned char)text[j - 1]) && i - j < 3)
         j--;
-    if (j > 0 && srv__ident_byte((unsigned char)text[j - 1]))
-        return false;   /* a longer name: not a prefix */
-    for (size_t k = j; k < i; k++)
-        if (text[k] == 'r' || text[k] == 'R')
-            return true;
-    return false;
+    memset(pfx, 0, sizeof *pfx);
+    if ((j > 0 && px_name_byte((unsigned char)text[j - 1])) || !px_string_prefix(text + j, i - j, PX_NEWEST, pfx))
+        return i;
+    return j;
+}
+
+/* Opens the string whose quote is text[i]: finds its end in the text when
+ * it has one (s->string_left); returns the opening quotes' length. */
+static size_t srv__open_string(srv__lex *s, const char *text, size_t len, size_t i)
+{
+    char c = text[i];
+    px_prefix pfx;
+    size_t start = srv__prefix_start(text, i, &pfx), end;
+    s->quote = c;
+    s->raw = pfx.raw;
+    s->escaped = false;
+    s->triple = i + 2 < len && text[i + 1] == c && text[i + 2] == c;
+    size_t opening = s->triple ? 3 : 1;
+    /* looked for within a reach, so that broken strings that never close
+     * (an f-string's field takes line breaks) keep the scan linear */
+    size_t reach = len - i > SRV_STRING_REACH ? i + SRV_STRING_REACH : len;
+    bool closed = px_string_end(text, reach, start, i, PX_NEWEST, &end, NULL) == PX_FS_CLOSED;
+    s->string_left = closed && end > i + opening ? (uint32_t)(end - i - opening) : 0;
+    return opening;
 }
 
 /* Advances the scan over text[i]; returns how many bytes it consumed. */
@@ -162,6 +181,11 @@ static size_t srv__lex_step(srv__lex *s, const char *text, size_t len, size_t i)
     if (s->in_comment) {
         if (c == '\n' || c == '\r')
             s->in_comment = false;
+        return 1;
+    }
+    if (s->quote && s->string_left) {
+        if (--s->string_left == 0)
+            s->quote = 0;
         return 1;
     }
     if (s->quote) {
@@ -194,15 +218,7 @@ static size_t srv__lex_step(srv__lex *s, const char *text, size_t len, size_t i)
         return 1;
     case '\'':
     case '"':
-        s->quote = c;
-        s->raw = srv__raw_prefix(text, i);
-        s->escaped = false;
-        if (i + 2 < len && text[i + 1] == c && text[i + 2] == c) {
-            s->triple = true;
-            return 3;
-        }
-        s->triple = false;
-        return 1;
+        return srv__open_string(s, text, len, i);
     case '(':
     case '[':
     case '{':
@@ -252,6 +268,7 @@ void srv_lex_after(const srv_lex_state *start, const char *a, size_t a_len, cons
                    srv_lex_state *end)
 {
     srv__lex s = *start;
+    s.string_left = 0; /* it counted bytes of another text */
     for (size_t i = 0; i < a_len;) {
         if (s.continued && a[i] != '\n' && a[i] != '\r' && a[i] != '\\')
             s.continued = false;
@@ -275,7 +292,7 @@ static bool srv__statement_start(const char *text, size_t len, size_t i)
     static const char *const continuations[] = {"else", "elif", "except", "finally", NULL};
     for (const char *const *k = continuations; *k; k++) {
         size_t n = strlen(*k);
-        if (i + n <= len && memcmp(text + i, *k, n) == 0 && (i + n == len || !srv__ident_byte((unsigned char)text[i + n])))
+        if (i + n <= len && memcmp(text + i, *k, n) == 0 && (i + n == len || !px_name_byte((unsigned char)text[i + n])))
             return false;
     }
     return true;
@@ -288,7 +305,7 @@ static bool srv__statement_start(const char *text, size_t len, size_t i)
 static bool srv__clause_begun(const char *text, size_t line_start, size_t offset)
 {
     size_t i = line_start;
-    while (i < offset && srv__ident_byte((unsigned char)text[i]))
+    while (i < offset && px_name_byte((unsigned char)text[i]))
         i++;
     if (i != offset || i == line_start)
         return false;   /* the cursor is past the first word, or there is none */
@@ -454,7 +471,7 @@ static bool srv__compound_keyword(const char *text, size_t len, size_t i)
     for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
         size_t n = strlen(words[w]);
         if (i + n <= len && memcmp(text + i, words[w], n) == 0 &&
-            (i + n == len || !srv__ident_byte((unsigned char)text[i + n])))
+            (i + n == len || !px_name_byte((unsigned char)text[i + n])))
             return true;
     }
     return false;
@@ -680,7 +697,7 @@ static bool srv__clause_keyword(const char *text, size_t len, size_t i, bool at_
         if (have < n) {
             if (!at_end && memcmp(text + i, words[w], have) == 0)
                 return true;
-        } else if (memcmp(text + i, words[w], n) == 0 && (have == n || !srv__ident_byte((unsigned char)text[i + n]))) {
+        } else if (memcmp(text + i, words[w], n) == 0 && (have == n || !px_name_byte((unsigned char)text[i + n]))) {
             return true;
         }
     }

@@ -97,6 +97,10 @@ typedef struct srv_lex_state {
     bool in_comment;
     bool escaped;        /* after a backslash in a string */
     bool continued;      /* a backslash join at the end of the line */
+    /* Bytes of the string still to come, when its end was found in the same
+     * text (pylex reads it as Python 3.12+ does, f-strings' modes and all),
+     * else 0: then a quote ends it as written. */
+    uint32_t string_left;
 } srv_lex_state;
 
 /* Whether lexing a then b from `start` ends with nothing open. */

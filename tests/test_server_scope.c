@@ -52,6 +52,13 @@ Test(scope, shapes_by_construct)
         {"x = 1\n|", SRV_SCOPE_MODULE, 6},
         {"x = |\n", SRV_SCOPE_LINE, 1},
         {"return_value = compute(|", SRV_SCOPE_EXPRESSION, 1},
+        /* a string ends where Python 3.12 ends it (PEP 701: the same
+         * quotes inside a field) */
+        {"x = f\"{d[\"k\"]}\" + g(|)\n", SRV_SCOPE_EXPRESSION, 1},
+        {"y = [f\"{a[\"b\"]:>{w}}\", |]\n", SRV_SCOPE_EXPRESSION, 1},
+        {"s = f'''{\"'''\"}''' + '|'\n", SRV_SCOPE_STRING, 1},
+        {"x = f\"{'\"'}\" + g(|)\n", SRV_SCOPE_EXPRESSION, 1},
+        {"x = f\"{'\"'}\" + '|'\n", SRV_SCOPE_STRING, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         srv_scope sc = scope_of(cases[i].marked, NULL);
@@ -466,4 +473,18 @@ Test(scope, text_too_deep_for_tree_sitter_gets_no_tree)
     srv_syntax_summary summary;
     cr_assert_eq(srv_syntax_summarize(text, len, &summary), SM_ETOOBIG);
     sm_free(text);
+}
+
+/* The lexical state at the cursor lexes a middle on its own terms: where
+ * the string the cursor is in ends in the document says nothing of where
+ * it ends after the middle. */
+Test(scope, the_state_at_the_cursor_lexes_another_text_afresh)
+{
+    srv_scope sc = scope_of("s = 'ab|cdef'\n", NULL);
+    cr_assert_eq(sc.kind, SRV_SCOPE_STRING);
+    cr_assert(srv_lex_clean_after(&sc.lex, "x'", 2, "", 0), "the middle closes the string");
+    cr_assert_not(srv_lex_clean_after(&sc.lex, "xyzw", 4, "", 0), "the middle leaves it open");
+    srv_scope field = scope_of("s = f\"{d[\"k\"]} |\" + t\n", NULL);
+    cr_assert_eq(field.kind, SRV_SCOPE_STRING);
+    cr_assert(srv_lex_clean_after(&field.lex, "\"", 1, "", 0));
 }
