@@ -402,6 +402,32 @@ static bool sx__needs_python(const sx_env *env, const char *name)
     return sx__valid_name(name) && sx__compiled(env, name);
 }
 
+/* Whether module m (read from `root`), whose source leaves it open (a
+ * module __getattr__, star imports of what is not known, writes through
+ * globals()), is an installed package's that says what it has: a module
+ * __dir__ (PEP 562, as numpy's).  Its dir() is then its attributes.  Never
+ * the workspace's own code, nor the standard library's. */
+static bool sx__lazy_package(const sx_env *env, const sx__module *m, const char *root)
+{
+    bool site = false;
+    for (uint32_t i = 0; i < env->site_count; i++)
+        site |= root == env->sites[i];
+    return site && sx_doc_find(&m->doc, "__dir__", 7, false, NULL) != NULL;
+}
+
+/* Asks the environment's Python for dir() of such a module (importing an
+ * installed package, as for a compiled one): its answer, when there is
+ * one, is the module's attributes, and the module is no longer open.
+ * Returns whether a deadline cut the question short (ask again later). */
+static bool sx__ask_lazy(const sx_env *env, sx__module *m, uint64_t deadline_ns)
+{
+    bool cut_short = false;
+    const char *name = m->name;
+    if (sx__ask_python_many(env, &name, 1, deadline_ns, &m->names, &cut_short) && m->names)
+        m->open = false;
+    return !m->names && cut_short;
+}
+
 /* How modules are being read: by when, and whether Python is asked now
  * or later for many modules at once (`defer`: the compiled modules met are
  * left unread and listed in `deferred`, owned). */
@@ -436,6 +462,8 @@ static sx__module *sx__load(const sx_env *env, const char *name, const sx__readi
             m->stdlib = roots[k] == env->stdlib;
             m->open = m->doc.names_open || m->doc.getattr || m->doc.module_writes ||
                       sx__writes_namespace(source.data, source.len, name);
+            if (m->open && sx__lazy_package(env, m, roots[k]))
+                *unanswered = sx__ask_lazy(env, m, deadline_ns);
         }
         sm_buf_free(&source);
     }
@@ -590,8 +618,12 @@ static bool sx__has(sx_env *env, sx__module *m, const char *attribute, bool load
     for (size_t i = 0; always[i]; i++)
         if (strcmp(always[i], attribute) == 0)
             return true;
+    /* what Python listed (a compiled module's dir(), or a package's own
+     * __dir__), and what its source binds (a __dir__ may leave out names
+     * it has: numpy's omits core) */
     if (m->names)
-        return sx__listed(m->names, attribute, strlen(attribute), false) || sx__submodule(m, attribute);
+        return sx__listed(m->names, attribute, strlen(attribute), false) || sx__submodule(m, attribute) ||
+               sx__binding(m, attribute);
     if (sx__binding(m, attribute) || sx__submodule(m, attribute))
         return true;
     for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {

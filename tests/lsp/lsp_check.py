@@ -919,6 +919,54 @@ def semantic_in_the_server(seam, ch, workdir):
         c.wait()
 
 
+def venv_in_the_server(seam, ch, workdir):
+    """The language server finds the workspace's .venv and reads the
+    packages installed there: the model's first choice (an attribute an
+    installed package lacks) is refused and its second offered.  The same
+    package outside any environment the server knows constrains nothing."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "backends"))
+    from loopback import EOS, LoopbackServer, Script
+    ws = tempfile.mkdtemp(prefix="ws-venv-", dir=workdir)
+    made = subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", os.path.join(ws, ".venv")],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        ch.check(False, "python3 -m venv: %s" % made.stderr[-300:])
+        return
+    site = subprocess.run([os.path.join(ws, ".venv", "bin", "python"), "-c",
+                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True).stdout.strip()
+    os.makedirs(os.path.join(site, "seamshapes"), exist_ok=True)
+    with open(os.path.join(site, "seamshapes", "__init__.py"), "w", encoding="utf-8") as f:
+        f.write("def scale(shape, factor=2):\n    return shape\n")
+    left = "import seamshapes\n\nresult = "
+    steps = {"": [("seamshapes.scael(1)", -0.1), ("seamshapes.scale(1)", -0.5)],
+             "seamshapes.scael(1)": [(EOS, -0.1)], "seamshapes.scale(1)": [(EOS, -0.1)]}
+    elsewhere = tempfile.mkdtemp(prefix="ws-none-", dir=workdir)
+    for root, wanted in ((ws, "seamshapes.scale(1)"), (elsewhere, "seamshapes.scael(1)")):
+        with LoopbackServer(Script(steps, left)) as server:
+            c = Client(seam, env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"})
+            rid = c.request("initialize", {
+                "processId": os.getpid(), "rootUri": "file://" + root,
+                "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
+                "initializationOptions": {"backend": "llamacpp", "endpoint": server.url, "debounce_ms": 0}})
+            c.response(rid)
+            c.notify("initialized", {})
+            uri = "file://" + os.path.join(root, "main.py")
+            c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                               "text": left + "\n"}})
+            rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                              "position": {"line": 2, "character": 9},
+                                                              "context": {"triggerKind": 1}})
+            items = ((c.response(rid) or {}).get("result") or {}).get("items") or [{}]
+            got = items[0].get("insertText")
+            ch.check(got == wanted, "the workspace's %s: %r, not %r" % (
+                ".venv read" if root == ws else "packages unknown", wanted, got))
+            rid = c.request("shutdown", None)
+            c.response(rid)
+            c.notify("exit", None)
+            c.wait()
+
+
 def settings_change_in_flight(seam, ch, workdir):
     """Editors send didChangeConfiguration whenever any setting changes: a
     change while a completion is in flight (its set-up in the thread pool,
@@ -1228,6 +1276,7 @@ def main():
     progress_while_training(args.seam, ch)
     status_notifications(args.seam, ch, workdir)
     semantic_in_the_server(args.seam, ch, workdir)
+    venv_in_the_server(args.seam, ch, workdir)
     python_version_of_the_project(args.seam, ch, workdir)
     same_settings_again(args.seam, ch, workdir)
     settings_change_in_flight(args.seam, ch, workdir)
