@@ -37,3 +37,11 @@ bool px_keyword_has_prefix(const char *text, size_t len, int version)
     return px__one_of(px__hard, text, len, true) || (version >= 310 && px__one_of(px__soft_310, text, len, true)) ||
            (version >= 312 && px__one_of(px__soft_312, text, len, true));
 }
+
+bool px_compound_keyword(const char *text, size_t len, int version)
+{
+    static const char *const hard[] = {"if",  "elif", "else", "while", "for",   "try",   "except",
+                                       "finally", "with", "def", "class", "async", NULL};
+    static const char *const soft[] = {"match", "case", NULL};
+    return px__one_of(hard, text, len, false) || (version >= 310 && px__one_of(soft, text, len, false));
+}

@@ -71,6 +71,11 @@ bool px_keyword(const char *text, size_t len, int version);
 /* Whether some keyword, hard or soft, of that version begins with
  * text[0..len). */
 bool px_keyword_has_prefix(const char *text, size_t len, int version);
+/* Whether text[0..len) is a keyword that begins a compound statement or
+ * one of its clauses in Python `version` (if, elif, else, while, for, try,
+ * except, finally, with, def, class, async; from 3.10 the soft match and
+ * case). */
+bool px_compound_keyword(const char *text, size_t len, int version);
 /* Whether it is a soft keyword of that version ("match", "case", "_" from
  * 3.10, "type" from 3.12). */
 bool px_soft_keyword(const char *text, size_t len, int version);

@@ -12,6 +12,7 @@
  * to the session's pruners as a fact.
  */
 #include "sx_internal.h"
+#include "seam_pylex.h"
 
 #define SX__NONE UINT32_MAX
 
@@ -332,8 +333,6 @@ static void sx__end_statement(sx_analysis *a)
 static void sx__start_statement(sx_analysis *a, uint32_t k)
 {
     sx_state *st = &a->st;
-    static const char *const compound[] = {"if", "elif", "else", "while", "for", "try", "except", "finally",
-                                           "def", "class", NULL};
     if (sx__is(a, k, "import") || sx__is(a, k, "from"))
         st->stmt = SX_STMT_IMPORT;
     else if (sx__is(a, k, "global") || sx__is(a, k, "nonlocal"))
@@ -344,8 +343,10 @@ static void sx__start_statement(sx_analysis *a, uint32_t k)
         st->stmt = SX_STMT_WITH;
     else if (sx__is(a, k, "raise"))
         st->stmt = SX_STMT_RAISE;
-    else if (sx__one_of(a, k, compound))
-        st->stmt = SX_STMT_COMPOUND;
+    else if (sx__kind(a, k) == SX_TOK_KEYWORD &&
+             px_compound_keyword(sx__text(a) + a->toks.items[k].start, a->toks.items[k].end - a->toks.items[k].start,
+                                 PX_NEWEST))
+        st->stmt = SX_STMT_COMPOUND;   /* with, caught above, is one too; match and case are names here */
     else if (sx__kind(a, k) == SX_TOK_NAME)
         st->stmt_first_name = true;
 }

@@ -464,17 +464,13 @@ static bool srv__literal_closed_after(srv__lex at, const char *text, size_t len,
     return !at.quote;
 }
 
+/* Whether the word at text[i] begins a compound statement or clause. */
 static bool srv__compound_keyword(const char *text, size_t len, size_t i)
 {
-    static const char *const words[] = {"if", "elif", "else", "for", "while", "with", "def", "class",
-                                        "try", "except", "finally", "async", "match", "case"};
-    for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
-        size_t n = strlen(words[w]);
-        if (i + n <= len && memcmp(text + i, words[w], n) == 0 &&
-            (i + n == len || !px_name_byte((unsigned char)text[i + n])))
-            return true;
-    }
-    return false;
+    size_t e = i;
+    while (e < len && px_name_byte((unsigned char)text[e]))
+        e++;
+    return px_compound_keyword(text + i, e - i, PX_NEWEST);
 }
 
 /* Whether the cursor's line begins a compound statement whose colon is not

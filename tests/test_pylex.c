@@ -80,6 +80,17 @@ Test(pylex, keywords_by_version)
     cr_assert(px_soft_keyword("match", 5, 310));
     cr_assert(!px_soft_keyword("type", 4, 311));
     cr_assert(px_soft_keyword("type", 4, 312));
+    /* the words that begin a compound statement or a clause */
+    cr_assert(px_compound_keyword("async", 5, 311));
+    cr_assert(px_compound_keyword("with", 4, 311));
+    cr_assert(px_compound_keyword("finally", 7, 309));
+    cr_assert(!px_compound_keyword("match", 5, 309));
+    cr_assert(px_compound_keyword("match", 5, 310));
+    cr_assert(!px_compound_keyword("lambda", 6, 314));
+    cr_assert(!px_compound_keyword("iff", 3, 314));
+    cr_assert(px_keyword_has_prefix("nonl", 4, 311));
+    cr_assert(px_keyword_has_prefix("typ", 3, 312));
+    cr_assert(!px_keyword_has_prefix("typ", 3, 311));
 }
 
 Test(pylex, where_an_fstring_ends_with_modes)
