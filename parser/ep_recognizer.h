@@ -49,19 +49,16 @@ typedef struct ep_cursor_path {
     uint32_t symbol;         /* the quotient's start for the rest from there */
 } ep_cursor_path;
 
-/* How far the str literal in progress has been checked (escapes and
- * f-string fields), as offsets in the token, so that a long literal fed a
- * few bytes at a time is read once.  Valid while the text up to `checked`
- * is unchanged. */
+/* How far the str literal in progress has had its escapes checked, so
+ * that a long literal fed a few bytes at a time is read once.  Valid while
+ * the text up to `checked` is unchanged. */
 typedef struct ep_string_check {
     uint32_t tok_start;
-    uint32_t escapes;
-    uint32_t fields;
-    uint32_t checked;   /* text offset: the greater of the two */
+    uint32_t checked;   /* text offset */
 } ep_string_check;
 
 /* The scanner of the f- or t-string token in progress (Python 3.12+, see
- * fstring_modes.c), kept across feeds so that a long string is read once.
+ * fstring.c), kept across feeds so that a long string is read once.
  * It has read text[tok_start..tok_start + scan.at), a copy of which it
  * keeps: the text may be rolled back and written again in place (the
  * vocabulary walk does), and the scan goes on only where it is unchanged. */

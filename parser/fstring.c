@@ -1,286 +1,178 @@
 /*
- * fstring.c - CPython 3.11 tokenizes an f-string as one STRING token and
- * checks its replacement fields while parsing.  This file does the same
- * check for a finished f-string token: literal braces, fields with an
- * optional "=", a "!s", "!r" or "!a" conversion and a format spec (which may
- * hold fields itself, two levels deep at most), and each field's expression
- * parsed as "(" expression ")", as CPython does it, by a nested recognizer
- * that the caller keeps for the purpose.
+ * fstring.c - f- and t-strings for the recognizer's lexer.  An f-string is
+ * one lexeme for seam's parser; pylex's scanner (px_fscan) reads it as the
+ * grammar's Python version does, and each field's expression is parsed
+ * apart, by a recognizer on the compiled grammar kept for the purpose.
+ *
+ * Up to 3.11 the string is one token of CPython's tokenizer too: its
+ * lexeme's pattern ends it at its quote, and the scanner checks what 3.11
+ * checks while parsing it.  A field's expression is parsed as
+ * "(" EXPR ")", as CPython 3.11 does.
+ *
+ * From 3.12 an f-string (and from 3.14 a t-string) is a mode of the
+ * tokenizer (PEP 701, PEP 750): the same quote nested inside a field,
+ * comments and line breaks in fields.  The lexeme's pattern
+ * (parser/grammars/python.grammar: FSTRING and its kin) is exact up to the
+ * first brace and takes anything after it; once the opening quote is read,
+ * the scanner decides where it ends, byte by byte, and the lexer follows
+ * it (lexer.c, ep__feed_modal).  A field's expression is parsed as the
+ * right-hand side of an assignment, "_ = " EXPR, with the field's brace
+ * counted as an open bracket: (yield_expr | star_expressions), as
+ * CPython's grammar has it for a field, with line breaks inside taken as
+ * in brackets.  The scanner has already cut the expression at the field's
+ * top-level "=", "!", ":" or "}", and refuses a top-level ";", so nothing
+ * else of a statement can follow.
  */
 #include "ep_fstring.h"
+#include "ep_recognizer.h"
 
 #include <string.h>
 
-#define EP_FSTRING_MAX_NEST 200
-
-typedef struct ep_fscan {
-    ep_recognizer *fields;   /* parses each field's expression; back at its save point 0 after each */
-    const char *s;     /* the body between the quotes */
-    size_t n;
-    size_t at;
-    bool raw;
-    bool partial;      /* the body is a prefix: running out of text is fine */
-    bool ended;        /* a partial scan ran out of text: the prefix is fine */
-    size_t resume;     /* the last place in the top-level literal text reached */
-} ep_fscan;
-
-static bool ep__fstring_literal(ep_fscan *f, int depth, bool in_spec);
-
-/* In a partial scan, whether the text ran out at f->at + ahead (then the
- * scan stops with the prefix accepted). */
-static bool ep__out_of_text(ep_fscan *f, size_t ahead)
+void ep_modal_init(ep_modal *modal, int version)
 {
-    if (!f->partial || f->at + ahead < f->n)
+    px_fscan_init(&modal->scan, version);
+    sm_array_init(&modal->seen);
+    modal->tok_start = UINT32_MAX;
+    modal->exprs_valid = 0;
+}
+
+void ep_modal_free(ep_modal *modal)
+{
+    px_fscan_free(&modal->scan);
+    sm_array_free(&modal->seen);
+}
+
+bool ep_fstring_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
+{
+    const ep_grammar *g = rec->grammar;
+    if (g->layout != EP_LAYOUT_PYTHON || at <= tok_start)
         return false;
-    f->ended = true;
-    return true;
+    return px_is_template_start(rec->text.items + tok_start, at - tok_start, ep_grammar_version(g), NULL);
 }
 
-/* Whether "(" expr ")" is a valid Python expression. */
-static bool ep__expression_valid(ep_recognizer *fields, const char *expr, size_t len)
+bool ep_modal_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
 {
-    bool ok = ep_feed(fields, "(", 1) == 1 && ep_feed(fields, expr, len) == 1 && ep_feed(fields, ")", 1) == 1 &&
-              ep_can_end(fields);
-    ep_restore(fields, 0);
-    return ok;
+    return ep_grammar_modal_strings(rec->grammar) && ep_fstring_token(rec, tok_start, at);
 }
 
-/* Whether "(" expr is a prefix of a valid Python expression. */
-static bool ep__expression_viable(ep_recognizer *fields, const char *expr, size_t len)
+/* Reads the next byte of the token, keeping a copy of what was read. */
+static int ep__modal_read(ep_modal *m, const char *token)
 {
-    bool ok = ep_feed(fields, "(", 1) == 1 && ep_feed(fields, expr, len) == 1;
-    ep_restore(fields, 0);
-    return ok;
+    uint32_t at = m->scan.at;
+    int status = px_fscan_step(&m->scan, token);
+    if (m->scan.at > at)
+        sm_array_push(&m->seen, token[at]);
+    return status;
 }
 
-static bool ep__blank(const char *s, size_t start, size_t end)
+/* Whether the scan may go on from where it is for the token at tok_start
+ * read up to `end`: the same token, the bytes it read unchanged, and not
+ * stopped (a byte past the string or refused may have been replaced). */
+static bool ep__modal_current(const ep_recognizer *rec, uint32_t tok_start, uint32_t end)
 {
-    for (size_t i = start; i < end; i++)
+    const ep_modal *m = &rec->modal;
+    return m->tok_start == tok_start && m->scan.status != PX_FS_PAST && m->scan.status != PX_FS_ERROR &&
+           tok_start + m->scan.at <= end && m->seen.size == m->scan.at &&
+           memcmp(m->seen.items, rec->text.items + tok_start, m->seen.size) == 0;
+}
+
+/* Brings the scanner to text[end] (not read) of the token at tok_start,
+ * from where it was if it can go on, else from the token's opening quote.
+ * Returns what the scanner says of text[tok_start..end): PX_FS_MORE or
+ * PX_FS_CLOSED (that of its last byte), or PX_FS_PAST or PX_FS_ERROR for a
+ * byte before end. */
+static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
+{
+    ep_modal *m = &rec->modal;
+    const char *token = rec->text.items + tok_start;
+    if (!ep__modal_current(rec, tok_start, end)) {
+        size_t quote = 0;
+        px_prefix pfx;
+        int version = ep_grammar_version(rec->grammar);
+        if (!px_is_template_start(token, end - tok_start, version, &quote))
+            return PX_FS_ERROR;
+        px_string_prefix(token, quote, version, &pfx);
+        px_fscan_begin(&m->scan, &pfx, (uint32_t)quote);
+        sm_array_clear(&m->seen);
+        for (size_t i = 0; i < quote; i++)
+            sm_array_push(&m->seen, token[i]);
+        m->tok_start = tok_start;
+        m->exprs_valid = 0;
+    }
+    while (tok_start + m->scan.at < end) {
+        int status = ep__modal_read(m, token);
+        if (status == PX_FS_PAST || status == PX_FS_ERROR)
+            return status;
+    }
+    return m->scan.read_status;
+}
+
+int ep_modal_step(ep_recognizer *rec, uint32_t tok_start, uint32_t at)
+{
+    int status = ep__modal_sync(rec, tok_start, at);
+    if (status == PX_FS_PAST || status == PX_FS_ERROR)
+        return status;
+    return ep__modal_read(&rec->modal, rec->text.items + tok_start);
+}
+
+static bool ep__blank(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
         if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' && s[i] != '\f')
             return false;
     return true;
 }
 
-/* A partial scan ran out of text inside the expression that starts at
- * `start`: it is fine if the expression can go on, or, when the text ends
- * in "!" or "=" (a conversion or "=" may follow a finished expression as
- * well as "!=" or "==" an unfinished one), if it is finished before it. */
-static bool ep__expression_prefix_ok(const ep_fscan *f, size_t start)
+/* Parses a field's expression, whole or as a prefix: "_ = " EXPR with the
+ * field's brace open (3.12 on), or "(" EXPR ")" (up to 3.11). */
+static bool ep__field_parse(ep_recognizer *fields, const char *expr, size_t len, bool whole)
 {
-    if (ep__expression_viable(f->fields, f->s + start, f->n - start))
+    bool modes = ep_grammar_modal_strings(fields->grammar);
+    bool ok = modes ? ep_feed(fields, "_ = ", 4) == 1 : ep_feed(fields, "(", 1) == 1;
+    if (ok) {
+        if (modes)
+            fields->run.depth++;
+        ok = ep_feed(fields, expr, len) == 1;
+    }
+    if (ok && whole && !modes)
+        ok = !ep__blank(expr, len) && ep_feed(fields, ")", 1) == 1 && ep_can_end(fields); /* not "()" */
+    else if (ok && whole) {
+        ok = ep_end_token(fields) && fields->run.depth == 1;
+        if (ok) {
+            /* the field's "}" closes the bracket and follows any join */
+            fields->run.depth = 0;
+            fields->run.continued = false;
+            ok = ep_can_end(fields);
+        }
+    }
+    ep_restore(fields, 0);
+    return ok;
+}
+
+/* The expression in progress at the end of the text: a prefix of one, or,
+ * when the text ends in a "!" or "=" that may end it, whole before it. */
+static bool ep__open_field_ok(ep_recognizer *fields, const char *token, uint32_t len, uint32_t start,
+                              uint32_t tentative)
+{
+    if (ep__field_parse(fields, token + start, len - start, false))
         return true;
-    size_t last = f->n - 1;
-    return f->n > start && (f->s[last] == '!' || f->s[last] == '=') && !ep__blank(f->s, start, last) &&
-           ep__expression_valid(f->fields, f->s + start, last - start);
+    return tentative != UINT32_MAX && ep__field_parse(fields, token + start, tentative - start, true);
 }
 
-/* Skips a string literal inside a field's expression, starting at its
- * opening quote.  False if it does not end inside the body. */
-static bool ep__skip_quoted(ep_fscan *f)
+bool ep_fstring_valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_start, uint32_t end, bool finished)
 {
-    char quote = f->s[f->at];
-    bool triple = f->at + 2 < f->n && f->s[f->at + 1] == quote && f->s[f->at + 2] == quote;
-    f->at += triple ? 3 : 1;
-    while (f->at < f->n) {
-        char c = f->s[f->at];
-        if (c == '\\')
-            return false; /* no backslash anywhere in an expression part */
-        if (c == quote && (!triple || (f->at + 2 < f->n && f->s[f->at + 1] == quote && f->s[f->at + 2] == quote))) {
-            f->at += triple ? 3 : 1;
-            return true;
-        }
-        f->at++;
-    }
-    return ep__out_of_text(f, 0);
-}
-
-/* Scans a field's expression up to the "}", "!", ":" or "=" that ends it. */
-static bool ep__fstring_expression(ep_fscan *f)
-{
-    char nest[EP_FSTRING_MAX_NEST];
-    int depth = 0;
-    while (f->at < f->n) {
-        char c = f->s[f->at];
-        char next = f->at + 1 < f->n ? f->s[f->at + 1] : '\0';
-        if (c == '\\' || c == '#')
-            return false;
-        if (c == '\'' || c == '"') {
-            if (!ep__skip_quoted(f))
-                return false;
-            if (f->ended)
-                return true;
-            continue;
-        }
-        if ((c == '!' || c == '=') && ep__out_of_text(f, 1))
-            return true; /* the next character decides */
-        if (c == '(' || c == '[' || c == '{') {
-            if (depth >= EP_FSTRING_MAX_NEST)
-                return false;
-            nest[depth++] = c == '(' ? ')' : c == '[' ? ']' : '}';
-        } else if (c == ')' || c == ']' || c == '}') {
-            if (depth == 0)
-                return c == '}';
-            if (nest[--depth] != c)
-                return false;
-        } else if (depth == 0) {
-            if (c == ':' || (c == '!' && next != '='))
-                return true;
-            if (c == '=' && next != '=') {
-                char prev = f->at > 0 ? f->s[f->at - 1] : '\0';
-                if (prev != '=' && prev != '!' && prev != '<' && prev != '>')
-                    return true;
-            }
-            if ((c == '!' || c == '=' || c == '<' || c == '>') && next == '=') {
-                f->at += 2;
-                continue;
-            }
-        }
-        f->at++;
-    }
-    return ep__out_of_text(f, 0);
-}
-
-/* Checks one replacement field; f->at is just after its "{". */
-static bool ep__fstring_field(ep_fscan *f, int depth)
-{
-    if (depth >= 2)
-        return false; /* expressions nested too deeply */
-    size_t start = f->at;
-    if (!ep__fstring_expression(f))
+    int status = ep__modal_sync(rec, tok_start, end);
+    if (status == PX_FS_ERROR || status == PX_FS_PAST || (finished && status != PX_FS_CLOSED))
         return false;
-    if (f->ended)
-        return ep__expression_prefix_ok(f, start);
-    size_t end = f->at;
-    if (ep__blank(f->s, start, end) || !ep__expression_valid(f->fields, f->s + start, end - start))
-        return false;
-    if (f->at < f->n && f->s[f->at] == '=') {
-        /* "{x = }" keeps the spaces around "=" in its text */
-        f->at++;
-        while (f->at < f->n && (f->s[f->at] == ' ' || f->s[f->at] == '\t' || f->s[f->at] == '\n'))
-            f->at++;
-    }
-    if (f->at < f->n && f->s[f->at] == '!') {
-        f->at++;
-        if (ep__out_of_text(f, 0))
-            return true;
-        if (f->at >= f->n || !strchr("sra", f->s[f->at]))
+    ep_modal *m = &rec->modal;
+    const char *token = rec->text.items + tok_start;
+    for (; m->exprs_valid < m->scan.exprs.size; m->exprs_valid++) {
+        px_fs_expr e = m->scan.exprs.items[m->exprs_valid];
+        if (!fields || !ep__field_parse(fields, token + e.start, e.end - e.start, true))
             return false;
-        f->at++;
     }
-    if (f->at < f->n && f->s[f->at] == ':') {
-        f->at++;
-        if (!ep__fstring_literal(f, depth + 1, true))
-            return false;
-        if (f->ended)
-            return true;
-    }
-    if (ep__out_of_text(f, 0))
+    uint32_t start, tentative;
+    if (finished || !px_fscan_open_expr(&m->scan, &start, &tentative))
         return true;
-    if (f->at >= f->n || f->s[f->at] != '}')
-        return false;
-    f->at++;
-    return true;
-}
-
-/* Scans literal text and the fields in it, to the end of the body or, in a
- * format spec, to the "}" that closes the field (left unconsumed). */
-static bool ep__fstring_literal(ep_fscan *f, int depth, bool in_spec)
-{
-    while (f->at < f->n) {
-        if (depth == 0 && !in_spec)
-            f->resume = f->at; /* everything before is checked */
-        char c = f->s[f->at];
-        char next = f->at + 1 < f->n ? f->s[f->at + 1] : '\0';
-        if (c == '\\' && !f->raw) {
-            /* As CPython 3.11 scans a literal part: the escaped character is
-             * consumed with its backslash, except a brace, which still opens
-             * or closes a field; "\N{...}" is skipped whole. */
-            if (ep__out_of_text(f, 1))
-                return true;
-            if (next == 'N' && f->at + 2 < f->n && f->s[f->at + 2] == '{') {
-                const char *close = memchr(f->s + f->at, '}', f->n - f->at);
-                if (!close)
-                    return ep__out_of_text(f, f->n - f->at);
-                f->at = (size_t)(close - f->s) + 1;
-            } else if (next == '{' || next == '}') {
-                f->at += 1;
-            } else {
-                f->at += 2;
-            }
-            continue;
-        }
-        if (c == '{') {
-            if (!in_spec && next == '{') {
-                f->at += 2;
-                continue;
-            }
-            if (!in_spec && ep__out_of_text(f, 1))
-                return true; /* "{{" or a field */
-            f->at++;
-            if (!ep__fstring_field(f, depth))
-                return false;
-            if (f->ended)
-                return true;
-            continue;
-        }
-        if (c == '}') {
-            if (in_spec)
-                return true;
-            if (ep__out_of_text(f, 1))
-                return true; /* "}}" may follow */
-            if (next != '}')
-                return false; /* a single '}' */
-            f->at += 2;
-            continue;
-        }
-        f->at++;
-    }
-    return !in_spec || ep__out_of_text(f, 0);
-}
-
-bool ep_fstring_valid(ep_recognizer *fields, const char *token, size_t len)
-{
-    size_t prefix = 0;
-    bool is_f = false, raw = false;
-    while (prefix < len && token[prefix] != '\'' && token[prefix] != '"') {
-        char c = token[prefix++];
-        is_f |= c == 'f' || c == 'F';
-        raw |= c == 'r' || c == 'R';
-    }
-    if (!is_f)
-        return true;
-    size_t quote = prefix + 2 < len && token[prefix + 1] == token[prefix] && token[prefix + 2] == token[prefix] &&
-                   len - prefix >= 6 ? 3 : 1;
-    if (len < prefix + 2 * quote)
-        return false;
-    ep_fscan f = {fields, token + prefix + quote, len - prefix - 2 * quote, 0, raw, false, false, 0};
-    return ep__fstring_literal(&f, 0, false);
-}
-
-bool ep_fstring_prefix_valid(ep_recognizer *fields, const char *token, size_t len, size_t *resume)
-{
-    size_t prefix = 0;
-    bool is_f = false, raw = false;
-    while (prefix < len && prefix < 2 && strchr("fFrR", token[prefix]) && token[prefix]) {
-        char c = token[prefix++];
-        is_f |= c == 'f' || c == 'F';
-        raw |= c == 'r' || c == 'R';
-    }
-    if (!is_f || prefix == len || (token[prefix] != '\'' && token[prefix] != '"'))
-        return true; /* not an f-string */
-    size_t quote = 1;
-    if (prefix + 1 < len && token[prefix + 1] == token[prefix]) {
-        if (prefix + 2 >= len)
-            return true; /* the empty string or a triple quote to come */
-        quote = token[prefix + 2] == token[prefix] ? 3 : 1;
-        if (quote == 1)
-            return true; /* past the empty string: not this token any more */
-    }
-    size_t body = prefix + quote;
-    size_t from = *resume > body && *resume <= len ? *resume - body : 0;
-    ep_fscan f = {fields, token + body, len - body, from, raw, true, false, from};
-    if (!ep__fstring_literal(&f, 0, false))
-        return false;
-    *resume = body + f.resume;
-    return true;
+    return fields && ep__open_field_ok(fields, token, end - tok_start, start, tentative);
 }

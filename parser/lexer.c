@@ -7,7 +7,7 @@
  * lexed again.  A finished token passes CPython's checks beyond the
  * patterns (names' characters, escapes, f-string fields, integer digits)
  * before the parser scans it; from Python 3.12, an f- or t-string past its
- * opening quote follows its scanner (fstring_modes.c).
+ * opening quote follows its scanner (fstring.c).
  */
 #include "ep_earley.h"
 #include "ep_recognizer.h"
@@ -112,13 +112,12 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         return false; /* a character CPython does not allow in a name */
     /* f-string expressions are parsed with the compiled grammar, not with a
      * quotient derived from it */
-    if (ep_modal_token(rec, run->tok_start, end)) {
-        if (!ep_modal_valid(rec, ep__fields(rec), run->tok_start, end, true))
+    if (ep_fstring_token(rec, run->tok_start, end)) {
+        if (!ep_fstring_valid(rec, ep__fields(rec), run->tok_start, end, true))
             return false;
-    } else if (lex->fstring && (!px_escapes_valid(token, end - run->tok_start, true, &from) ||
-                         (ep_has_brace(token, end - run->tok_start) &&
-                          (!ep__fields(rec) || !ep_fstring_valid(rec->fields, token, end - run->tok_start)))))
+    } else if (lex->fstring && !px_escapes_valid(token, end - run->tok_start, true, &from)) {
         return false;
+    }
     if (python && lex->terminals[0] == g->t_number && g->t_number != EP_NONE &&
         ep__int_too_long(token, end - run->tok_start))
         return false;
@@ -267,25 +266,18 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
         return false;
     if (!px_name_valid(token, len))
         return false;
-    if (ep_modal_token(rec, run->tok_start, end))
-        return ep_modal_valid(rec, ep__fields(rec), run->tok_start, end, false);
+    if (ep_fstring_token(rec, run->tok_start, end))
+        return ep_fstring_valid(rec, ep__fields(rec), run->tok_start, end, false);
     if (!ep_str_literal(token, len, NULL, NULL))
         return true;
     bool finished = run->accept_end == end && run->accept_lexeme >= 0 && g->lexemes[run->accept_lexeme].fstring;
     ep_string_check *seen = &rec->string_check;
     if (seen->tok_start != run->tok_start || seen->checked > end) {
         seen->tok_start = run->tok_start;
-        seen->escapes = seen->fields = 0;
+        seen->checked = run->tok_start;
     }
-    size_t escapes = seen->escapes, fields = seen->fields;
+    size_t escapes = seen->checked - run->tok_start;
     bool ok = px_escapes_valid(token, len, finished, &escapes);
-    if (ok && ep_has_brace(token, len)) {
-        ep_recognizer *parser = ep__fields(rec);
-        ok = parser && (finished ? ep_fstring_valid(parser, token, len)
-                                 : ep_fstring_prefix_valid(parser, token, len, &fields));
-    }
-    seen->escapes = (uint32_t)escapes;
-    seen->fields = (uint32_t)fields;
-    seen->checked = run->tok_start + (uint32_t)(escapes > fields ? escapes : fields);
+    seen->checked = run->tok_start + (uint32_t)escapes;
     return ok;
 }

@@ -16,13 +16,29 @@
  * than !s, !r, !a right after the "!", fields nested more than three deep,
  * the string's own quotes inside a format specification.  The expressions
  * themselves are Python, left to the caller (px_fs_expr).
+ *
+ * Before 3.12 the string is one token that its first closing quote ends
+ * (the caller's lexer finds it); read with an older version, the scan
+ * checks what 3.11's f-string rules add: no backslash and no comment in
+ * an expression, fields two deep at most, nothing between a conversion and
+ * the ":" or "}" after it, "\N{...}" an escape in a format spec too.
  */
 #include "seam_pylex.h"
 
 #include <string.h>
 
 #define PX__NONE UINT32_MAX
-#define PX__MAX_FIELD_LEVEL 3   /* "{x:{y:{z}}}" is as deep as fields go */
+/* How deep fields nest: "{x:{y:{z}}}" from 3.12 on, "{x:{y}}" before. */
+static unsigned px__max_field_level(const px_fscan *scan)
+{
+    return scan->version >= 312 ? 3 : 2;
+}
+
+/* Whether the version reads f-strings with modes (3.12 on). */
+static bool px__modes(const px_fscan *scan)
+{
+    return scan->version >= 312;
+}
 
 enum { PX__LIT, PX__SPEC, PX__EXPR, PX__STR, PX__COMMENT };
 
@@ -137,7 +153,7 @@ static void px__record(px_fscan *scan, const px_fs_frame *expr, uint32_t end)
 static int px__open_field(px_fscan *scan, uint32_t start)
 {
     px_fs_frame *from = sm_array_back(&scan->frames);
-    if (from->level + 1 > PX__MAX_FIELD_LEVEL)
+    if (from->level + 1u > px__max_field_level(scan))
         return PX_FS_ERROR;
     if (from->kind == PX__SPEC)
         from->spec_field = true;
@@ -220,12 +236,12 @@ static int px__escape(px_fscan *scan, px_fs_frame *f, uint8_t c)
         f->hex_left = c == 'x' ? 2 : c == 'u' ? 4 : 8;
         f->hex_value = 0;
     } else if (c == 'N') {
-        /* in a format spec the "{" would open a field: \N cannot be whole */
-        if (f->kind == PX__SPEC)
+        /* from 3.12, in a format spec the "{" would open a field: \N
+         * cannot be whole */
+        if (f->kind == PX__SPEC && px__modes(scan))
             return PX_FS_ERROR;
         f->sub = PX__ESC_N;
     }
-    (void)scan;
     return PX_FS_MORE;
 }
 
@@ -300,13 +316,16 @@ static int px__text(px_fscan *scan, const char *token, px_fs_frame *f, uint8_t c
     if (px__newline(c) && f->quote_len == 1) {
         /* 3.12 and 3.13 end a single-quoted string's format spec at a line
          * break (before any field in it), then want the field's "}" */
-        if (!spec || scan->version >= 314 || f->spec_field)
+        if (!spec || !px__modes(scan) || scan->version >= 314 || f->spec_field)
             return PX_FS_ERROR;
         f->kind = PX__EXPR;
         f->sub = PX__TAIL;
         return PX_FS_MORE;
     }
     if (c == '\\') {
+        /* before 3.12 a string inside a field has no backslash */
+        if (!f->outer && !px__modes(scan))
+            return PX_FS_ERROR;
         f->sub = PX__ESC;
         return PX_FS_MORE;
     }
@@ -349,6 +368,8 @@ static int px__plain(px_fscan *scan, px_fs_frame *f, uint8_t c)
         break;
     }
     if (c == '\\') {
+        if (!f->outer && !px__modes(scan))
+            return PX_FS_ERROR; /* no backslash in a field before 3.12 */
         f->sub = PX__ESC;
         return PX_FS_MORE;
     }
@@ -380,9 +401,10 @@ static int px__start_string(px_fscan *scan, const char *token, px_fs_frame *f, u
  * cut by a line break: blanks, comments, then the rest of the field. */
 static int px__field_rest(px_fscan *scan, px_fs_frame *f, uint8_t c)
 {
-    if (px__blank(c))
+    bool modes = px__modes(scan);
+    if (px__blank(c) && (modes || f->sub == PX__AFTER_EQ))
         return PX_FS_MORE;
-    if (c == '#') {
+    if (c == '#' && modes) {
         sm_array_push(&scan->frames, ((px_fs_frame){.kind = PX__COMMENT}));
         return PX_FS_MORE;
     }
@@ -438,6 +460,8 @@ static int px__expr(px_fscan *scan, const char *token, px_fs_frame *f, uint8_t c
     /* PX__MAIN */
     if (c == '\'' || c == '"')
         return px__start_string(scan, token, f, c);
+    if ((c == '#' || c == '\\') && !px__modes(scan))
+        return PX_FS_ERROR; /* before 3.12: no comment, no backslash in an expression */
     if (c == '#') {
         sm_array_push(&scan->frames, ((px_fs_frame){.kind = PX__COMMENT}));
         return PX_FS_MORE;

@@ -158,3 +158,27 @@ Test(pylex, format_spec_line_breaks_by_version)
     cr_assert_eq(scan_string("f'{x:\n{y}\n{z}}'", 313, NULL, 0), 15);
     cr_assert_eq(scan_string("f'{x:\n{y}a}'", 312, NULL, 0), -1);
 }
+
+/* Up to 3.11 an f-string is one token its first closing quote ends; the
+ * scan checks what 3.11 checks in it (CPython 3.11's verdicts). */
+Test(pylex, what_311_refuses_in_fields)
+{
+    const char *refused[] = {
+        "f'{x #}'",            /* no comment in an expression */
+        "f'{\"\\n\"}'",        /* no backslash in one, even in a string */
+        "f'{x:{y:{z}}}'",      /* fields two deep at most */
+        "f'{x!r }'",           /* nothing between the conversion and "}" */
+        "f'{x= #}'",
+        "f'{x:\\N{NO SUCH NAME}}'",  /* \N{...} is an escape in a spec too */
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        cr_assert_eq(scan_string(refused[i], 311, NULL, 0), -1, "%s", refused[i]);
+    char exprs[128];
+    cr_assert_eq(scan_string("f'{\"#\"!r:{y}} {x = }'", 311, exprs, sizeof exprs), 21);
+    cr_assert_str_eq(exprs, "\"#\"|y|x ");
+    cr_assert_eq(scan_string("f'{x:\\N{EM DASH}}'", 311, NULL, 0), 18);
+    cr_assert_eq(scan_string("f'{x:{y}}'", 310, NULL, 0), 10);
+    /* the same strings, read as 3.12 does */
+    cr_assert_eq(scan_string("f'{x!r }'", 312, NULL, 0), 9);
+    cr_assert_eq(scan_string("f'{x:{y:{z}}}'", 312, NULL, 0), 14);
+}
