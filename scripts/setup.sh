@@ -33,6 +33,9 @@ test_packages=(
   # a virtual environment with a compiled module the test builds, over
   # Debian's numpy (tests/corpus/venv_check.py)
   python3-venv python3-dev
+  # CPython 3.11's own test suite: test_fstring.py's snippets are checked
+  # (tests/corpus/fstring_check.py)
+  libpython3.11-testsuite
 )
 if [ "${1:-}" = "--test-deps" ]; then
   debian_packages+=("${test_packages[@]}")
