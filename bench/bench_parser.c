@@ -150,11 +150,22 @@ int main(int argc, char **argv)
     char error[256];
     if (argc == 2 && strcmp(argv[1], "--grammars") == 0)
         return bench__grammars();
-    if (ep_grammar_python(&grammar, error, sizeof error)) {
+    /* --python 3.N: that version's grammar (default 3.11) */
+    int version = 311, first = 1;
+    if (argc >= 3 && strcmp(argv[1], "--python") == 0) {
+        unsigned minor = 0;
+        if (sscanf(argv[2], "3.%u", &minor) != 1) {
+            fprintf(stderr, "bench_parser: --python takes 3.N\n");
+            return 2;
+        }
+        version = 300 + (int)minor;
+        first = 3;
+    }
+    if (ep_grammar_python_version(version, &grammar, error, sizeof error)) {
         fprintf(stderr, "bench_parser: %s\n", error);
         return 1;
     }
-    for (int i = 1; i < argc; i++)
+    for (int i = first; i < argc; i++)
         bench__file(grammar, argv[i]);
     ep_grammar_free(grammar);
     return 0;

@@ -60,9 +60,12 @@ def main() -> int:
     parser.add_argument("--bench", default="build/release/bench/bench_parser")
     parser.add_argument("--files", type=int, default=60)
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--python", default="3.11",
+                        help="the grammar's Python version (the files are the machine's 3.11 standard library)")
     args = parser.parse_args()
     files = stdlib_files(args.files, args.seed)
-    out = subprocess.run([args.bench, *map(str, files)], capture_output=True, text=True, check=True)
+    out = subprocess.run([args.bench, "--python", args.python, *map(str, files)], capture_output=True, text=True,
+                         check=True)
     rows = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
     ratios, chars, trials = [], [], []
     rejected = []
@@ -76,9 +79,11 @@ def main() -> int:
             rejected.append(row["file"])
     largest = max(rows, key=lambda r: r["bytes"])
     # peak memory of one process that handles only the largest file
-    alone = subprocess.run([args.bench, largest["file"]], capture_output=True, text=True, check=True)
+    alone = subprocess.run([args.bench, "--python", args.python, largest["file"]], capture_output=True, text=True,
+                           check=True)
     largest_rss = json.loads(alone.stdout.splitlines()[0])["max_rss_kb"]
     summary = {
+        "python": args.python,
         "files": len(rows),
         "feed_whole_over_ast_median": round(statistics.median(ratios), 2),
         "char_feed_ns_median": statistics.median(chars),

@@ -66,6 +66,7 @@ typedef struct ep_modal {
     px_fscan scan;
     SM_ARRAY(char) seen;     /* the bytes read */
     uint32_t tok_start;      /* UINT32_MAX: nothing read */
+    uint32_t epoch;          /* the recognizer's text_epoch when `seen` last matched the text */
     uint32_t exprs_valid;    /* scan.exprs[0..exprs_valid) are known valid */
 } ep_modal;
 
@@ -115,8 +116,11 @@ struct ep_recognizer {
     uint32_t can_end_ways[EP_CAN_END_WAYS];   /* how can_end was answered, for tests */
     ep_string_check string_check;
     ep_modal modal;
+    /* Counts the times the text was cut back or its length set (a restore):
+     * between two, the text only grows at its end. */
+    uint32_t text_epoch;
     /* Parses f-string fields' expressions (ep_fstring_valid): made on first
-     * use, on the compiled grammar, with its save point 0 at the start. */
+     * use, on the compiled grammar (ep_fstring_fields_new). */
     ep_recognizer *fields;
     /* Tokenizing mode (ep_tokenize): tokens are recorded, not parsed. */
     bool capture;

@@ -44,15 +44,19 @@ void ep_modal_free(ep_modal *modal)
 
 bool ep_fstring_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
 {
-    const ep_grammar *g = rec->grammar;
-    if (g->layout != EP_LAYOUT_PYTHON || at <= tok_start)
+    if (at < tok_start + 2 || rec->grammar->layout != EP_LAYOUT_PYTHON)
         return false;
-    return px_is_template_start(rec->text.items + tok_start, at - tok_start, ep_grammar_version(g), NULL);
+    /* most tokens are told apart by their first byte: a prefix with f or t
+     * starts with one of these */
+    char first = rec->text.items[tok_start];
+    if (!strchr("fFtTrR", first) || first == '\0')
+        return false;
+    return px_is_template_start(rec->text.items + tok_start, at - tok_start, rec->modal.scan.version, NULL);
 }
 
 bool ep_modal_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
 {
-    return ep_grammar_modal_strings(rec->grammar) && ep_fstring_token(rec, tok_start, at);
+    return rec->modal.scan.version >= 312 && ep_fstring_token(rec, tok_start, at);
 }
 
 /* Reads the next byte of the token, keeping a copy of what was read. */
@@ -68,12 +72,20 @@ static int ep__modal_read(ep_modal *m, const char *token)
 /* Whether the scan may go on from where it is for the token at tok_start
  * read up to `end`: the same token, the bytes it read unchanged, and not
  * stopped (a byte past the string or refused may have been replaced). */
-static bool ep__modal_current(const ep_recognizer *rec, uint32_t tok_start, uint32_t end)
+static bool ep__modal_current(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
 {
-    const ep_modal *m = &rec->modal;
-    return m->tok_start == tok_start && m->scan.status != PX_FS_PAST && m->scan.status != PX_FS_ERROR &&
-           tok_start + m->scan.at <= end && m->seen.size == m->scan.at &&
-           memcmp(m->seen.items, rec->text.items + tok_start, m->seen.size) == 0;
+    ep_modal *m = &rec->modal;
+    if (m->tok_start != tok_start || m->scan.status == PX_FS_PAST || m->scan.status == PX_FS_ERROR ||
+        tok_start + m->scan.at > end || m->seen.size != m->scan.at)
+        return false;
+    /* the bytes read are compared only when the text was cut back (or
+     * grown over bytes written in place) since they were */
+    if (m->epoch == rec->text_epoch)
+        return true;
+    if (memcmp(m->seen.items, rec->text.items + tok_start, m->seen.size) != 0)
+        return false;
+    m->epoch = rec->text_epoch;
+    return true;
 }
 
 /* Brings the scanner to text[end] (not read) of the token at tok_start,
@@ -97,6 +109,7 @@ static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
         for (size_t i = 0; i < quote; i++)
             sm_array_push(&m->seen, token[i]);
         m->tok_start = tok_start;
+        m->epoch = rec->text_epoch;
         m->exprs_valid = 0;
     }
     while (tok_start + m->scan.at < end) {
@@ -123,17 +136,33 @@ static bool ep__blank(const char *s, size_t len)
     return true;
 }
 
-/* Parses a field's expression, whole or as a prefix: "_ = " EXPR with the
- * field's brace open (3.12 on), or "(" EXPR ")" (up to 3.11). */
+/* The save point of a fields recognizer where an expression starts: after
+ * "_ = " with the field's brace open (3.12 on), or after "(" (up to 3.11). */
+#define EP__FIELD_START 1
+
+ep_recognizer *ep_fstring_fields_new(const ep_grammar *grammar)
+{
+    ep_recognizer *fields;
+    if (ep_recognizer_new(grammar, &fields) != SM_OK)
+        return NULL;
+    ep_save(fields);
+    bool modes = ep_grammar_modal_strings(grammar);
+    if ((modes ? ep_feed(fields, "_ = ", 4) : ep_feed(fields, "(", 1)) != 1) {
+        ep_recognizer_free(fields);
+        return NULL;
+    }
+    if (modes)
+        fields->run.depth++;
+    ep_save(fields); /* EP__FIELD_START */
+    return fields;
+}
+
+/* Parses a field's expression, whole or as a prefix, from the fields
+ * recognizer's EP__FIELD_START, and returns there. */
 static bool ep__field_parse(ep_recognizer *fields, const char *expr, size_t len, bool whole)
 {
     bool modes = ep_grammar_modal_strings(fields->grammar);
-    bool ok = modes ? ep_feed(fields, "_ = ", 4) == 1 : ep_feed(fields, "(", 1) == 1;
-    if (ok) {
-        if (modes)
-            fields->run.depth++;
-        ok = ep_feed(fields, expr, len) == 1;
-    }
+    bool ok = ep_feed(fields, expr, len) == 1;
     if (ok && whole && !modes)
         ok = !ep__blank(expr, len) && ep_feed(fields, ")", 1) == 1 && ep_can_end(fields); /* not "()" */
     else if (ok && whole) {
@@ -145,7 +174,7 @@ static bool ep__field_parse(ep_recognizer *fields, const char *expr, size_t len,
             ok = ep_can_end(fields);
         }
     }
-    ep_restore(fields, 0);
+    ep_restore(fields, EP__FIELD_START);
     return ok;
 }
 

@@ -43,9 +43,7 @@ static ep_recognizer *ep__fields(ep_recognizer *rec)
 {
     if (!rec->fields) {
         const ep_grammar *g = rec->grammar;
-        if (ep_recognizer_new(g->original ? g->original : g, &rec->fields) != SM_OK)
-            return NULL;
-        ep_save(rec->fields);
+        rec->fields = ep_fstring_fields_new(g->original ? g->original : g);
     }
     return rec->fields;
 }

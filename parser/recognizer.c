@@ -24,6 +24,7 @@
 void ep_text_truncate(ep_recognizer *rec, uint32_t len)
 {
     rec->text.size = len;
+    rec->text_epoch++;
     if (rec->string_check.checked > len)
         rec->string_check.tok_start = UINT32_MAX;
 }

@@ -101,8 +101,9 @@ static bool ep__direct(ep_recognizer *rec)
     uint32_t end = rec->text.size;
     const char *token = rec->text.items + run->tok_start;
     /* an f- or t-string read with modes is the automaton's only up to its
-     * first brace: after it, its scanner says where it ends */
-    if (ep_modal_token(rec, run->tok_start, end) && ep_has_brace(token, end - run->tok_start))
+     * first brace or backslash: after it, its scanner says where it ends */
+    if (ep_modal_token(rec, run->tok_start, end) &&
+        (ep_has_brace(token, end - run->tok_start) || memchr(token, '\\', end - run->tok_start)))
         return false;
     return !run->dead && run->dfa != EP_DFA_START && ep__quiet(token, end - run->tok_start) &&
            ep_run_token_so_far(rec, run, end);
