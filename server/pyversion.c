@@ -5,8 +5,9 @@
  * project's own word first: the lower bound of requires-python in the
  * nearest pyproject.toml, else the nearest .python-version, else the
  * interpreter that runs the code (python_path; its version read from a
- * virtual environment's pyvenv.cfg or from the name its link resolves to,
- * without running it), else python3 on PATH, else the newest seam knows.
+ * virtual environment's pyvenv.cfg, from the name its link resolves to, or
+ * for a pyenv shim from pyenv's choice, without running it), else python3
+ * on PATH, else the newest seam knows.
  */
 #include "seam_server.h"
 
@@ -167,9 +168,34 @@ static bool srv__py_project(const char *dir, srv_python_choice *out)
     return false;
 }
 
+/* The version a pyenv shim (ROOT/shims/python3, a script) runs, without
+ * running it: $PYENV_VERSION's first entry, else ROOT/version, pyenv's
+ * global choice ("system" and names that are not versions say nothing).
+ * A project's .python-version is read before (srv__py_project). */
+static int srv__py_shim_version(const char *real)
+{
+    char root[PATH_MAX];
+    snprintf(root, sizeof root, "%s", real);
+    char *slash = strrchr(root, '/');
+    if (!slash || slash - root < 6 || strncmp(slash - 6, "/shims", 6) != 0)
+        return -1;
+    slash[-6] = '\0';
+    const char *env = getenv("PYENV_VERSION");
+    if (env && *env)
+        return strncmp(env, "3.", 2) == 0 ? srv__py_first_version(env, NULL) : -1;
+    char file[PATH_MAX + 16];
+    snprintf(file, sizeof file, "%s/version", root);
+    sm_buf text;
+    if (sm_read_file(file, SRV_PY_FILE_BYTES, &text) != SM_OK)
+        return -1;
+    int v = text.data && strncmp(text.data, "3.", 2) == 0 ? srv__py_first_version(text.data, NULL) : -1;
+    sm_buf_free(&text);
+    return v;
+}
+
 /* An interpreter's version without running it: pyvenv.cfg beside a
  * virtual environment's bin/, else the name its links resolve to
- * (python3.12). */
+ * (python3.12), else, for a pyenv shim, the version pyenv chose. */
 int srv_python_interpreter_version(const char *interpreter)
 {
     char cfg[PATH_MAX + 32];
@@ -194,7 +220,9 @@ int srv_python_interpreter_version(const char *interpreter)
     if (!realpath(interpreter, real))
         return -1;
     const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
-    return strncmp(base, "python3.", 8) == 0 ? srv__py_first_version(base + 6, NULL) : -1;
+    if (strncmp(base, "python3.", 8) == 0)
+        return srv__py_first_version(base + 6, NULL);
+    return srv__py_shim_version(real);
 }
 
 static bool srv__py_on_path(char *out, size_t out_size)

@@ -111,6 +111,23 @@ Test(python_version, the_interpreter_of_a_virtual_environment)
     write_text(path, "");
     cr_assert_eq(symlink(path, link), 0);
     cr_assert_eq(srv_python_interpreter_version(link), 310);
+    /* a pyenv shim (a script): the version pyenv chose */
+    snprintf(path, sizeof path, "%s/shims", other);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    char shim[512];
+    snprintf(shim, sizeof shim, "%s/shims/python3", other);
+    write_text(shim, "#!/usr/bin/env bash\nexec pyenv exec python3 \"$@\"\n");
+    snprintf(path, sizeof path, "%s/version", other);
+    write_text(path, "3.12.4\n");
+    unsetenv("PYENV_VERSION");
+    cr_assert_eq(srv_python_interpreter_version(shim), 312);
+    setenv("PYENV_VERSION", "3.10.2:3.12.4", 1);
+    cr_assert_eq(srv_python_interpreter_version(shim), 310);
+    setenv("PYENV_VERSION", "system", 1);
+    cr_assert_eq(srv_python_interpreter_version(shim), -1, "pyenv's system Python: not told");
+    unsetenv("PYENV_VERSION");
+    write_text(path, "system\n");
+    cr_assert_eq(srv_python_interpreter_version(shim), -1);
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, other);
     free(other);
