@@ -27,6 +27,7 @@ mkdir -p "$stage"
 # A fresh copy of the sources beside the installed dependencies.
 find "$stage" -mindepth 1 -maxdepth 1 ! -name node_modules -exec rm -rf {} +
 cp editors/vscode/package.json editors/vscode/package-lock.json editors/vscode/extension.js editors/vscode/models.js \
+  editors/vscode/python.js \
   editors/vscode/README.md editors/vscode/.vscodeignore "$stage/"
 if ! cmp -s editors/vscode/package-lock.json "$stage/node_modules/.seam-lock"; then
   log "installing the extension's dependencies with npm"

@@ -16,6 +16,7 @@ const os = require('os');
 const path = require('path');
 const { LanguageClient, State } = require('vscode-languageclient/node');
 const { ModelOffer } = require('./models');
+const { PythonInterpreter } = require('./python');
 
 // Keys of the seam section that belong to the extension, not to seam.
 const OWN_KEYS = ['path', 'inlineCompletions', 'completionItems'];
@@ -32,7 +33,7 @@ function seamSettingNames(packageJSON) {
 
 // What the user set, from the most specific scope; null for the rest, so
 // that seam uses (or returns to) its own value.
-function seamSettings(names) {
+function seamSettings(names, python) {
   const config = vscode.workspace.getConfiguration('seam');
   const out = {};
   for (const name of names) {
@@ -41,22 +42,9 @@ function seamSettings(names) {
     out[name] = value === undefined ? null : value;
   }
   if (out.python_path === null) {
-    out.python_path = pythonExtensionInterpreter() || null;
+    out.python_path = (python && python.path()) || null;
   }
   return out;
-}
-
-// The interpreter the Python extension has selected for the workspace, if
-// that extension is installed and active (its environments API).
-function pythonExtensionInterpreter() {
-  try {
-    const python = vscode.extensions.getExtension('ms-python.python');
-    const api = python && python.isActive ? python.exports : undefined;
-    const active = api && api.environments && api.environments.getActiveEnvironmentPath();
-    return active && typeof active.path === 'string' && active.path.startsWith('/') ? active.path : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 // The seam binary: the setting (with ~ expanded), else the first `seam`
@@ -208,12 +196,12 @@ function itemsEnabled() {
   return vscode.workspace.getConfiguration('seam').get('completionItems.enable', false);
 }
 
-function makeClient(seam, names, log, status, offer) {
+function makeClient(seam, names, log, status, offer, python) {
   const serverOptions = { command: seam, args: ['lsp', '--stdio'] };
   const clientOptions = {
     documentSelector: [{ language: 'python' }],
     outputChannel: log,
-    initializationOptions: () => seamSettings(names),
+    initializationOptions: () => seamSettings(names, python),
     connectionOptions: { maxRestartCount: 3 },
     initializationFailedHandler: (error) => {
       status.set('stopped', String(error && error.message ? error.message : error));
@@ -230,7 +218,7 @@ function makeClient(seam, names, log, status, offer) {
         configuration: async (params, token, next) => {
           const answer = await next(params, token);
           return params.items.map((item, i) =>
-            item.section === 'seam' ? seamSettings(names) : Array.isArray(answer) ? answer[i] : null);
+            item.section === 'seam' ? seamSettings(names, python) : Array.isArray(answer) ? answer[i] : null);
         },
       },
     },
@@ -266,6 +254,14 @@ async function activate(context) {
   let seamInUse;
   context.subscriptions.push(log, status);
   const offer = new ModelOffer(context, { seam: () => seamInUse, status, restart: () => restart(), log });
+  // the settings seam is told, again when they change
+  const pushSettings = () => {
+    if (client && client.state === State.Running) {
+      client.sendNotification('workspace/didChangeConfiguration', { settings: { seam: seamSettings(names, python) } });
+    }
+  };
+  const python = new PythonInterpreter(pushSettings, log);
+  context.subscriptions.push(python);
   status.setEnabled(inlineEnabled());
 
   async function start() {
@@ -284,7 +280,7 @@ async function activate(context) {
     }
     log.info(`starting ${seam}`);
     seamInUse = seam;
-    client = makeClient(seam, names, log, status, offer);
+    client = makeClient(seam, names, log, status, offer, python);
     try {
       await client.start();
     } catch (error) {
@@ -332,11 +328,12 @@ async function activate(context) {
       if (event.affectsConfiguration('seam.path')) {
         restart();
       } else if (client && client.state === State.Running && names.some((n) => event.affectsConfiguration(`seam.${n}`))) {
-        client.sendNotification('workspace/didChangeConfiguration', { settings: { seam: seamSettings(names) } });
+        pushSettings();
       }
     }),
     { dispose: () => stop() },
   );
+  await python.init();
   await start();
 }
 

@@ -37,6 +37,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -313,6 +314,98 @@ def read(path):
         return f.read()
 
 
+# ---- An imitation of the Python extension ----------------------------------------
+
+# What the Python extension (ms-python.python) exposes to other extensions,
+# as far as seam's extension uses it: environments.getActiveEnvironmentPath()
+# and onDidChangeActiveEnvironmentPath.  The interpreter it selects is read
+# from a file the test writes (SEAM_TEST_INTERPRETER), polled, as a user
+# picking another interpreter would change it.
+PYTHON_IMITATION_JS = r"""
+'use strict';
+const vscode = require('vscode');
+const fs = require('fs');
+function activate(context) {
+  const file = process.env.SEAM_TEST_INTERPRETER;
+  const read = () => { try { return fs.readFileSync(file, 'utf8').trim(); } catch { return ''; } };
+  const changed = new vscode.EventEmitter();
+  let current = read();
+  const timer = setInterval(() => {
+    const now = read();
+    if (now && now !== current) {
+      current = now;
+      changed.fire({ id: now, path: now });
+    }
+  }, 200);
+  context.subscriptions.push({ dispose: () => clearInterval(timer) }, changed);
+  return {
+    environments: {
+      getActiveEnvironmentPath: () => ({ id: current, path: current }),
+      onDidChangeActiveEnvironmentPath: changed.event,
+    },
+  };
+}
+module.exports = { activate, deactivate: () => undefined };
+"""
+
+
+def python_imitation_vsix(path):
+    """A .vsix of the imitation, as vsce lays one out."""
+    manifest = {"name": "python", "publisher": "ms-python", "version": "2099.1.0", "displayName": "Python (test)",
+                "engines": {"vscode": "^1.80.0"}, "main": "./extension.js", "activationEvents": ["onLanguage:python"]}
+    vsixmanifest = """<?xml version="1.0" encoding="utf-8"?>
+<PackageManifest Version="2.0.0" xmlns="http://schemas.microsoft.com/developer/vsx-schema/2011" xmlns:d="http://schemas.microsoft.com/developer/vsx-schema-design/2011">
+  <Metadata>
+    <Identity Language="en-US" Id="python" Version="2099.1.0" Publisher="ms-python" />
+    <DisplayName>Python (test)</DisplayName>
+    <Description xml:space="preserve">An imitation of the Python extension's environments API.</Description>
+    <Properties>
+      <Property Id="Microsoft.VisualStudio.Code.Engine" Value="^1.80.0" />
+      <Property Id="Microsoft.VisualStudio.Code.ExtensionKind" Value="workspace" />
+    </Properties>
+  </Metadata>
+  <Installation>
+    <InstallationTarget Id="Microsoft.VisualStudio.Code" />
+  </Installation>
+  <Dependencies />
+  <Assets>
+    <Asset Type="Microsoft.VisualStudio.Code.Manifest" Path="extension/package.json" Addressable="true" />
+  </Assets>
+</PackageManifest>
+"""
+    types = ('<?xml version="1.0" encoding="utf-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+             'content-types"><Default Extension=".json" ContentType="application/json"/><Default Extension=".js" '
+             'ContentType="application/javascript"/><Default Extension=".vsixmanifest" ContentType="text/xml"/>'
+             '</Types>')
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("[Content_Types].xml", types)
+        z.writestr("extension.vsixmanifest", vsixmanifest)
+        z.writestr("extension/package.json", json.dumps(manifest))
+        z.writestr("extension/extension.js", PYTHON_IMITATION_JS)
+
+
+def fake_interpreter(top, name, version):
+    """A virtual environment's interpreter seam reads the version of from its
+    pyvenv.cfg (never run)."""
+    root = os.path.join(top, name)
+    os.makedirs(os.path.join(root, "bin"))
+    with open(os.path.join(root, "pyvenv.cfg"), "w") as f:
+        f.write("home = /usr/bin\ninclude-system-site-packages = false\nversion = %s\n" % version)
+    python = os.path.join(root, "bin", "python")
+    with open(python, "w") as f:
+        f.write("")
+    return python
+
+
+def wait_for_log(seam_log, text, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if os.path.exists(seam_log) and text in read(seam_log):
+            return True
+        time.sleep(0.3)
+    return False
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -397,6 +490,18 @@ def main():
         f.write("bind-addr: 127.0.0.1:%d\nauth: none\ncert: false\n" % port)
     common = ["--config", config, "--user-data-dir", data, "--extensions-dir", exts]
 
+    # the Python extension, imitated, selects an interpreter of its own
+    interpreter_a = fake_interpreter(top, "env-313", "3.13.1")
+    interpreter_b = fake_interpreter(top, "env-312", "3.12.3")
+    env["SEAM_TEST_INTERPRETER"] = os.path.join(top, "selected-interpreter")
+    with open(env["SEAM_TEST_INTERPRETER"], "w") as f:
+        f.write(interpreter_a)
+    imitation = os.path.join(top, "ms-python.python-2099.1.0.vsix")
+    python_imitation_vsix(imitation)
+    install = subprocess.run([node, entry] + common + ["--install-extension", imitation],
+                             capture_output=True, text=True, env=env, timeout=300)
+    check(install.returncode == 0, "the imitation of the Python extension installs: %s %s"
+          % (install.stdout[-500:], install.stderr[-500:]))
     install = subprocess.run([node, entry] + common + ["--install-extension", os.path.abspath(args.vsix)],
                              capture_output=True, text=True, env=env, timeout=300)
     check(install.returncode == 0 and os.path.isdir(os.path.join(exts)) and
@@ -433,6 +538,10 @@ def main():
         r = driver.do("wait_status", label="seam: ready", timeout_ms=90000, timeout=120)
         check(r.get("found"), "with no seam.path and no seam installed, the seam in the .vsix starts, "
                               "and the status bar says it is ready: %r" % r)
+        # no pyproject.toml in the folder: the interpreter the Python
+        # extension selected says which Python (python_path)
+        check(wait_for_log(seam_log, "Python 3.13: the interpreter %s (python_path)" % interpreter_a, 20),
+              "python_path from the Python extension's interpreter: %r" % read(seam_log)[-1500:])
         bundled = seam_processes(exts)
         check(bundled and all(p.endswith("/bin/seam") for p in bundled),
               "the seam running is the extension's own: %r" % bundled)
@@ -562,6 +671,11 @@ def main():
 
         typing_checks(driver, work, check, args.artifacts)
         download_checks(driver, check, env, seam_log)
+        # another interpreter selected in the Python extension: seam follows
+        with open(env["SEAM_TEST_INTERPRETER"], "w") as f:
+            f.write(interpreter_b)
+        check(wait_for_log(seam_log, "Python 3.12: the interpreter %s (python_path)" % interpreter_b, 30),
+              "another interpreter selected: seam told, and reads 3.12: %r" % read(seam_log)[-1500:])
     except RuntimeError as e:
         check(False, str(e))
     finally:
