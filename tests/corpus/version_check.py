@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks seam's grammar for each Python version against that version's own
-parser: 3.12, 3.13 and 3.14 are CPython compiled to WebAssembly (pyodide,
-scripts/pyodide.sh), 3.11 the machine's CPython, and 3.9 and 3.10 the
-machine's ast.parse with feature_version (for the syntax they lack).
+parser: 3.10, 3.12, 3.13 and 3.14 are CPython compiled to WebAssembly
+(pyodide, scripts/pyodide.sh), 3.11 the machine's CPython, and 3.9 (which
+no pyodide on npm carries whole) the machine's ast.parse with
+feature_version (for the syntax it lacks).
 
 For each version: the programs of version_snippets.py (every version's
 additions) must get seam's verdict (complete) equal to the reference's,
@@ -10,9 +11,9 @@ with every prefix viable when the reference accepts; single-character
 mutants of them must get the reference's verdict too (soundness: a mutant
 the reference refuses is refused; completeness: one it accepts is
 accepted whole); random fill-in-the-middle cuts of the accepted ones must
-keep their true middle.  For 3.12 to 3.14, sampled files of that version's
-own standard library (python_stdlib.zip) are checked whole, with their
-mutants: a sample of those the machine's 3.11 also parses, and every file
+keep their true middle.  For 3.10 and 3.12 to 3.14, sampled files of that
+version's own standard library are checked whole, with their mutants; from
+3.12 on, a sample of those the machine's 3.11 also parses, and every file
 that only the newer version parses (they use PEP 701 f-strings, type
 parameters or t-strings), whose fill-in-the-middle cuts (at line
 boundaries and at random spans) must keep their true middle too.
@@ -227,7 +228,7 @@ def main():
         rng = random.Random("%s-%d" % (version, args.seed))
         minor = int(version.split(".")[1])
         py = None
-        if minor >= 12:
+        if minor >= 12 or minor == 10:
             py = Pyodide(os.path.join(args.pyodide, "node_modules", "pyodide-3%d" % minor))
             accepts = py.accepts
             where = "pyodide CPython %s" % py.version
@@ -245,12 +246,12 @@ def main():
             where = "CPython %d.%d ast.parse(feature_version=(3, %d))" % (sys.version_info[0], sys.version_info[1],
                                                                          minor)
         try:
-            if minor <= 11 and sys.version_info[:2] != (3, 11):
+            if (minor == 11 or minor == 9) and sys.version_info[:2] != (3, 11):
                 print("%s: skipped, the machine's Python is not 3.11" % version)
                 continue
-            # (3.9 and 3.10: the programs 3.11 parses; their mutants are
-            # judged by feature_version, sound where it refuses)
-            programs = SNIPPETS if minor >= 11 else [p for p in SNIPPETS if machine_accepts(p)]
+            # (3.9: the programs 3.11 parses; their mutants are judged by
+            # feature_version, sound where it refuses)
+            programs = SNIPPETS if minor >= 10 else [p for p in SNIPPETS if machine_accepts(p)]
             n, m, share = check_programs(report, seam, version, accepts, programs, rng, args.mutants, "snippet")
             good = [p for p in programs if accepts(p)]
             cuts = check_cuts(report, seam, version, good, rng, 8)
@@ -274,6 +275,8 @@ def main():
                                              rng, 0, "stdlib file", sampled=args.file_mutants)
                 print("%s standard library: %d files, %d mutants (%.2f%% of the refused ones refused)"
                       % (version, n, m, share))
+                if minor < 12:
+                    continue    # (3.10's standard library is all 3.11 reads too)
                 texts = [t for _, t in newer]
                 n, m, share = check_programs(report, seam, version, accepts, texts, rng, 0,
                                              "stdlib file only %s parses" % version, sampled=args.file_mutants)

@@ -7,7 +7,8 @@
 // {"id", "text"} and answers each with {"id", "ok", "error"}: whether that
 // CPython's ast.parse accepts the text (warnings silenced, as the 3.11
 // checks do).  With {"id", "files": true}, answers {"id", "files": [[name,
-// text], ...]}: the standard library's .py files from python_stdlib.zip.
+// text], ...]}: the standard library's .py files (python_stdlib.zip, or,
+// before 3.12, the files under /lib/python3.N).
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,10 +29,10 @@ def seam_check(text):
             return json.dumps([False, "%s: %s" % (type(e).__name__, e)])
 
 def seam_files():
-    import zipfile
+    import os, zipfile
     out = []
     for entry in sys.path:
-        if entry.endswith(".zip"):
+        if entry.endswith(".zip") and os.path.isfile(entry):
             with zipfile.ZipFile(entry) as z:
                 for name in sorted(z.namelist()):
                     if name.endswith(".py"):
@@ -39,6 +40,19 @@ def seam_files():
                             out.append([name, z.read(name).decode("utf-8")])
                         except UnicodeDecodeError:
                             pass
+    # before 3.12 pyodide keeps the standard library as files
+    lib = "/lib/python%d.%d" % sys.version_info[:2]
+    if not out and os.path.isdir(lib):
+        for top, dirs, names in os.walk(lib):
+            dirs[:] = sorted(d for d in dirs if d not in ("site-packages", "test", "tests", "__pycache__"))
+            for name in sorted(names):
+                if name.endswith(".py"):
+                    path = os.path.join(top, name)
+                    try:
+                        with open(path, encoding="utf-8") as f:
+                            out.append([os.path.relpath(path, lib), f.read()])
+                    except (UnicodeDecodeError, OSError):
+                        pass
     return json.dumps(out)
 
 seam_version = "%d.%d.%d" % sys.version_info[:3]
