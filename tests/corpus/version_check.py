@@ -12,8 +12,9 @@ mutants of them must get the reference's verdict too (soundness: a mutant
 the reference refuses is refused; completeness: one it accepts is
 accepted whole); random fill-in-the-middle cuts of the accepted ones must
 keep their true middle.  For 3.10 and 3.12 to 3.14, sampled files of that
-version's own standard library are checked whole, with their mutants; from
-3.12 on, a sample of those the machine's 3.11 also parses, and every file
+version's own standard library are checked whole, with their mutants and
+line and span cuts; from 3.12 on, a sample of those the machine's 3.11
+also parses, and every file
 that only the newer version parses (they use PEP 701 f-strings, type
 parameters or t-strings), whose fill-in-the-middle cuts (at line
 boundaries and at random spans) must keep their true middle too.
@@ -271,10 +272,13 @@ def main():
                         continue
                     if len(pick) < (args.files if pick is both else args.newer):
                         pick.append((name, text))
-                n, m, share = check_programs(report, seam, version, accepts, [t for _, t in both],
+                sample = [t for _, t in both]
+                n, m, share = check_programs(report, seam, version, accepts, sample,
                                              rng, 0, "stdlib file", sampled=args.file_mutants)
-                print("%s standard library: %d files, %d mutants (%.2f%% of the refused ones refused)"
-                      % (version, n, m, share))
+                cuts = check_cuts(report, seam, version, sample, rng, args.cuts // 2, line_cut)
+                cuts += check_cuts(report, seam, version, sample, rng, args.cuts // 2, span_cut)
+                print("%s standard library: %d files, %d mutants (%.2f%% of the refused ones refused), %d cuts"
+                      % (version, n, m, share, cuts))
                 if minor < 12:
                     continue    # (3.10's standard library is all 3.11 reads too)
                 texts = [t for _, t in newer]
