@@ -648,6 +648,11 @@ def main():
         # server said); a binary that is not there.
         earlier = len(driver.do("status").get("seen", []))
         driver.do("command", title="seam: Restart the Language Server")
+        # (the command runs after the palette closes: the status still says
+        # ready until the old server stops, so wait for it to change first)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len(driver.do("status").get("seen", [])) <= earlier:
+            time.sleep(0.1)
         r = driver.do("wait_status", label="seam: ready", timeout_ms=60000, timeout=90)
         since = r.get("seen", [])[earlier:]
         check(r.get("found") and since[-1:] == ["seam: ready"] and
