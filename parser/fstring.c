@@ -33,6 +33,7 @@ void ep_modal_init(ep_modal *modal, int version)
     px_fscan_init(&modal->scan, version);
     sm_array_init(&modal->seen);
     modal->tok_start = UINT32_MAX;
+    modal->epoch = 0;
     modal->exprs_valid = 0;
 }
 
@@ -48,8 +49,7 @@ bool ep_fstring_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
         return false;
     /* most tokens are told apart by their first byte: a prefix with f or t
      * starts with one of these */
-    char first = rec->text.items[tok_start];
-    if (!strchr("fFtTrR", first) || first == '\0')
+    if (!memchr("fFtTrR", rec->text.items[tok_start], 6))
         return false;
     return px_is_template_start(rec->text.items + tok_start, at - tok_start, rec->modal.scan.version, NULL);
 }
@@ -100,7 +100,7 @@ static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
     if (!ep__modal_current(rec, tok_start, end)) {
         size_t quote = 0;
         px_prefix pfx;
-        int version = ep_grammar_version(rec->grammar);
+        int version = m->scan.version;
         if (!px_is_template_start(token, end - tok_start, version, &quote))
             return PX_FS_ERROR;
         px_string_prefix(token, quote, version, &pfx);

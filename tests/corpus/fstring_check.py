@@ -13,12 +13,13 @@ Prints "corpus: N passed, N failed".
 """
 import argparse
 import ast
-import json
 import os
 import random
-import subprocess
 import sys
-import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stdlib_check import cpython_accepts  # noqa: E402
+from version_check import seam_check  # noqa: E402
 
 INSERTED = list("{}!:=#\\'\"rsa \n(x")
 
@@ -33,25 +34,6 @@ def snippets(path):
             if any(p in v for p in ("f'", 'f"', "F'", 'F"')) and len(v) < 400 and "\x00" not in v:
                 found.add(v if v.endswith("\n") else v + "\n")
     return sorted(found)
-
-
-def cpython_accepts(text):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            ast.parse(text)
-            return True
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            return False
-
-
-def seam_check(seam, texts):
-    lines = "".join(json.dumps({"id": i, "left": "", "middle": t, "right": "", "python_version": "3.11"}) + "\n"
-                    for i, t in enumerate(texts))
-    out = subprocess.run([seam, "check"], input=lines, capture_output=True, text=True, timeout=1800).stdout
-    answers = [json.loads(line) for line in out.splitlines()]
-    assert len(answers) == len(texts), "seam check answered %d of %d" % (len(answers), len(texts))
-    return answers
 
 
 def main():
@@ -71,7 +53,8 @@ def main():
     mutants = [p[:i] + rng.choice(INSERTED) + p[i:] for p in programs for i in range(len(p))]
     texts = programs + mutants
     passed = failed = shown = 0
-    for text, a in zip(texts, seam_check(os.path.abspath(args.seam), texts)):
+    answers = seam_check(os.path.abspath(args.seam), "3.11", [("", t, "") for t in texts])
+    for text, a in zip(texts, answers):
         ok = cpython_accepts(text)
         agrees = a.get("complete") == ok and (not ok or a.get("accepted") == len(text.encode()))
         if agrees:
