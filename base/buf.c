@@ -3,6 +3,11 @@
  */
 #include "seam_base.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -111,17 +116,35 @@ void sm_buf_free(sm_buf *buf)
 int sm_read_file(const char *path, size_t max, sm_buf *out)
 {
     sm_buf_init(out, max);
-    FILE *file = fopen(path, "rb");
-    if (!file)
+    /* opened without waiting (a FIFO with no writer, a device), then kept
+     * only if it is a regular file: a project's file may be anything */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
         return SM_EIO;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return SM_EINVAL;
+    }
+    if ((uint64_t)st.st_size > max) {
+        close(fd);
+        return SM_ETOOBIG;
+    }
     char chunk[65536];
-    size_t got;
     int rc = SM_OK;
-    while (rc == SM_OK && (got = fread(chunk, 1, sizeof chunk, file)) > 0)
-        rc = sm_buf_append(out, chunk, got);
-    if (!rc && ferror(file))
-        rc = SM_EIO;
-    fclose(file);
+    for (;;) {
+        ssize_t got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            rc = SM_EIO;
+        if (got <= 0)
+            break;
+        if ((rc = sm_buf_append(out, chunk, (size_t)got)) != SM_OK)
+            break;
+    }
+    close(fd);
     if (rc)
         sm_buf_free(out);
     return rc;

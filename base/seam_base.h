@@ -111,8 +111,9 @@ void sm_buf_clear(sm_buf *buf);
 char *sm_buf_take(sm_buf *buf, size_t *len_out);
 void sm_buf_free(sm_buf *buf);
 /* Reads the file at path into out (initialised here, capped at `max`
- * bytes).  SM_EIO (errno set) when it cannot be read, SM_ETOOBIG when it
- * is larger; out is empty on error. */
+ * bytes), never waiting to open it.  SM_EIO (errno set) when it cannot be
+ * read, SM_EINVAL when it is not a regular file (a FIFO, a device, a
+ * folder), SM_ETOOBIG when it is larger; out is empty on error. */
 int sm_read_file(const char *path, size_t max, sm_buf *out);
 
 /* ---- UTF-8 ----------------------------------------------------------------

@@ -136,6 +136,7 @@ static const cfg__flag cfg__flags[] = {
     {"semantic_names", offsetof(cfg_config, semantic_names)},
     {"semantic_attributes", offsetof(cfg_config, semantic_attributes)},
     {"semantic_keywords", offsetof(cfg_config, semantic_keywords)},
+    {"workspace_trusted", offsetof(cfg_config, workspace_trusted)},
 };
 
 static bool cfg__same_string(const char *a, const char *b)
@@ -172,7 +173,7 @@ const char *const *cfg_names(void)
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "tls_verify",
         "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",
         "cached_documents", "semantic", "semantic_names", "semantic_attributes", "semantic_keywords",
-        "python_version", "python_path", NULL,
+        "python_version", "python_path", "workspace_trusted", NULL,
     };
     return names;
 }

@@ -73,6 +73,9 @@ typedef struct cfg_config {
     uint32_t parse_bytes;       /* cap on the code one request's recognizer reads */
     uint32_t python_version;    /* 100 * major + minor (309 .. 314), or 0: auto, from the project */
     char *python_path;          /* owned; the interpreter that runs the user's code, or NULL */
+    /* the user trusts the workspace: its virtual environment's interpreter
+     * may be run (docs/SECURITY.md); false by default */
+    bool workspace_trusted;
 } cfg_config;
 
 /* "3.9" .. "3.14" -> 309 .. 314; "auto" -> 0; anything else -> -1. */

@@ -91,19 +91,11 @@ void mc_corpus_add_tree(mc_corpus *corpus, const char *dir, uint32_t max_files)
 /* Reads a whole file of at most MC__MAX_FILE bytes; NULL otherwise. */
 static char *mc__read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    sm_buf text;
+    if (sm_read_file(path, MC__MAX_FILE, &text) != SM_OK)
         return NULL;
-    char *data = sm_try_malloc(MC__MAX_FILE + 1);
-    size_t n = data ? fread(data, 1, MC__MAX_FILE + 1, f) : 0;
-    fclose(f);
-    if (!data || n > MC__MAX_FILE) {
-        sm_free(data);
-        return NULL;
-    }
-    data[n] = '\0';
-    *len = n;
-    return data;
+    char *data = sm_buf_take(&text, len);
+    return data ? data : sm_strdup("");
 }
 
 mc_ngram *mc_corpus_train(const mc_corpus *corpus, uint32_t max_nodes)

@@ -6,8 +6,9 @@
  * with tree-sitter, never imported: its top-level bindings are its
  * attributes, its directory's entries its submodules.  A module without
  * one (`sys`, `math`, an extension) is asked of Python once (`dir()` of
- * the imported module, isolated, from /, within 5 seconds), when the
- * environment has a Python to run.  What cannot be known
+ * the imported module, asker.c), when the environment has an interpreter
+ * trusted to run; a site-packages folder's compiled modules only when
+ * that folder is trusted too.  What cannot be known
  * statically (a module-level __getattr__, exec or globals(), a star
  * import of an unknown module, a module not found) constrains nothing.
  * Summaries are cached for the environment's life, under a mutex.
@@ -15,6 +16,7 @@
 #include "sx_internal.h"
 
 #include <glob.h>
+#include <pthread.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +41,10 @@ typedef struct sx__module {
 struct sx_env {
     char *stdlib, *workspace, *python;
     char *sites[SX__MAX_SITES]; /* site-packages folders of the user's environment, owned */
+    bool site_trusted[SX__MAX_SITES]; /* its modules may be imported by `python` */
     uint32_t site_count;
+    pthread_mutex_t asker_lock;
+    sx__asker *asker;           /* owned; made on the first question */
     uint64_t budget_ns;         /* a session's set-up reads modules this long at most; 0: no limit */
     pthread_mutex_t lock;
     SM_ARRAY(sx__module *) modules;
@@ -51,18 +56,40 @@ sx_env *sx_env_new(const char *stdlib, const char *workspace, const char *python
     sx_env *env = sm_calloc(1, sizeof *env);
     env->stdlib = stdlib ? sm_strdup(stdlib) : NULL;
     env->workspace = workspace ? sm_strdup(workspace) : NULL;
-    env->python = python ? sm_strdup(python) : NULL;
+    env->python = python && python[0] == '/' ? sm_strdup(python) : NULL;
     pthread_mutex_init(&env->lock, NULL);
+    pthread_mutex_init(&env->asker_lock, NULL);
     sm_array_init(&env->modules);
     return env;
 }
 
-bool sx_env_add_site(sx_env *env, const char *dir)
+bool sx_env_add_site(sx_env *env, const char *dir, bool trusted)
 {
-    if (env->site_count == SX__MAX_SITES || !dir || !*dir || strpbrk(dir, "'\\\n"))
+    if (env->site_count == SX__MAX_SITES || !dir || !*dir || strchr(dir, '\n'))
         return false;
+    env->site_trusted[env->site_count] = trusted;
     env->sites[env->site_count++] = sm_strdup(dir);
     return true;
+}
+
+/* The asker of the environment's interpreter, made on first use with the
+ * trusted site folders on its path; NULL with no interpreter. */
+static sx__asker *sx__env_asker(sx_env *env)
+{
+    if (!env->python)
+        return NULL;
+    pthread_mutex_lock(&env->asker_lock);
+    if (!env->asker) {
+        const char *sites[SX__MAX_SITES];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < env->site_count; i++)
+            if (env->site_trusted[i])
+                sites[n++] = env->sites[i];
+        env->asker = sx__asker_new(env->python, sites, n);
+    }
+    sx__asker *asker = env->asker;
+    pthread_mutex_unlock(&env->asker_lock);
+    return asker;
 }
 
 /* Where modules are looked for, in Python's order: the workspace, the
@@ -102,10 +129,12 @@ void sx_env_free(sx_env *env)
 {
     if (!env)
         return;
+    sx__asker_free(env->asker);   /* first: ends a child being asked */
     for (uint32_t i = 0; i < env->modules.size; i++)
         sx__module_free(env->modules.items[i]);
     sm_array_free(&env->modules);
     pthread_mutex_destroy(&env->lock);
+    pthread_mutex_destroy(&env->asker_lock);
     sm_free(env->stdlib);
     sm_free(env->workspace);
     sm_free(env->python);
@@ -199,140 +228,36 @@ static bool sx__past(uint64_t deadline_ns)
     return deadline_ns && sm_now_ns() >= deadline_ns;
 }
 
-/* The time limit of one Python child, in seconds, as timeout(1) reads it:
- * 5 s, or what is left until `deadline_ns` (0: none) if that is less.
- * Returns whether the deadline cut it short. */
-static bool sx__time_limit(uint64_t deadline_ns, char *out, size_t size)
+/* Asks the environment's interpreter for dir() of names[0..count) and
+ * stores each answer ("\n"-separated names, owned by the caller) in out[i],
+ * NULL when that module does not import or had no answer in the child's
+ * time.  Returns false when some answer is still to come at `deadline_ns`
+ * (0: none): those are NULL, and asked of no other child. */
+static bool sx__ask_dir(sx_env *env, const char *const *names, uint32_t count, uint64_t deadline_ns, char **out)
 {
-    double seconds = 5.0;
-    bool cut = false;
-    if (deadline_ns) {
-        uint64_t now = sm_now_ns();
-        double left = deadline_ns > now ? (double)(deadline_ns - now) / 1e9 : 0.0;
-        if (left < seconds) {
-            seconds = left > 0.05 ? left : 0.05;
-            cut = true;
-        }
+    sx__asker *asker = sx__env_asker(env);
+    sx__answer *answers = sm_calloc(count ? count : 1, sizeof *answers);
+    bool complete = true;
+    if (asker)
+        sx__asker_ask(asker, SX_ASK_DIR, names, count, deadline_ns, answers);
+    for (uint32_t i = 0; i < count; i++) {
+        out[i] = answers[i].names ? sm_strdup(answers[i].names) : NULL;
+        complete &= !asker || answers[i].done;
     }
-    snprintf(out, size, "%.2f", seconds);
-    return cut;
-}
-
-/* Asks one Python child for dir() of each compiled module names[0..count)
- * and stores each answer ("\n"-separated names, owned by the caller) in
- * out[i], NULL when that module does not import.  Returns false, out all
- * NULL, when Python cannot be asked or does not answer in time; *cut_short
- * then tells whether a deadline, not the 5 s limit, was the time. */
-static bool sx__ask_python_many(const sx_env *env, const char *const *names, uint32_t count, uint64_t deadline_ns,
-                                char **out, bool *cut_short)
-{
-    for (uint32_t i = 0; i < count; i++)
-        out[i] = NULL;
-    *cut_short = false;
-    if (!env->python || strchr(env->python, '\'') || count == 0)
-        return false;
-    sm_buf command;
-    sm_buf_init(&command, 64 << 10);
-    char limit[32];
-    *cut_short = sx__time_limit(deadline_ns, limit, sizeof limit);
-    /* Isolated (-I: no user site, no current folder), no site, no
-     * bytecode written (-B), from the root folder, and within the time
-     * limit: only a compiled module's import runs, and it may not hang the
-     * summaries.  "+name" starts a module's names, "-name" one that does
-     * not import. */
-    char head[1400];
-    snprintf(head, sizeof head,
-             "cd / && timeout -k 1 %s '%s' -I -S -B -c '\n"
-             "import importlib,sys\n"
-             "sys.path += sys.argv[1].split(chr(10))[1:]\n"
-             "for n in sys.argv[2:]:\n"
-             "    try:\n"
-             "        d = dir(importlib.import_module(n))\n"
-             "    except BaseException:\n"
-             "        print(\"-\" + n)\n"
-             "        continue\n"
-             "    print(\"+\" + n)\n"
-             "    print(chr(10).join(d))\n"
-             "'",
-             limit, env->python);
-    bool ok = sm_buf_append_str(&command, head) == SM_OK && sm_buf_append(&command, " '-", 3) == SM_OK;
-    /* the site-packages folders, one argument: "-" then a line each (add_site
-     * refused quotes, backslashes and line breaks in them) */
-    for (uint32_t i = 0; i < env->site_count && ok; i++)
-        ok = sm_buf_append(&command, "\n", 1) == SM_OK && sm_buf_append_str(&command, env->sites[i]) == SM_OK;
-    ok = ok && sm_buf_append(&command, "'", 1) == SM_OK;
-    for (uint32_t i = 0; i < count && ok; i++) {
-        ok = sx__valid_name(names[i]) && sm_buf_append(&command, " '", 2) == SM_OK &&
-             sm_buf_append_str(&command, names[i]) == SM_OK && sm_buf_append(&command, "'", 1) == SM_OK;
-    }
-    ok = ok && sm_buf_append_str(&command, " 2>/dev/null") == SM_OK;
-    FILE *p = ok ? popen(command.data, "r") : NULL;
-    sm_buf_free(&command);
-    if (!p)
-        return false;
-    sm_buf answer;
-    sm_buf_init(&answer, (size_t)count << 20);
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
-        if (sm_buf_append(&answer, chunk, n) != SM_OK)
-            ok = false;
-    int status = pclose(p);
-    if (!ok || status != 0 || !answer.data) {
-        sm_buf_free(&answer);
-        return false;
-    }
-    /* split into modules: each "+name" line opens one, until the next */
-    sm_buf_append(&answer, "\0", 1);
-    int current = -1;
-    sm_buf names_of;
-    sm_buf_init(&names_of, 1 << 20);
-    for (char *line = answer.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-        nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        if (line[0] == '+' || line[0] == '-') {
-            if (current >= 0 && !out[current])
-                out[current] = sm_buf_take(&names_of, NULL);
-            sm_buf_clear(&names_of);
-            current = -1;
-            for (uint32_t i = 0; line[0] == '+' && i < count; i++)
-                if (strcmp(names[i], line + 1) == 0)
-                    current = (int)i;
-        } else if (current >= 0) {
-            sm_buf_append_str(&names_of, line);
-            sm_buf_append(&names_of, "\n", 1);
-        }
-    }
-    if (current >= 0 && !out[current])
-        out[current] = sm_buf_take(&names_of, NULL);
-    sm_buf_free(&names_of);
-    sm_buf_free(&answer);
-    for (uint32_t i = 0; i < count; i++)
-        if (out[i] && !out[i][0]) {
-            sm_free(out[i]);   /* no names at all: not an answer */
-            out[i] = NULL;
-        }
-    return true;
+    sm_free(answers);
+    return complete;
 }
 
 /* Whether Python can find the top-level module `name` at all (its spec,
- * which runs none of its code): 1 yes, -1 no, 0 it cannot tell. */
-static int8_t sx__python_finds(const sx_env *env, const char *name, uint64_t deadline_ns)
+ * which runs none of its code): 1 yes, -1 no, 0 it cannot tell (yet). */
+static int8_t sx__python_finds(sx_env *env, const char *name, uint64_t deadline_ns)
 {
-    if (!env->python || !sx__valid_name(name) || strchr(name, '.') || strchr(env->python, '\''))
+    sx__asker *asker = sx__env_asker(env);
+    if (!asker || !sx__valid_name(name) || strchr(name, '.'))
         return 0;
-    char command[1024], limit[32];
-    sx__time_limit(deadline_ns, limit, sizeof limit);
-    snprintf(command, sizeof command,
-             "cd / && timeout -k 1 %s '%s' -I -B -c "
-             "'import importlib.util,sys; sys.exit(3 if importlib.util.find_spec(sys.argv[1]) is None else 4)' "
-             "'%s' >/dev/null 2>&1",
-             limit, env->python, name);
-    int status = system(command);
-    if (status == -1 || !WIFEXITED(status))
-        return 0;
-    return WEXITSTATUS(status) == 3 ? -1 : WEXITSTATUS(status) == 4 ? 1 : 0;
+    sx__answer answer;
+    sx__asker_ask(asker, SX_ASK_FINDS, &name, 1, deadline_ns, &answer);
+    return answer.finds;
 }
 
 /* Whether a star import of `star` in module `from` may bind any name.  A
@@ -381,7 +306,7 @@ static bool sx__compiled(const sx_env *env, const char *name)
     if (env->stdlib && (sx__builtin_module(name) || sx__find_compiled(env->stdlib, name)))
         return true;
     for (uint32_t i = 0; i < env->site_count; i++)
-        if (sx__find_compiled_site(env->sites[i], name))
+        if (env->site_trusted[i] && sx__find_compiled_site(env->sites[i], name))
             return true;
     return false;
 }
@@ -411,7 +336,7 @@ static bool sx__lazy_package(const sx_env *env, const sx__module *m, const char 
 {
     bool site = false;
     for (uint32_t i = 0; i < env->site_count; i++)
-        site |= root == env->sites[i];
+        site |= root == env->sites[i] && env->site_trusted[i];
     return site && sx_doc_find(&m->doc, "__dir__", 7, false, NULL) != NULL;
 }
 
@@ -419,13 +344,13 @@ static bool sx__lazy_package(const sx_env *env, const sx__module *m, const char 
  * installed package, as for a compiled one): its answer, when there is
  * one, is the module's attributes, and the module is no longer open.
  * Returns whether a deadline cut the question short (ask again later). */
-static bool sx__ask_lazy(const sx_env *env, sx__module *m, uint64_t deadline_ns)
+static bool sx__ask_lazy(sx_env *env, sx__module *m, uint64_t deadline_ns)
 {
-    bool cut_short = false;
     const char *name = m->name;
-    if (sx__ask_python_many(env, &name, 1, deadline_ns, &m->names, &cut_short) && m->names)
+    bool complete = sx__ask_dir(env, &name, 1, deadline_ns, &m->names);
+    if (m->names)
         m->open = false;
-    return !m->names && cut_short;
+    return !complete;
 }
 
 /* How modules are being read: by when, and whether Python is asked now
@@ -440,7 +365,7 @@ typedef struct sx__reading {
 /* Reads module `name` (without the lock).  *unanswered: Python was not
  * asked (deferred) or did not answer in time, so that what was found is
  * not final. */
-static sx__module *sx__load(const sx_env *env, const char *name, const sx__reading *r, bool *unanswered)
+static sx__module *sx__load(sx_env *env, const char *name, const sx__reading *r, bool *unanswered)
 {
     uint64_t deadline_ns = r ? r->deadline_ns : 0;
     *unanswered = false;
@@ -460,7 +385,10 @@ static sx__module *sx__load(const sx_env *env, const char *name, const sx__readi
         if (sx_doc_read(&m->doc, NULL, source.data ? source.data : "", source.len, SIZE_MAX, NULL) == SM_OK) {
             m->found = true;
             m->stdlib = roots[k] == env->stdlib;
+            /* a module-level __getattr__ (PEP 562), defined or assigned, may
+             * answer any name */
             m->open = m->doc.names_open || m->doc.getattr || m->doc.module_writes ||
+                      sx_doc_find(&m->doc, "__getattr__", 11, false, NULL) != NULL ||
                       sx__writes_namespace(source.data, source.len, name);
             if (m->open && sx__lazy_package(env, m, roots[k]))
                 *unanswered = sx__ask_lazy(env, m, deadline_ns);
@@ -472,12 +400,10 @@ static sx__module *sx__load(const sx_env *env, const char *name, const sx__readi
      * environment, tkinter.__main__ opens a window).  What its source does
      * not show (globals().update(...)) leaves it open instead. */
     if (!m->found && sx__compiled(env, name)) {
-        /* Python not answering within the 5 s is taken as final (the
-         * module is then not found, and constrains nothing); cut short by a
-         * set-up's budget, it is asked again another time. */
-        bool cut_short = false;
-        *unanswered = (r && r->defer) || (!sx__ask_python_many(env, &name, 1, deadline_ns, &m->names, &cut_short) &&
-                                          cut_short);
+        /* Python not answering within the child's 5 s is taken as final
+         * (the module is then not found, and constrains nothing); an answer
+         * still to come at a set-up's deadline is taken another time. */
+        *unanswered = (r && r->defer) || !sx__ask_dir(env, &name, 1, deadline_ns, &m->names);
         m->found = m->names != NULL;
     }
     return m;
@@ -554,10 +480,8 @@ void sx__env_prefetch(sx_env *env, const char *const *names, uint32_t count, uin
         if (sx__needs_python(env, ask[k]))
             ask[compiled++] = ask[k];
     char **answers = sm_calloc(compiled ? compiled : 1, sizeof *answers);
-    bool cut_short = false;
-    if (compiled && !sx__past(deadline_ns) &&
-        (sx__ask_python_many(env, ask, compiled, deadline_ns, answers, &cut_short) || !cut_short)) {
-        /* answers, or none in the 5 s: final either way */
+    if (compiled && !sx__past(deadline_ns) && sx__ask_dir(env, ask, compiled, deadline_ns, answers)) {
+        /* answers, or none in the child's 5 s: final either way */
         pthread_mutex_lock(&env->lock);
         for (uint32_t k = 0; k < compiled; k++) {
             sx__module *m = sm_calloc(1, sizeof *m);

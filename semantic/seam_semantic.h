@@ -27,18 +27,20 @@ typedef struct sx_env sx_env;
 
 /* Modules are looked for in `workspace` (may be NULL), then in `stdlib`
  * (may be NULL: then only the workspace's modules are known).  Module
- * sources are read and summarised on first use and kept; `python` (may be
- * NULL: compiled modules are then unknown) is run, once per module, to list
- * the attributes of a module that has no source.  Free with sx_env_free. */
+ * sources are read and summarised on first use and kept, never run;
+ * `python` (an absolute path, or NULL: compiled modules are then unknown)
+ * is an interpreter the user trusts to run, asked once per module for the
+ * attributes of a module that has no source.  Free with sx_env_free. */
 sx_env *sx_env_new(const char *stdlib, const char *workspace, const char *python);
 
 /* Adds a site-packages folder of the user's environment, looked in after the
  * standard library (in the order added, at most 8): its sources are read
- * as the standard library's are, and its compiled modules are asked of
- * `python` with the folder on its path.  False when it is not taken (too
- * many, or a quote, backslash or line break in the path).  Call before the
- * first lookup. */
-bool sx_env_add_site(sx_env *env, const char *dir);
+ * as the standard library's are; when `trusted`, its compiled modules (and
+ * packages that list their names with a module __dir__) are imported by
+ * `python` with the folder on its path, else they constrain nothing.
+ * False when it is not taken (too many, or a line break in the path).
+ * Call before the first lookup. */
+bool sx_env_add_site(sx_env *env, const char *dir, bool trusted);
 /* A session's set-up reads the modules its document imports for at most
  * `ms` milliseconds (0, the default: no limit but 5 s a Python child);
  * modules not read by then constrain nothing in that completion, and are

@@ -220,6 +220,32 @@ void sx__env_prefetch(sx_env *env, const char *const *names, uint32_t count, uin
 /* The set-up's budget for reading modules, in ns (0: none). */
 uint64_t sx__env_budget_ns(const sx_env *env);
 
+/* ---- Questions to Python (asker.c) ------------------------------------------ */
+
+typedef struct sx__asker sx__asker;
+
+typedef enum sx__ask_kind {
+    SX_ASK_DIR = 0,     /* dir() of the imported module */
+    SX_ASK_FINDS,       /* whether Python finds the module (its spec; none of its code runs) */
+} sx__ask_kind;
+
+typedef struct sx__answer {
+    bool done;          /* asked and answered, or given up: final */
+    const char *names;  /* DIR: "\n"-separated dir(), borrowed for the asker's life; NULL: none */
+    int8_t finds;       /* FINDS: 1 found, -1 not, 0 no answer */
+} sx__answer;
+
+/* Asks `python` (an absolute path, trusted to run) with sites[0..count)
+ * on its path.  Free with sx__asker_free, which ends a child being run at
+ * once. */
+sx__asker *sx__asker_new(const char *python, const char *const *sites, uint32_t count);
+void sx__asker_free(sx__asker *asker);
+/* Asks about names[0..count) what has not been asked yet, in one child,
+ * and waits for the answers until `deadline_ns` (0: until they come, 5 s
+ * at most); out[i] tells each (done false: still being asked). */
+void sx__asker_ask(sx__asker *asker, sx__ask_kind kind, const char *const *names, uint32_t count,
+                   uint64_t deadline_ns, sx__answer *out);
+
 /* Builtins of Python 3.11 (builtins.c). */
 bool sx_is_builtin(const char *name, size_t len);
 bool sx_builtin_has_prefix(const char *prefix, size_t len);

@@ -113,16 +113,22 @@ sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm
     char stdlib[4096];
     bool have_stdlib = srv_find_stdlib(stdlib, sizeof stdlib);
     srv_python_env *py = sm_calloc(1, sizeof *py);
+    /* the interpreter asked about compiled modules: the environment's when
+     * it may be run, else the user's own python3 (the standard library's
+     * compiled modules only) */
+    char path_python[4096];
+    const char *user_python = srv_python_on_path(path_python, sizeof path_python) ? path_python : NULL;
     sx_env *env;
     if (srv_python_env_find(config, workspace, py)) {
-        env = sx_env_new(py->stdlib[0] ? py->stdlib : have_stdlib ? stdlib : NULL, workspace, py->interpreter);
+        env = sx_env_new(py->stdlib[0] ? py->stdlib : have_stdlib ? stdlib : NULL, workspace,
+                         py->trusted ? py->interpreter : user_python);
         for (unsigned i = 0; i < py->site_count; i++)
-            sx_env_add_site(env, py->sites[i]);
+            sx_env_add_site(env, py->sites[i], py->trusted);
         if (logger)
             sm_log(logger, SM_LOG_INFO, "the semantic pruners read %s: %s, %u package folders",
                    py->why[0] ? py->why : py->interpreter, py->interpreter, py->site_count);
     } else {
-        env = sx_env_new(have_stdlib ? stdlib : NULL, workspace, "python3");
+        env = sx_env_new(have_stdlib ? stdlib : NULL, workspace, user_python);
     }
     sm_free(py);
     return env;

@@ -225,14 +225,14 @@ int srv_python_interpreter_version(const char *interpreter)
     return srv__py_shim_version(real);
 }
 
-static bool srv__py_on_path(char *out, size_t out_size)
+bool srv_python_on_path(char *out, size_t out_size)
 {
     const char *path = getenv("PATH");
     while (path && *path) {
         const char *colon = strchr(path, ':');
         size_t len = colon ? (size_t)(colon - path) : strlen(path);
         snprintf(out, out_size, "%.*s/python3", (int)len, path);
-        if (len && access(out, X_OK) == 0)
+        if (len && path[0] == '/' && access(out, X_OK) == 0)
             return true;
         path = colon ? colon + 1 : NULL;
     }
@@ -253,7 +253,7 @@ void srv_python_choose(const cfg_config *config, const char *dir, srv_python_cho
         return;
     }
     char python[PATH_MAX];
-    if (srv__py_on_path(python, sizeof python) && (v = srv_python_interpreter_version(python)) > 0) {
+    if (srv_python_on_path(python, sizeof python) && (v = srv_python_interpreter_version(python)) > 0) {
         srv__py_set(out, v, "%s on PATH", python);
         return;
     }
@@ -367,11 +367,13 @@ bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_py
             why = "python_path";
         }
         snprintf(out->interpreter, sizeof out->interpreter, "%s", config->python_path);
+        out->trusted = true;   /* the user named it */
     }
     const char *active = getenv("VIRTUAL_ENV");
     if (!*root && !config->python_path && active && *active && srv__py_is_venv(active)) {
         snprintf(root, sizeof root, "%s", active);
         why = "VIRTUAL_ENV";
+        out->trusted = true;   /* the user's shell activated it */
     }
     static const char *const names[] = {".venv", "venv"};
     for (size_t i = 0; !*root && !config->python_path && workspace && i < 2; i++) {
@@ -380,6 +382,7 @@ bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_py
         if (srv__py_is_venv(dir)) {
             snprintf(root, sizeof root, "%s", dir);
             why = names[i];
+            out->trusted = config->workspace_trusted;   /* the project's own: run only when trusted */
         }
     }
     if (!*root)
@@ -391,6 +394,7 @@ bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_py
                                                                       : srv_python_interpreter_version(out->interpreter);
     if (v > 0)
         srv__py_venv_sites(root, v, out);
-    snprintf(out->why, sizeof out->why, "the virtual environment %s (%s)", root, why);
+    snprintf(out->why, sizeof out->why, "the virtual environment %s (%s%s)", root, why,
+             out->trusted ? "" : "; the workspace is not trusted: read, never run");
     return true;
 }

@@ -38,12 +38,19 @@ typedef struct srv_python_env {
     char sites[SRV_PYTHON_SITES][4200];      /* its site-packages folders */
     unsigned site_count;
     char why[4200];
+    /* its interpreter and packages may be run: the user named it
+     * (python_path, $VIRTUAL_ENV), or it is the workspace's and the user
+     * trusts the workspace (workspace_trusted) */
+    bool trusted;
 } srv_python_env;
 /* False when there is none (python3 and the machine's standard library
- * serve, as before). */
+ * serve, as before).  Nothing found is run. */
 bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_python_env *out);
 /* The semantic pruners' environment for that Python (engine.c): owned by
  * the caller (sx_env_free); `logger` may be NULL. */
+/* The first python3 on PATH, in a folder named by an absolute path
+ * (relative entries, "." among them, are the current folder's: skipped). */
+bool srv_python_on_path(char *out, size_t out_size);
 struct sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm_logger *logger);
 
 

@@ -84,19 +84,19 @@ int srv_config_apply_json(cfg_config *config, const cJSON *object, const cfg_con
 
 int srv_config_load_file(cfg_config *config, const char *path, sm_buf *ignored, char *error, size_t error_size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(error, error_size, "cannot read the config file %s", path);
-        return SM_EIO;
-    }
-    char *data = sm_malloc(SRV_MAX_CONFIG_FILE + 1);
-    size_t n = fread(data, 1, SRV_MAX_CONFIG_FILE + 1, f);
-    fclose(f);
-    if (n > SRV_MAX_CONFIG_FILE) {
-        sm_free(data);
+    sm_buf text;
+    int read_rc = sm_read_file(path, SRV_MAX_CONFIG_FILE, &text);
+    if (read_rc == SM_ETOOBIG) {
         snprintf(error, error_size, "the config file %s is larger than 1 MiB", path);
         return SM_ETOOBIG;
     }
+    if (read_rc != SM_OK) {
+        snprintf(error, error_size, "cannot read the config file %s%s", path,
+                 read_rc == SM_EINVAL ? ": not a regular file" : "");
+        return SM_EIO;
+    }
+    size_t n = text.len;
+    char *data = sm_buf_take(&text, NULL);
     cJSON *json = cJSON_ParseWithLength(data, n);
     sm_free(data);
     if (!json) {

@@ -78,7 +78,7 @@ Test(config, every_setting_resets_to_the_base_value)
         {"max_message_bytes", "5000"}, {"parse_bytes", "4096"}, {"multiline", "false"}, {"tls_verify", "false"}, {"escape_guard", "false"},
         {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"llamacpp_mode", "infill"}, {"stream", "false"}, {"model_path", "/tmp/m.gguf"}, {"mask_every_step", "true"}, {"cached_documents", "2"},
         {"semantic", "false"}, {"semantic_names", "false"}, {"semantic_attributes", "false"}, {"semantic_keywords", "false"},
-        {"python_version", "3.12"}, {"python_path", "/tmp/venv/bin/python"},
+        {"python_version", "3.12"}, {"python_path", "/tmp/venv/bin/python"}, {"workspace_trusted", "true"},
     };
     size_t n = sizeof changes / sizeof *changes;
     size_t names = 0;

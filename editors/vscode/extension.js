@@ -41,9 +41,14 @@ function seamSettings(names, python) {
     const value = i && [i.workspaceFolderValue, i.workspaceValue, i.globalValue].find((v) => v !== undefined);
     out[name] = value === undefined ? null : value;
   }
-  if (out.python_path === null) {
+  // the Python extension's choice may be the workspace's own interpreter:
+  // taken only once the user trusts the workspace
+  if (out.python_path === null && vscode.workspace.isTrusted) {
     out.python_path = (python && python.path()) || null;
   }
+  // VS Code's workspace trust is seam's: a workspace's .venv is run only
+  // when the user trusts the workspace (docs/SECURITY.md)
+  out.workspace_trusted = vscode.workspace.isTrusted;
   return out;
 }
 
@@ -331,6 +336,9 @@ async function activate(context) {
         pushSettings();
       }
     }),
+    // trust granted while seam runs: it is told, and may then ask the
+    // workspace's interpreter
+    vscode.workspace.onDidGrantWorkspaceTrust(() => pushSettings()),
     { dispose: () => stop() },
   );
   await python.init();
