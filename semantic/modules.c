@@ -534,7 +534,11 @@ static bool sx__submodule(const sx__module *m, const char *attribute)
     return sx__glob_any(pattern);
 }
 
-static bool sx__has(sx_env *env, sx__module *m, const char *attribute, bool load, int depth)
+/* Whether `attribute` is one of m's own: a dunder every module has, what
+ * Python listed (a compiled module's dir(), or a package's own __dir__),
+ * what its source binds (a __dir__ may leave out names it has: numpy's
+ * omits core), a submodule. */
+static bool sx__own(const sx__module *m, const char *attribute)
 {
     static const char *const always[] = {"__name__", "__doc__", "__file__", "__spec__", "__loader__", "__package__",
                                          "__path__", "__dict__", "__builtins__", "__cached__", "__all__",
@@ -542,18 +546,63 @@ static bool sx__has(sx_env *env, sx__module *m, const char *attribute, bool load
     for (size_t i = 0; always[i]; i++)
         if (strcmp(always[i], attribute) == 0)
             return true;
-    /* what Python listed (a compiled module's dir(), or a package's own
-     * __dir__), and what its source binds (a __dir__ may leave out names
-     * it has: numpy's omits core) */
-    if (m->names)
-        return sx__listed(m->names, attribute, strlen(attribute), false) || sx__submodule(m, attribute) ||
-               sx__binding(m, attribute);
-    if (sx__binding(m, attribute) || sx__submodule(m, attribute))
+    if (m->names && sx__listed(m->names, attribute, strlen(attribute), false))
         return true;
-    for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
-        sx__module *star = sx__get(env, m->doc.stars.data + i, load);
-        if (sx__star_open(env, m, star, load, 0) || (star->found && sx__has(env, star, attribute, load, depth + 1)))
+    return sx__binding(m, attribute) || sx__submodule(m, attribute);
+}
+
+static bool sx__submodule_prefix(const sx__module *m, const char *prefix);
+
+/* Whether some attribute of m's own begins with `prefix`. */
+static bool sx__own_prefix(const sx__module *m, const char *prefix)
+{
+    size_t len = strlen(prefix);
+    if (len >= 2 && prefix[0] == '_' && prefix[1] == '_')
+        return true;    /* the dunders every module has */
+    if (sx__submodule_prefix(m, prefix))
+        return true;
+    if (m->names)
+        return sx__listed(m->names, prefix, len, true);
+    return sx_doc_find(&m->doc, prefix, len, true, NULL) != NULL;
+}
+
+enum { SX__MAX_STAR_MODULES = 64 };
+
+/* Whether m or a module it takes all the names of (star imports, as deep
+ * as SX__MAX_STAR_DEPTH) has `attribute` (with `prefix`: one beginning with
+ * it).  Breadth first, each module once: star imports that fan out (each
+ * of F modules star-importing the others) cost F modules, not F to the
+ * depth, and each module is reached at its least depth.  A module whose
+ * names Python listed is taken whole, without its star imports; a star
+ * import that may bind anything, or more modules than are followed, make
+ * the answer yes. */
+static bool sx__search(sx_env *env, sx__module *m, const char *attribute, bool prefix, bool load)
+{
+    sx__module *queue[SX__MAX_STAR_MODULES];
+    int depth[SX__MAX_STAR_MODULES];
+    uint32_t size = 1;
+    queue[0] = m;
+    depth[0] = 0;
+    for (uint32_t at = 0; at < size; at++) {
+        sx__module *cur = queue[at];
+        if (prefix ? sx__own_prefix(cur, attribute) : sx__own(cur, attribute))
             return true;
+        if (cur->names || depth[at] >= SX__MAX_STAR_DEPTH)
+            continue;
+        for (size_t i = 0; i < cur->doc.stars.len; i += strlen(cur->doc.stars.data + i) + 1) {
+            sx__module *star = sx__get(env, cur->doc.stars.data + i, load);
+            bool seen = false;
+            for (uint32_t k = 0; k < size && !seen; k++)
+                seen = queue[k] == star;
+            if (seen)
+                continue;
+            if (sx__star_open(env, cur, star, load, 0) || size == SX__MAX_STAR_MODULES)
+                return true;
+            if (star->found) {
+                queue[size] = star;
+                depth[size++] = depth[at] + 1;
+            }
+        }
     }
     return false;
 }
@@ -567,7 +616,6 @@ static bool sx__enter(sx_env *env, bool load)
     return pthread_mutex_trylock(&env->lock) == 0;
 }
 
-static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, bool load, int depth);
 
 /* Whether module `name` has `attribute` (with `prefix`: one beginning
  * with it); true when the module is not known (*found false). */
@@ -580,7 +628,7 @@ static bool sx__lookup(sx_env *env, const char *name, const char *attribute, boo
     sx__module *m = sx__get(env, name, load);
     bool known = m->found && !m->open;
     bool has = !known || !attribute ||
-               (prefix ? sx__has_prefix(env, m, attribute, load, 0) : sx__has(env, m, attribute, load, 0));
+               sx__search(env, m, attribute, prefix, load);
     pthread_mutex_unlock(&env->lock);
     if (found)
         *found = known;
@@ -598,18 +646,31 @@ bool sx_env_has_attribute(sx_env *env, const char *name, const char *attribute, 
 }
 
 /* Reads a module and, star import by star import, what it takes all the
- * names of (posixpath's genericpath), as deep as lookups follow them.
- * Call with the lock held. */
-static sx__module *sx__warm_stars(sx_env *env, const char *name, int depth, sx__reading *r)
+ * names of (posixpath's genericpath), as deep and as many as lookups
+ * follow them (sx__search), each module once.  Call with the lock held. */
+static void sx__warm_stars(sx_env *env, const char *name, sx__reading *r)
 {
-    sx__module *m = sx__get_by(env, name, true, r);
-    for (size_t i = 0; m->found && i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH;
-         i += strlen(m->doc.stars.data + i) + 1) {
-        sx__module *star = sx__warm_stars(env, m->doc.stars.data + i, depth + 1, r);
-        if (!r->defer)
-            sx__star_open(env, m, star, true, r->deadline_ns);
+    sx__module *queue[SX__MAX_STAR_MODULES];
+    int depth[SX__MAX_STAR_MODULES];
+    uint32_t size = 1;
+    queue[0] = sx__get_by(env, name, true, r);
+    depth[0] = 0;
+    for (uint32_t at = 0; at < size; at++) {
+        sx__module *m = queue[at];
+        for (size_t i = 0; m->found && i < m->doc.stars.len && depth[at] < SX__MAX_STAR_DEPTH;
+             i += strlen(m->doc.stars.data + i) + 1) {
+            sx__module *star = sx__get_by(env, m->doc.stars.data + i, true, r);
+            if (!r->defer)
+                sx__star_open(env, m, star, true, r->deadline_ns);
+            bool seen = false;
+            for (uint32_t k = 0; k < size && !seen; k++)
+                seen = queue[k] == star;
+            if (!seen && size < SX__MAX_STAR_MODULES) {
+                queue[size] = star;
+                depth[size++] = depth[at] + 1;
+            }
+        }
     }
-    return m;
 }
 
 /* Asks Python, at once, for the compiled modules a deferring pass met. */
@@ -626,7 +687,7 @@ static void sx__warm_pass(sx_env *env, const char *const *names, uint32_t count,
 {
     pthread_mutex_lock(&env->lock);
     for (uint32_t k = 0; k < count && !sx__past(r->deadline_ns); k++)
-        sx__warm_stars(env, names[k], 0, r);
+        sx__warm_stars(env, names[k], r);
     pthread_mutex_unlock(&env->lock);
 }
 
@@ -672,25 +733,6 @@ static bool sx__submodule_prefix(const sx__module *m, const char *prefix)
     char pattern[1200];
     snprintf(pattern, sizeof pattern, "%s/%s*", m->dir, prefix);
     return sx__glob_any(pattern);
-}
-
-static bool sx__has_prefix(sx_env *env, sx__module *m, const char *prefix, bool load, int depth)
-{
-    size_t len = strlen(prefix);
-    if (len >= 2 && prefix[0] == '_' && prefix[1] == '_')
-        return true;    /* the dunders every module has */
-    if (sx__submodule_prefix(m, prefix))
-        return true;
-    if (m->names)
-        return sx__listed(m->names, prefix, len, true);
-    if (sx_doc_find(&m->doc, prefix, len, true, NULL))
-        return true;
-    for (size_t i = 0; i < m->doc.stars.len && depth < SX__MAX_STAR_DEPTH; i += strlen(m->doc.stars.data + i) + 1) {
-        sx__module *star = sx__get(env, m->doc.stars.data + i, load);
-        if (sx__star_open(env, m, star, load, 0) || (star->found && sx__has_prefix(env, star, prefix, load, depth + 1)))
-            return true;
-    }
-    return false;
 }
 
 bool sx_env_has_attribute_prefix(sx_env *env, const char *name, const char *prefix, bool load, bool *found)

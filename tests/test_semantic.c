@@ -588,3 +588,78 @@ Test(semantic, a_python_that_never_answers_holds_up_nothing)
     remove_workspace(workspace);
     remove_slow_python(dir, python);
 }
+
+/* Writes text to dir/name. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Star imports that fan out: each of 40 packages takes all the names of
+ * every other.  A lookup follows each module once (it took F to the depth
+ * module visits, minutes, before), and still finds what any of them binds
+ * and refuses what none does.  The timeout guards against that hang. */
+Test(semantic, star_imports_that_fan_out_cost_each_module_once, .timeout = 30)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/seam-semantic-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    enum { F = 40 };
+    for (int k = 0; k < F; k++) {
+        char name[128], text[2048];
+        int n = snprintf(text, sizeof text, "V%d = %d\n", k, k);
+        for (int j = 0; j < F; j++)
+            if (j != k)
+                n += snprintf(text + n, sizeof text - (size_t)n, "from fan%d import *\n", j);
+        /* packages: each visit of one looks for submodules on disk */
+        snprintf(name, sizeof name, "%s/fan%d", dir, k);
+        cr_assert_eq(mkdir(name, 0700), 0);
+        snprintf(name, sizeof name, "fan%d/__init__.py", k);
+        put_file(dir, name, text);
+    }
+    sx_env *env = sx_env_new(NULL, dir, NULL);
+    cr_assert(complete_in(env, "import fan0\n", "fan0.V5", false));
+    cr_assert_not(complete_in(env, "import fan0\n", "fan0.missing", false));
+    cr_assert_not(complete_in(env, "import fan0\n", "fan0.missing", true));
+    cr_assert(complete_in(env, "import fan0\n", "fan0.V39", true));
+    sx_env_free(env);
+    for (int k = 0; k < F; k++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/fan%d/__init__.py", dir, k);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/fan%d", dir, k);
+        rmdir(path);
+    }
+    rmdir(dir);
+}
+
+/* A module-level __getattr__ (PEP 562), defined or assigned, answers any
+ * name at run time: such a module constrains nothing; one without keeps
+ * constraining. */
+Test(semantic, a_module_getattr_leaves_the_module_open)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/seam-semantic-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    put_file(dir, "lazydef.py", "KNOWN = 1\n\ndef __getattr__(name):\n    return name\n");
+    put_file(dir, "lazyset.py", "KNOWN = 1\n__getattr__ = lambda name: name\n");
+    put_file(dir, "plain.py", "KNOWN = 1\n\ndef helper(name):\n    return name\n");
+    sx_env *env = sx_env_new(NULL, dir, NULL);
+    cr_assert(complete_in(env, "import lazydef\n", "lazydef.anything", false));
+    cr_assert(complete_in(env, "import lazyset\n", "lazyset.anything", false));
+    cr_assert_not(complete_in(env, "import plain\n", "plain.anything", false));
+    cr_assert(complete_in(env, "import plain\n", "plain.KNOWN", false));
+    sx_env_free(env);
+    static const char *const files[] = {"lazydef.py", "lazyset.py", "plain.py"};
+    for (size_t i = 0; i < 3; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
