@@ -84,22 +84,29 @@ sx__asker *sx__asker_new(const char *python, const char *const *sites, uint32_t 
  * or "-name", for each module named after the site folders. */
 static const char *sx__script(sx__ask_kind kind)
 {
+    /* The answers go to a copy of standard output; the module's own
+     * writes, Python's or a compiled module's on file descriptor 1, go to
+     * /dev/null, so that nothing a module prints is taken for an answer. */
     if (kind == SX_ASK_DIR)
-        return "import importlib,sys\n"
+        return "import importlib,os,sys\n"
+               "out = os.fdopen(os.dup(1), 'w')\n"
+               "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
                "sys.path += sys.argv[1].split(chr(10))[1:]\n"
                "for n in sys.argv[2:]:\n"
                "    try:\n"
-               "        d = dir(importlib.import_module(n))\n"
+               "        d = [a for a in dir(importlib.import_module(n)) if isinstance(a, str) and a.isidentifier()]\n"
                "    except BaseException:\n"
-               "        print('-' + n, flush=True)\n"
+               "        print('-' + n, file=out, flush=True)\n"
                "        continue\n"
-               "    print('+' + n)\n"
-               "    print(chr(10).join(d), flush=True)\n";
+               "    print('+' + n, file=out)\n"
+               "    print(chr(10).join(d), file=out, flush=True)\n";
     /* a module's spec runs none of its code */
-    return "import importlib.util,sys\n"
+    return "import importlib.util,os,sys\n"
+           "out = os.fdopen(os.dup(1), 'w')\n"
+           "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
            "sys.path += sys.argv[1].split(chr(10))[1:]\n"
            "for n in sys.argv[2:]:\n"
-           "    print(('+' if importlib.util.find_spec(n) is not None else '-') + n, flush=True)\n";
+           "    print(('+' if importlib.util.find_spec(n) is not None else '-') + n, file=out, flush=True)\n";
 }
 
 /* Stores the answer of `job`'s child (output, NUL-terminated, written in
@@ -120,7 +127,7 @@ static void sx__store(sx__job *job, char *output)
             }
             continue;
         }
-        if (current && names.len)
+        if (current && names.len && !current->names)
             current->names = sm_buf_take(&names, NULL);
         sm_buf_clear(&names);
         current = NULL;
@@ -134,7 +141,7 @@ static void sx__store(sx__job *job, char *output)
                 current = e;
         }
     }
-    if (current && names.len)
+    if (current && names.len && !current->names)
         current->names = sm_buf_take(&names, NULL);
     sm_buf_free(&names);
 }

@@ -228,6 +228,33 @@ def slow_packages(seam, ch, tmp):
     ch.check(status == 0 and took < 5, "exit while Python is asked: status %r after %.1f s" % (status, took))
 
 
+def noisy_package(seam, ch, tmp):
+    """An installed package that prints megabytes at import and more at
+    exit, some of it shaped like seam's own answers (Python's print and a
+    raw write on file descriptor 1): none of it is taken for its names."""
+    ws = tempfile.mkdtemp(prefix="ws-noisy-", dir=tmp)
+    site = make_venv(ws)
+    noise = "\n".join(["+seamnoisy", "fake_name", "-seamnoisy"] * 4) + "\n" + "x" * 1000
+    write(os.path.join(site, "seamnoisy", "__init__.py"), LAZY.format(
+        count=os.path.join(tmp, "noisy-imports"),
+        action="import atexit, os\nfor _ in range(2000):\n    print(%r)\n    os.write(1, %r.encode())\n"
+               "atexit.register(lambda: (print('fake_name'), os.write(1, b'fake_name\\n')))" % (noise, noise)))
+    python = os.path.join(ws, ".venv", "bin", "python")
+    left = "import seamnoisy\n\nvalue = "
+    cases = [{"id": 1, "left": left, "middle": "seamnoisy.known", "right": "\n", "semantic": True},
+             {"id": 2, "left": left, "middle": "seamnoisy.fake_name", "right": "\n", "semantic": True}]
+    lines = "".join(json.dumps(c) + "\n" for c in cases)
+    try:
+        run = subprocess.run([seam, "check", "--python-path", python], input=lines, capture_output=True, text=True,
+                             timeout=120, cwd="/")
+        answers = [json.loads(line) for line in run.stdout.splitlines()]
+    except (subprocess.TimeoutExpired, ValueError) as e:
+        answers = []
+        ch.check(False, "seam check with a noisy package: %s" % e)
+    sem = [(a.get("semantic") or {}).get("complete") for a in answers]
+    ch.check(sem == [True, False], "a noisy package's true name kept and printed fake one refused: %r" % sem)
+
+
 def fifo_project(seam, ch, tmp):
     """A pyproject.toml and a .python-version that are FIFOs nobody writes."""
     ws = tempfile.mkdtemp(prefix="ws-fifo-", dir=tmp)
@@ -254,7 +281,7 @@ def main():
     os.environ["HOME"] = home       # seam's caches and models: the test's own
     os.environ["XDG_CACHE_HOME"] = os.path.join(home, ".cache")
     try:
-        for scenario in (hostile_interpreter, pth_file, injection, slow_packages, fifo_project):
+        for scenario in (hostile_interpreter, pth_file, injection, slow_packages, noisy_package, fifo_project):
             scenario(seam, ch, tmp)
     finally:
         subprocess.run(["pkill", "-f", "sleep 60.25"], check=False)
