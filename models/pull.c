@@ -13,7 +13,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +49,8 @@ typedef struct md__pull {
     uint64_t resumed_from;
     bool body_started;
     bool wrong_offset;
+    bool too_long;          /* more bytes came than the size stated */
+    bool verified;          /* the SHA-256 was stated, and the file's is the same */
     int write_errno;
     /* Progress. */
     double started;
@@ -76,6 +78,7 @@ static void md__emit(md__pull *p, md_pull_stage stage, const char *message, cons
         .message = message,
         .path = path,
         .sha256 = stage == MD_PULL_DONE ? p->sha256 : NULL,
+        .verified = p->verified,
     };
     p->o->on_event(p->o->user, &ev);
 }
@@ -110,8 +113,10 @@ static bool md__file_ok(const char *file)
     for (const char *seg = file; seg; seg = strchr(seg, '/') ? strchr(seg, '/') + 1 : NULL)
         if (seg[0] == '.' && (seg[1] == '/' || (seg[1] == '.' && (seg[2] == '/' || !seg[2]))))
             return false;
+    /* no control characters, backslashes, nor a glob's characters: the
+     * name becomes a file's name, and must mean that file alone */
     for (const char *c = file; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == '\\')
+        if ((unsigned char)*c < 0x20 || *c == 0x7f || strchr("\\*?[]{}", *c))
             return false;
     return true;
 }
@@ -367,6 +372,10 @@ static size_t md__on_body(char *data, size_t size, size_t count, void *user)
             return 0;
         }
     }
+    if (p->total && p->have + len > p->total) {
+        p->too_long = true;    /* never more on disk than the size stated */
+        return 0;
+    }
     for (size_t off = 0; off < len;) {
         ssize_t w = write(p->fd, data + off, len - off);
         if (w < 0) {
@@ -405,6 +414,7 @@ static int md__fetch(md__pull *p, char *error, size_t error_size)
         }
         p->body_started = false;
         p->wrong_offset = false;
+        p->too_long = false;
         p->write_errno = 0;
         uint64_t before = p->have;
         CURLcode rc = curl_easy_perform(p->easy);
@@ -416,6 +426,12 @@ static int md__fetch(md__pull *p, char *error, size_t error_size)
         }
         if (p->wrong_offset) {
             snprintf(error, error_size, "the server resumed the file at another offset than asked");
+            return SM_EIO;
+        }
+        if (p->too_long) {
+            snprintf(error, error_size, "the server sent more than the %llu bytes it stated: stopped, and deleted",
+                     (unsigned long long)p->total);
+            unlink(p->part_path);
             return SM_EIO;
         }
         if (rc == CURLE_OK && !p->total)
@@ -499,17 +515,40 @@ static int md__open_part(md__pull *p, char *error, size_t error_size)
     return SM_OK;
 }
 
-/* Parts of the same file for another checksum (an older upstream file). */
-static void md__remove_stale_parts(const md__pull *p, const char *final_path)
+/* Whether `name` is one of the part files of `base`: BASE.<16 hex
+ * digits>.part, or BASE.unchecked.part. */
+static bool md__is_part_of(const char *name, const char *base)
 {
-    char pattern[4700];
-    snprintf(pattern, sizeof pattern, "%s.*.part", final_path);
-    glob_t found = {0};
-    if (glob(pattern, GLOB_NOESCAPE, NULL, &found) == 0)
-        for (size_t i = 0; i < found.gl_pathc; i++)
-            if (strcmp(found.gl_pathv[i], p->part_path) != 0)
-                unlink(found.gl_pathv[i]);
-    globfree(&found);
+    size_t n = strlen(base);
+    if (strncmp(name, base, n) != 0 || name[n] != '.')
+        return false;
+    const char *tag = name + n + 1;
+    if (strcmp(tag, "unchecked.part") == 0)
+        return true;
+    for (int i = 0; i < 16; i++)
+        if (!((tag[i] >= '0' && tag[i] <= '9') || (tag[i] >= 'a' && tag[i] <= 'f')))
+            return false;
+    return strcmp(tag + 16, ".part") == 0;
+}
+
+/* Parts of the same file for another checksum (an older upstream file):
+ * named exactly, never matched by a pattern (a model's name may not be
+ * one, but no other model's part may be taken for this one's). */
+static void md__remove_stale_parts(const md__pull *p, const char *dir, const char *final_path)
+{
+    const char *base = strrchr(final_path, '/') ? strrchr(final_path, '/') + 1 : final_path;
+    const char *own = strrchr(p->part_path, '/') ? strrchr(p->part_path, '/') + 1 : p->part_path;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!md__is_part_of(e->d_name, base) || strcmp(e->d_name, own) == 0)
+            continue;
+        char path[4700];
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+            unlink(path);
+    }
+    closedir(d);
 }
 
 static int md__space(const md__pull *p, const char *dir, char *error, size_t error_size)
@@ -550,6 +589,7 @@ static int md__verify(md__pull *p, char *error, size_t error_size)
         snprintf(error, error_size, "the file is not a GGUF model (it does not start with GGUF): deleted");
         return SM_EINVAL;
     }
+    p->verified = p->sha256[0] != '\0';
     memcpy(p->sha256, actual, 65);
     return SM_OK;
 }
@@ -582,13 +622,19 @@ static int md__pull_into(md__pull *p, const char *dir, const char *final_path, c
     }
     if ((rc = md__head(p, error, error_size)) != SM_OK)
         return rc;
+    if (!p->sha256[0] && !p->o->no_verify) {
+        snprintf(error, error_size,
+                 "the server states no SHA-256 for %s, so a damaged or cut download could not be told from the "
+                 "model: refused (--no-verify takes it unchecked)", p->o->file);
+        return SM_EINVAL;
+    }
     int n = snprintf(p->part_path, sizeof p->part_path, "%s.%.16s.part", final_path,
                      p->sha256[0] ? p->sha256 : "unchecked");
     if (n < 0 || (size_t)n >= sizeof p->part_path) {
         snprintf(error, error_size, "the model's path is too long");
         return SM_ETOOBIG;
     }
-    md__remove_stale_parts(p, final_path);
+    md__remove_stale_parts(p, dir, final_path);
     if ((rc = md__open_part(p, error, error_size)) != SM_OK)
         return rc;
     if ((rc = md__space(p, dir, error, error_size)) != SM_OK)

@@ -91,6 +91,7 @@ typedef struct md_pull_event {
     const char *message;    /* RETRY: what failed */
     const char *path;       /* DONE */
     const char *sha256;     /* DONE: the file's */
+    bool verified;          /* DONE: equal to the SHA-256 the server stated (false: --no-verify, none stated) */
 } md_pull_event;
 
 typedef struct md_pull_options {
@@ -101,6 +102,7 @@ typedef struct md_pull_options {
     const char *revision;   /* NULL: main */
     const char *dir;        /* where the model goes; NULL: md_models_dir */
     bool force;             /* fetch again when the file is present */
+    bool no_verify;         /* take a file whose SHA-256 the server does not state */
     int retries;            /* attempts after a failed one without progress */
     unsigned retry_delay_ms;  /* the first wait before trying again; doubles */
     unsigned stall_seconds;   /* a connection silent this long is dropped */
@@ -116,7 +118,10 @@ void md_pull_options_init(md_pull_options *o);
  * when all are in, the SHA-256 is checked against the one the server states
  * (X-Linked-Etag, else ETag) and the GGUF magic number is checked, and only
  * then is the file renamed to its name.  A file that fails either check is
- * deleted.  Blocks; meant for the command line.  *path_out (owned by the
+ * deleted; so is a download that brings more bytes than the size stated,
+ * as soon as it does.  A server that states no SHA-256 is refused unless
+ * o->no_verify.  A name with a glob's or a path's special characters is
+ * refused.  Blocks; meant for the command line.  *path_out (owned by the
  * caller) is the model's path.  Errors are written into `error`. */
 int md_pull(const md_pull_options *o, char **path_out, char *error, size_t error_size);
 

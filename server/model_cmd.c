@@ -14,7 +14,7 @@
 static const char srv__model_usage[] =
     "usage: seam model list [--json]\n"
     "       seam model pull NAME [--force] [--json]\n"
-    "       seam model pull USER/REPO FILE.gguf [--revision REV] [--force] [--json]\n"
+    "       seam model pull USER/REPO FILE.gguf [--revision REV] [--force] [--no-verify] [--json]\n"
     "\n"
     "list shows the known fill-in-the-middle models and the GGUF files in the\n"
     "models folder; seam uses the first of those by name when no backend is set.\n"
@@ -152,8 +152,10 @@ static void srv__pull_json(const md_pull_event *ev)
         cJSON_AddStringToObject(o, "message", ev->message);
     if (ev->path)
         cJSON_AddStringToObject(o, "path", ev->path);
-    if (ev->sha256)
+    if (ev->sha256) {
         cJSON_AddStringToObject(o, "sha256", ev->sha256);
+        cJSON_AddBoolToObject(o, "verified", ev->verified);
+    }
     char *text = cJSON_PrintUnformatted(o);
     printf("%s\n", text);
     fflush(stdout);
@@ -220,7 +222,11 @@ static void srv__pull_event(void *user, const md_pull_event *ev)
         fprintf(stderr, "%sseam: checking the SHA-256\n", s->tty ? "\n" : "");
         break;
     case MD_PULL_DONE:
-        fprintf(stderr, "seam: %s is whole (SHA-256 %s)\n", ev->path, ev->sha256);
+        if (ev->verified)
+            fprintf(stderr, "seam: %s is whole (SHA-256 %s)\n", ev->path, ev->sha256);
+        else
+            fprintf(stderr, "seam: %s is in place, unchecked: the server stated no SHA-256 (its own is %s)\n",
+                    ev->path, ev->sha256);
         break;
     }
 }
@@ -271,6 +277,8 @@ static int srv__model_pull(int argc, char **argv)
             shown.json = true;
         else if (strcmp(argv[i], "--force") == 0)
             o.force = true;
+        else if (strcmp(argv[i], "--no-verify") == 0)
+            o.no_verify = true;
         else if (strcmp(argv[i], "--revision") == 0 && i + 1 < argc)
             o.revision = argv[++i];
         else if (argv[i][0] != '-' && named < 2)

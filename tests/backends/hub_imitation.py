@@ -6,7 +6,9 @@ the file's bytes elsewhere (by default on another host name, 127.0.0.1 for
 an endpoint on localhost, so that a token must not follow), stating the
 SHA-256 in X-Linked-Etag and the size in X-Linked-Size.  The bytes answer
 Range requests with 206.  Failures on demand: a connection dropped after N
-bytes, a wrong checksum stated, Range ignored, a token required.
+bytes, a wrong checksum stated, Range ignored, a token required, a body
+longer than the size stated (endless up to a bound), no size nor checksum
+stated and the connection closed half way.
 """
 
 import hashlib
@@ -24,6 +26,8 @@ class Hub:
         self.drops = []             # byte counts: the next GETs of bytes close after that many
         self.state_sha = {}         # (repo, file) -> the SHA-256 to state instead of the real one
         self.ignore_range = False
+        self.endless = set()        # (repo, file): state the real size, then send up to 64 MiB more
+        self.unstated = set()       # (repo, file): state no size nor SHA-256, close half way
         self.chunk_delay = 0.0      # seconds between 256 KiB chunks
         self.log = []               # (method, path, headers dict)
         self.lock = threading.Lock()
@@ -97,17 +101,21 @@ class Hub:
                     return self._plain(404, b"Entry not found\n", [("X-Error-Code", "EntryNotFound")])
                 sha = hub.state_sha.get((repo, file)) or hub.sha256(path)
                 host = "127.0.0.1" if self.headers.get("Host", "").startswith("localhost") else "localhost"
-                target = "http://%s:%d/cdn/%s" % (host, hub.port, key_of(path))
-                self._plain(302, b"Found. Redirecting\n", [
-                    ("Location", target), ("X-Linked-Etag", '"%s"' % sha),
-                    ("X-Linked-Size", str(os.path.getsize(path))), ("ETag", 'W/"1f-deadbeef"'),
-                    ("X-Repo-Commit", "0" * 40)])
+                mode = "-endless" if (repo, file) in hub.endless else "-unstated" if (repo, file) in hub.unstated else ""
+                target = "http://%s:%d/cdn/%s%s" % (host, hub.port, key_of(path), mode)
+                stated = [] if (repo, file) in hub.unstated else [
+                    ("X-Linked-Etag", '"%s"' % sha), ("X-Linked-Size", str(os.path.getsize(path)))]
+                self._plain(302, b"Found. Redirecting\n", [("Location", target)] + stated + [
+                    ("ETag", 'W/"1f-deadbeef"'), ("X-Repo-Commit", "0" * 40)])
 
             def _bytes(self, key, body):
+                key, _, mode = key.partition("-")
                 path = next((p for p in hub.files.values() if key_of(p) == key), None)
                 if not path:
                     return self._plain(404, b"gone\n")
                 size = os.path.getsize(path)
+                if mode:
+                    return self._unbounded(path, mode == "endless", body)
                 start = 0
                 rng = self.headers.get("Range")
                 if rng and not hub.ignore_range and rng.startswith("bytes=") and rng.endswith("-"):
@@ -145,6 +153,27 @@ class Hub:
                         sent += len(block)
                         if hub.chunk_delay:
                             time.sleep(hub.chunk_delay)
+
+            def _unbounded(self, path, endless, body):
+                """No Content-Length: the file's bytes and then 64 MiB more
+                (endless), or half of them (unstated); the end of the body is
+                the connection's close."""
+                self.send_response(200)
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                if not body:
+                    return
+                data = open(path, "rb").read()
+                try:
+                    if endless:
+                        self.wfile.write(data)
+                        for _ in range(256):
+                            self.wfile.write(b"\0" * (256 << 10))
+                    else:
+                        self.wfile.write(data[:len(data) // 2])
+                except OSError:
+                    pass
 
         return Handler
 

@@ -254,6 +254,44 @@ def check_refused(ch, source, not_gguf):
              "a file that is not GGUF: refused, nothing kept: %r %r" % (run.stderr, ch.leftovers()))
 
 
+def check_untrusted_server(ch, source):
+    """A server whose body runs past the size it stated, one that states no
+    size nor SHA-256 and closes half way, and names that are patterns: the
+    first is stopped and deleted as soon as it passes the size, the second
+    refused unless --no-verify, the third refused; and the clean-up of
+    stale parts takes this model's own parts only."""
+    ch.clear()
+    ch.hub.endless.add(("user/repo", "model.gguf"))
+    run = ch.run(["pull", "user/repo", "model.gguf"])
+    ch.hub.endless.discard(("user/repo", "model.gguf"))
+    ch.check(run.returncode == 1 and "more than" in run.stderr and not ch.leftovers(),
+             "a body past the stated size: stopped, nothing kept: %r %r" % (run.stderr[-300:], ch.leftovers()))
+    ch.hub.unstated.add(("user/repo", "model.gguf"))
+    run = ch.run(["pull", "user/repo", "model.gguf"])
+    ch.check(run.returncode == 1 and "no SHA-256" in run.stderr and "--no-verify" in run.stderr and
+             not ch.leftovers(), "no size nor SHA-256 stated: refused: %r %r" % (run.stderr[-300:], ch.leftovers()))
+    run = ch.run(["pull", "user/repo", "model.gguf", "--no-verify"])
+    ch.hub.unstated.discard(("user/repo", "model.gguf"))
+    ch.check(run.returncode == 0 and "unchecked" in run.stderr and "is whole" not in run.stderr and
+             "model.gguf" in ch.leftovers(),
+             "with --no-verify, the file is taken and said to be unchecked: %r %r" % (
+                 run.stderr[-300:], ch.leftovers()))
+    ch.clear()
+    os.makedirs(ch.models, exist_ok=True)
+    others = ["other.gguf.0123456789abcdef.part", "model.gguf.extra.0123456789abcdef.part",
+              "model.gguf.0123456789abcdef.part.keep"]
+    for name in others + ["model.gguf.0123456789abcdef.part"]:
+        with open(os.path.join(ch.models, name), "wb") as f:
+            f.write(b"half a download")
+    for pattern in ("*.gguf", "model?.gguf", "[m]odel.gguf"):
+        run = ch.run(["pull", "user/repo", pattern])
+        ch.check(run.returncode != 0 and "not a GGUF file's path" in run.stderr,
+                 "the name %r is refused: %r" % (pattern, run.stderr[-200:]))
+    run = ch.run(["pull", "user/repo", "model.gguf"])
+    ch.check(run.returncode == 0 and ch.leftovers() == sorted(others + ["model.gguf"]),
+             "the stale part of model.gguf removed, every other file kept: %r" % ch.leftovers())
+
+
 def statuses(c):
     return [n["params"] for n in c.notifications if n.get("method") == "seam/status"]
 
@@ -311,6 +349,7 @@ def main():
         check_dropped(ch, source)
         check_resume_across_runs(ch, source)
         check_refused(ch, source, not_gguf)
+        check_untrusted_server(ch, source)
         if "llama (GGUF" in version:
             check_lsp_uses_it(ch, source)
     finally:
