@@ -510,25 +510,36 @@ static void sx__index(sx_doc *doc)
         qsort_r(doc->bindings.items, doc->bindings.size, sizeof *doc->bindings.items, sx__by_name, doc->pool.data);
 }
 
-/* text's tree: `given`, or parsed here. */
-static TSTree *sx__tree(const char *text, size_t len, TSTree *given)
+/* text's tree: `given`, or parsed here by `deadline_ns` (0: no limit;
+ * *late set when it came first). */
+static TSTree *sx__tree(const char *text, size_t len, TSTree *given, uint64_t deadline_ns, bool *late)
 {
+    *late = false;
     if (given)
         return given;
     if (!sm_tree_sitter_takes(text, len))
         return NULL;   /* (the document is then not read: nothing is refused) */
+    uint64_t now = sm_now_ns();
+    if (deadline_ns && now >= deadline_ns) {
+        *late = true;
+        return NULL;
+    }
     TSParser *parser = ts_parser_new();
     if (!parser || !ts_parser_set_language(parser, tree_sitter_python())) {
         if (parser)
             ts_parser_delete(parser);
         return NULL;
     }
+    if (deadline_ns)
+        ts_parser_set_timeout_micros(parser, (deadline_ns - now) / 1000u + 1);
     TSTree *tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)len);
     ts_parser_delete(parser);
+    *late = !tree && deadline_ns;
     return tree;
 }
 
-int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t at, TSTree *given)
+int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t at, TSTree *given,
+                uint64_t deadline_ns)
 {
     memset(doc, 0, sizeof *doc);
     sm_buf_init(&doc->pool, (size_t)1 << 30);
@@ -543,9 +554,10 @@ int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t a
         ts_tree_delete(given);  /* not a tree of this text */
         given = NULL;
     }
-    TSTree *tree = sx__tree(text, len, given);
+    bool late;
+    TSTree *tree = sx__tree(text, len, given, deadline_ns, &late);
     if (!tree)
-        return SM_ENOMEM;
+        return late ? SM_ETIMEDOUT : SM_ENOMEM;
     sx__walk w = {.text = text, .len = len, .env = env, .doc = doc};
     sm_array_init(&w.scopes);
     sm_array_init(&w.owner);

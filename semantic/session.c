@@ -391,7 +391,7 @@ int sx_session_new_tree(sx_env *env, unsigned pruners, const char *text, size_t 
     char *doc = sm_malloc(left_len + (len - right_start) + 1);
     memcpy(doc, text, left_len);
     memcpy(doc + left_len, text + right_start, len - right_start);
-    int rc = sx_doc_read(&s->doc, env, doc, left_len + (len - right_start), left_len, tree);
+    int rc = sx_doc_read(&s->doc, env, doc, left_len + (len - right_start), left_len, tree, 0);
     if (rc != SM_OK) {
         sm_free(doc);
         sx_doc_free(&s->doc);

@@ -187,8 +187,10 @@ typedef struct sx_doc {
 /* Reads the bindings of text (the document without the middle) that code
  * at the cursor `at` can see (SIZE_MAX: the module level only, a module's
  * attributes); env may be NULL.  `tree` (taken: deleted here; NULL: text
- * is parsed) is text's tree-sitter tree. */
-int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t at, TSTree *tree);
+ * is parsed, by `deadline_ns` when not 0, else SM_ETIMEDOUT) is text's
+ * tree-sitter tree. */
+int sx_doc_read(sx_doc *doc, sx_env *env, const char *text, size_t len, size_t at, TSTree *tree,
+                uint64_t deadline_ns);
 void sx_doc_free(sx_doc *doc);
 /* The first binding of `name` (with `prefix`: whose name begins with it),
  * or with `after` (one it returned) the next; NULL when there is none.

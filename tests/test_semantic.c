@@ -663,3 +663,30 @@ Test(semantic, a_module_getattr_leaves_the_module_open)
     }
     rmdir(dir);
 }
+
+/* A workspace module too large to read in the set-up's budget: the set-up
+ * stops reading it at the budget (tree-sitter's own time limit) and it
+ * constrains nothing then; without a budget it is read and constrains. */
+Test(semantic, a_module_too_large_for_the_budget_is_not_waited_for)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/seam-semantic-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/huge.py", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (int i = 0; i < 70000; i++)   /* about 6 MB, under the 8 MB a module may have */
+        fprintf(f, "def function_number_%d(first, second=%d):\n    return [first, second, {'k': %d}]\n", i, i, i);
+    fclose(f);
+    sx_env *budgeted = sx_env_new(NULL, dir, NULL);
+    sx_env_set_budget(budgeted, 5);
+    cr_assert(complete_in(budgeted, "import huge\n", "huge.nothere", true), "a module not read in time constrains");
+    sx_env_free(budgeted);
+    sx_env *unlimited = sx_env_new(NULL, dir, NULL);
+    cr_assert_not(complete_in(unlimited, "import huge\n", "huge.nothere", false));
+    cr_assert(complete_in(unlimited, "import huge\n", "huge.function_number_69999", false));
+    sx_env_free(unlimited);
+    unlink(path);
+    rmdir(dir);
+}
