@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -99,7 +100,15 @@ static void ip__file_id(const struct stat *st, uint64_t id[4])
 }
 
 /* libllama's model of the file, or an error with a message naming it. */
-static int ip__load(const char *path, bool vocab_only, struct llama_model **out, char *error, size_t error_size)
+/* libllama's progress: the load goes on while the caller wants it. */
+static bool ip__go_on(float progress, void *data)
+{
+    (void)progress;
+    return !atomic_load((const atomic_bool *)data);
+}
+
+static int ip__load(const char *path, bool vocab_only, const atomic_bool *cancel, struct llama_model **out,
+                    char *error, size_t error_size)
 {
     int rc = ip__check_file(path, error, error_size);
     if (rc)
@@ -109,7 +118,15 @@ static int ip__load(const char *path, bool vocab_only, struct llama_model **out,
     struct llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
     mp.vocab_only = vocab_only;
+    if (cancel) {
+        mp.progress_callback = ip__go_on;
+        mp.progress_callback_user_data = (void *)cancel;
+    }
     *out = llama_model_load_from_file(path, mp);
+    if (!*out && cancel && atomic_load(cancel)) {
+        snprintf(error, error_size, "the load of %s was canceled", path);
+        return SM_ECANCELED;
+    }
     if (!*out) {
         snprintf(error, error_size, "%s could not be loaded as a model (truncated, or an architecture this "
                  "libllama does not know)", path);
@@ -122,7 +139,7 @@ int ip_vocab_load(const char *path, mc_vocab **out, char *error, size_t error_si
 {
     *out = NULL;
     struct llama_model *model;
-    int rc = ip__load(path, true, &model, error, error_size);
+    int rc = ip__load(path, true, NULL, &model, error, error_size);
     if (rc)
         return rc;
     *out = ip__vocab_of(llama_model_get_vocab(model));
@@ -135,11 +152,12 @@ int ip_model_check(const char *path, char *error, size_t error_size)
     return ip__check_file(path, error, error_size);
 }
 
-int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *error, size_t error_size)
+int ip_model_load(const char *path, sm_logger *logger, const atomic_bool *cancel, ip_model **out, char *error,
+                  size_t error_size)
 {
     *out = NULL;
     struct llama_model *model;
-    int rc = ip__load(path, false, &model, error, error_size);
+    int rc = ip__load(path, false, cancel, &model, error, error_size);
     if (rc)
         return rc;
     ip_model *m = sm_calloc(1, sizeof *m);

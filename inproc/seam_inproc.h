@@ -15,6 +15,7 @@
 #ifndef SEAM_INPROC_H
 #define SEAM_INPROC_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,8 +28,11 @@ typedef struct ip_model ip_model;
 /* Loads the GGUF file at `path` (CPU).  A file that is missing, not GGUF,
  * or that libllama cannot load (truncated, an unknown architecture) gives
  * SM_EIO or SM_EINVAL with a message naming the file and the reason;
- * libllama's own log goes to `logger` at debug level (may be NULL). */
-int ip_model_load(const char *path, sm_logger *logger, ip_model **out, char *error, size_t error_size);
+ * libllama's own log goes to `logger` at debug level (may be NULL).
+ * Setting *cancel (may be NULL) from another thread stops the load
+ * (SM_ECANCELED). */
+int ip_model_load(const char *path, sm_logger *logger, const atomic_bool *cancel, ip_model **out, char *error,
+                  size_t error_size);
 /* What ip_model_load checks before libllama reads the file, quickly (a
  * regular file that begins as GGUF does): for a caller that loads the
  * model later, off its loop. */

@@ -5,6 +5,7 @@
 #include "mc_internal.h"
 
 #include <dirent.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,9 @@ static char *mc__read_file(const char *path, size_t *len)
     return data ? data : sm_strdup("");
 }
 
-mc_ngram *mc_corpus_train(const mc_corpus *corpus, uint32_t max_nodes)
+/* Trains on the corpus until it is read or *stop (NULL: never) is set,
+ * which it looks at between files: NULL then. */
+static mc_ngram *mc__train_until(const mc_corpus *corpus, uint32_t max_nodes, const atomic_bool *stop)
 {
     mc_ngram *model = mc_ngram_new(max_nodes);
     size_t budget = corpus->max_bytes;
@@ -113,6 +116,10 @@ mc_ngram *mc_corpus_train(const mc_corpus *corpus, uint32_t max_nodes)
         budget -= len;
     }
     for (uint32_t i = 0; i < corpus->paths.size && budget > 0; i++) {
+        if (stop && atomic_load(stop)) {
+            mc_ngram_free(model);
+            return NULL;
+        }
         size_t len;
         char *text = mc__read_file(corpus->paths.items[i], &len);
         if (!text)
@@ -127,24 +134,30 @@ mc_ngram *mc_corpus_train(const mc_corpus *corpus, uint32_t max_nodes)
     return model;
 }
 
-typedef struct mc__train_job {
+mc_ngram *mc_corpus_train(const mc_corpus *corpus, uint32_t max_nodes)
+{
+    return mc__train_until(corpus, max_nodes, NULL);
+}
+
+struct mc_train_job {
     uv_work_t work;
     mc_corpus corpus;
     uint32_t max_nodes;
     mc_ngram *model;
     mc_ngram_ready_cb on_ready;
     void *data;
-} mc__train_job;
+    atomic_bool stop;
+};
 
 static void mc__train_work(uv_work_t *work)
 {
-    mc__train_job *job = work->data;
-    job->model = mc_corpus_train(&job->corpus, job->max_nodes);
+    mc_train_job *job = work->data;
+    job->model = mc__train_until(&job->corpus, job->max_nodes, &job->stop);
 }
 
 static void mc__train_after(uv_work_t *work, int status)
 {
-    mc__train_job *job = work->data;
+    mc_train_job *job = work->data;
     mc_corpus_free(&job->corpus);
     if (status != 0) {
         mc_ngram_free(job->model);
@@ -155,22 +168,31 @@ static void mc__train_after(uv_work_t *work, int status)
 }
 
 int mc_corpus_train_async(uv_loop_t *loop, mc_corpus *corpus, uint32_t max_nodes, mc_ngram_ready_cb on_ready,
-                          void *data)
+                          void *data, mc_train_job **out)
 {
-    mc__train_job *job = sm_calloc(1, sizeof *job);
+    mc_train_job *job = sm_calloc(1, sizeof *job);
     job->corpus = *corpus;
     mc_corpus_init(corpus, corpus->max_bytes);
     job->max_nodes = max_nodes;
     job->on_ready = on_ready;
     job->data = data;
     job->work.data = job;
+    atomic_init(&job->stop, false);
     int rc = uv_queue_work(loop, &job->work, mc__train_work, mc__train_after);
     if (rc != 0) {
         *corpus = job->corpus;
         sm_free(job);
         return SM_EINVAL;
     }
+    if (out)
+        *out = job;
     return SM_OK;
+}
+
+void mc_train_cancel(mc_train_job *job)
+{
+    atomic_store(&job->stop, true);
+    uv_cancel((uv_req_t *)&job->work);   /* not started yet: it never will */
 }
 
 /* ---- The backend ------------------------------------------------------------------- */

@@ -286,9 +286,15 @@ void mc_corpus_free(mc_corpus *corpus);
 mc_ngram *mc_corpus_train(const mc_corpus *corpus, uint32_t max_nodes);
 
 typedef void (*mc_ngram_ready_cb)(void *data, mc_ngram *model);
-/* Takes ownership of `corpus`.  SM_OK or an error from libuv. */
+typedef struct mc_train_job mc_train_job;
+/* Trains in the thread pool; on_ready gets the model (NULL when canceled)
+ * on the loop.  Takes ownership of `corpus`.  *out (may be NULL) is the
+ * job, valid until on_ready is called.  SM_OK or an error from libuv. */
 int mc_corpus_train_async(uv_loop_t *loop, mc_corpus *corpus, uint32_t max_nodes,
-                          mc_ngram_ready_cb on_ready, void *data);
+                          mc_ngram_ready_cb on_ready, void *data, mc_train_job **out);
+/* The training is not wanted any more: one not started never starts, one
+ * running stops at its next file; on_ready is still called (NULL). */
+void mc_train_cancel(mc_train_job *job);
 
 /* A backend over a trained model, which it borrows (it must outlive the
  * backend).  Each request's own contexts (32 KiB before the cursor, 16 KiB

@@ -4,6 +4,8 @@
  * backend the configuration names.
  */
 #include "seam_server.h"
+
+#include <stdatomic.h>
 #include "seam_models.h"
 
 #ifdef SEAM_HAVE_INPROC
@@ -47,6 +49,8 @@ struct srv_engine {
     void (*on_ready)(void *data); /* the embedded model is trained, or the local one loaded (or not) */
     void *on_ready_data;
     bool loading;                /* the local model is being loaded in the thread pool */
+    struct srv__load *load;      /* that load, until it ends; canceled when the engine is let go */
+    mc_train_job *train;         /* the training being run, until it ends; canceled likewise */
     char *load_error;            /* owned; why the local model did not load, or NULL */
 };
 
@@ -192,6 +196,7 @@ typedef struct srv__load {
     char *path;                  /* owned */
     ip_backend_options options;
     bool fallback;               /* a model found on the machine: the embedded one if it fails */
+    atomic_bool cancel;          /* the engine was let go: the load stops */
     ip_model *model;
     int rc;
     char error[512];
@@ -200,7 +205,7 @@ typedef struct srv__load {
 static void srv__load_work(uv_work_t *work)
 {
     srv__load *l = work->data;
-    l->rc = ip_model_load(l->path, NULL, &l->model, l->error, sizeof l->error);
+    l->rc = ip_model_load(l->path, NULL, &l->cancel, &l->model, l->error, sizeof l->error);
     if (l->rc == SM_OK)
         mc_vocab_prewarm(ip_model_vocab(l->model), l->engine->grammar);  /* the first masks find their trees */
 }
@@ -232,6 +237,7 @@ static void srv__load_after(uv_work_t *work, int status)
     srv__load *l = work->data;
     srv_engine *e = l->engine;
     e->loading = false;
+    e->load = NULL;
     if (status != 0 && l->rc == SM_OK && !l->model) {
         l->rc = SM_ECANCELED;
         snprintf(l->error, sizeof l->error, "the model's load was canceled");
@@ -263,12 +269,15 @@ static int srv__load_async(srv_engine *e, const char *path, const ip_backend_opt
     l->path = sm_strdup(path);
     l->options = *options;
     l->fallback = fallback;
+    atomic_init(&l->cancel, false);
     l->work.data = l;
     e->loading = true;
+    e->load = l;
     e->refs++;
     int rc = uv_queue_work(e->loop, &l->work, srv__load_work, srv__load_after);
     if (rc != 0) {
         e->loading = false;
+        e->load = NULL;
         e->refs--;
         sm_free(l->path);
         sm_free(l);
@@ -447,14 +456,32 @@ static void srv__engine_release(srv_engine *e)
     sm_free(e);
 }
 
+/* Stops the model's load or training in the thread pool: one not started
+ * never starts, one running stops soon (libllama's progress callback, the
+ * training's next file); each still ends through its after-callback. */
+static void srv__cancel_model_work(srv_engine *e)
+{
+#ifdef SEAM_HAVE_INPROC
+    if (e->load) {
+        atomic_store(&e->load->cancel, true);
+        uv_cancel((uv_req_t *)&e->load->work);
+    }
+#endif
+    if (e->train)
+        mc_train_cancel(e->train);
+}
+
 void srv_engine_free(srv_engine *e)
 {
     if (!e)
         return;
     e->released = true;
     e->on_ready = NULL;
-    /* Jobs still waiting for the model end now. */
+    /* Jobs still waiting for the model end now, and the model's load or
+     * training is not wanted any more: superseded settings, or a shutdown,
+     * queue nothing behind them. */
     srv__fail_waiting(e, "the server is shutting down");
+    srv__cancel_model_work(e);
     srv__engine_release(e);
 }
 
@@ -529,6 +556,7 @@ void srv_engine_train(srv_engine *e, const mc_corpus *corpus)
 static void srv__on_trained(void *data, mc_ngram *model)
 {
     srv_engine *e = data;
+    e->train = NULL;
     if (e->released)
         mc_ngram_free(model);   /* the owner let the engine go while it trained */
     else
@@ -542,7 +570,7 @@ int srv_engine_train_async(srv_engine *e, mc_corpus *corpus)
         return SM_OK;
     e->training = true;
     e->refs++;
-    int rc = mc_corpus_train_async(e->loop, corpus, 1u << 20, srv__on_trained, e);
+    int rc = mc_corpus_train_async(e->loop, corpus, 1u << 20, srv__on_trained, e, &e->train);
     if (rc != SM_OK) {
         e->training = false;
         e->refs--;

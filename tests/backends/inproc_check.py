@@ -455,6 +455,36 @@ def check_semantic(ch, models, count):
           (checked, refused))
 
 
+def check_settings_churn(ch, models):
+    """Settings pushed again and again, alternating a GGUF model and the
+    embedded model (trained on the standard library): each change cancels
+    the load or training it replaces, so a completion after 40 changes is
+    answered and `exit` ends the server within seconds, not after every
+    superseded load and training has run."""
+    c = Client(ch.seam)
+    try:
+        uri = "file://" + os.path.join(ch.dir, "churn.py")
+        init(c, {"backend": "embedded", "debounce_ms": 0, "timeout_ms": 30000, "train_stdlib": True})
+        c.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": COMPARE[0] + COMPARE[1]}})
+        gguf = model(models, "random-qwen2.gguf")
+        for i in range(40):
+            settings = {"backend": "llama", "model_path": gguf} if i % 2 == 0 else \
+                {"backend": "embedded", "model_path": None, "max_tokens": 8 + i}
+            c.notify("workspace/didChangeConfiguration", {"settings": {"seam": settings}})
+        resp = c.response(ask_inline_at(c, uri, COMPARE[0]), timeout=120)
+        ch.check(resp is not None and "result" in resp, "a completion after 40 settings changes: %r" % resp)
+        rid = c.request("shutdown", None)
+        c.response(rid, timeout=30)
+        start = time.monotonic()
+        c.notify("exit", None)
+        status, _ = c.wait(timeout=60)
+        took = time.monotonic() - start
+        ch.check(status == 0 and took < 5, "exit after 40 settings changes: status %r after %.1f s" % (status, took))
+    finally:
+        c.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -475,6 +505,7 @@ def main():
     check_lsp(ch, models)
     check_loading(ch, models)
     check_documents(ch, models)
+    check_settings_churn(ch, models)
     shutil.rmtree(ch.dir, ignore_errors=True)
     print("inproc: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
