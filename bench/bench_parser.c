@@ -12,6 +12,14 @@
  *  - trial_ns_median: save + feed one token-sized piece (4 bytes) + restore,
  *    the decoder's trial of a candidate, after the 80% prefix.
  * bench/run_parser_bench.py runs this next to CPython's ast.parse.
+ *
+ * usage: bench_parser --fstrings
+ * Feeds, one byte at a time as a person types, "x = " and an f-string
+ * whose one field holds N terms (N = 1000, 2000, 4000) and f-strings
+ * nested D deep (D = 40, 80, 149, CPython 3.12's most), and prints one JSON
+ * line each: {"case", "bytes", "byte_feed_us_total"}.  A field typed byte
+ * by byte costs its length once (linear in N); nesting costs each level
+ * its own bytes (D * bytes at most, with D below 150).
  */
 #include "seam_parser.h"
 
@@ -144,12 +152,59 @@ static int bench__grammars(void)
     return 0;
 }
 
+/* "x = ", `depth` f-strings inside one another, the innermost field
+ * holding `terms` names joined by "+", newline: fed a byte at a time. */
+static void bench__fstring_case(const ep_grammar *grammar, int depth, int terms)
+{
+    sm_buf text;
+    sm_buf_init(&text, 1u << 20);
+    sm_buf_append_str(&text, "x = ");
+    for (int i = 0; i < depth; i++)
+        sm_buf_append_str(&text, "f'{");
+    for (int i = 0; i < terms; i++)
+        sm_buf_printf(&text, "%sname_%d", i ? " + " : "", i);
+    for (int i = 0; i < depth; i++)
+        sm_buf_append_str(&text, "}'");
+    sm_buf_append_str(&text, "\n");
+    ep_recognizer *rec;
+    if (ep_recognizer_new(grammar, &rec) != SM_OK) {
+        sm_buf_free(&text);
+        return;
+    }
+    uint64_t start = sm_now_ns();
+    bool ok = true;
+    for (size_t i = 0; i < text.len && ok; i++)
+        ok = ep_feed(rec, text.data + i, 1) == 1;
+    uint64_t took = sm_now_ns() - start;
+    printf("{\"case\": \"depth %d, terms %d\", \"bytes\": %zu, \"complete\": %s, \"byte_feed_us_total\": %.0f}\n",
+           depth, terms, text.len, ok && ep_can_end(rec) ? "true" : "false", (double)took / 1000.0);
+    ep_recognizer_free(rec);
+    sm_buf_free(&text);
+}
+
+static int bench__fstrings(void)
+{
+    ep_grammar *grammar;
+    char error[256];
+    if (ep_grammar_python_version(312, &grammar, error, sizeof error)) {
+        fprintf(stderr, "bench_parser: %s\n", error);
+        return 1;
+    }
+    static const int cases[][2] = {{1, 1000}, {1, 2000}, {1, 4000}, {40, 1}, {80, 1}, {149, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        bench__fstring_case(grammar, cases[i][0], cases[i][1]);
+    ep_grammar_free(grammar);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     ep_grammar *grammar;
     char error[256];
     if (argc == 2 && strcmp(argv[1], "--grammars") == 0)
         return bench__grammars();
+    if (argc == 2 && strcmp(argv[1], "--fstrings") == 0)
+        return bench__fstrings();
     /* --python 3.N: that version's grammar (default 3.11) */
     int version = 311, first = 1;
     if (argc >= 3 && strcmp(argv[1], "--python") == 0) {

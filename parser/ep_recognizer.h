@@ -68,6 +68,14 @@ typedef struct ep_modal {
     uint32_t tok_start;      /* UINT32_MAX: nothing read */
     uint32_t epoch;          /* the recognizer's text_epoch when `seen` last matched the text */
     uint32_t exprs_valid;    /* scan.exprs[0..exprs_valid) are known valid */
+    /* The open field's expression, fed to the fields recognizer as it
+     * grows (from its EP__FIELD_START): where it starts in the token
+     * (UINT32_MAX: nothing fed), how many of its bytes were fed, and whether
+     * they were viable.  Each byte is fed once while the text only grows. */
+    uint32_t open_start;
+    uint32_t open_fed;
+    bool open_ok;
+    bool fields_moved;       /* the fields recognizer is past its EP__FIELD_START */
 } ep_modal;
 
 typedef struct ep_snapshot {

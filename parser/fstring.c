@@ -35,6 +35,8 @@ void ep_modal_init(ep_modal *modal, int version)
     modal->tok_start = UINT32_MAX;
     modal->epoch = 0;
     modal->exprs_valid = 0;
+    modal->open_start = UINT32_MAX;
+    modal->fields_moved = false;
 }
 
 void ep_modal_free(ep_modal *modal)
@@ -93,11 +95,11 @@ static bool ep__modal_current(ep_recognizer *rec, uint32_t tok_start, uint32_t e
  * Returns what the scanner says of text[tok_start..end): PX_FS_MORE or
  * PX_FS_CLOSED (that of its last byte), or PX_FS_PAST or PX_FS_ERROR for a
  * byte before end. */
-static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
+static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t end)
 {
     ep_modal *m = &rec->modal;
     const char *token = rec->text.items + tok_start;
-    if (!ep__modal_current(rec, tok_start, end)) {
+    if (!ep__modal_current(rec, tok_start, end) || m->scan.outer_brackets != depth) {
         size_t quote = 0;
         px_prefix pfx;
         int version = m->scan.version;
@@ -105,12 +107,14 @@ static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
             return PX_FS_ERROR;
         px_string_prefix(token, quote, version, &pfx);
         px_fscan_begin(&m->scan, &pfx, (uint32_t)quote);
+        m->scan.outer_brackets = depth;
         sm_array_clear(&m->seen);
         for (size_t i = 0; i < quote; i++)
             sm_array_push(&m->seen, token[i]);
         m->tok_start = tok_start;
         m->epoch = rec->text_epoch;
         m->exprs_valid = 0;
+        m->open_start = UINT32_MAX;
     }
     while (tok_start + m->scan.at < end) {
         int status = ep__modal_read(m, token);
@@ -120,9 +124,9 @@ static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
     return m->scan.read_status;
 }
 
-int ep_modal_step(ep_recognizer *rec, uint32_t tok_start, uint32_t at)
+int ep_modal_step(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t at)
 {
-    int status = ep__modal_sync(rec, tok_start, at);
+    int status = ep__modal_sync(rec, tok_start, depth, at);
     if (status == PX_FS_PAST || status == PX_FS_ERROR)
         return status;
     return ep__modal_read(&rec->modal, rec->text.items + tok_start);
@@ -157,15 +161,16 @@ ep_recognizer *ep_fstring_fields_new(const ep_grammar *grammar)
     return fields;
 }
 
-/* Parses a field's expression, whole or as a prefix, from the fields
- * recognizer's EP__FIELD_START, and returns there. */
-static bool ep__field_parse(ep_recognizer *fields, const char *expr, size_t len, bool whole)
+/* Whether the fields recognizer, fed a field's expression expr[0..len),
+ * holds a whole one there; it is left as it was. */
+static bool ep__whole_here(ep_recognizer *fields, const char *expr, size_t len)
 {
     bool modes = ep_grammar_modal_strings(fields->grammar);
-    bool ok = ep_feed(fields, expr, len) == 1;
-    if (ok && whole && !modes)
+    ep_savepoint here = ep_save(fields);
+    bool ok;
+    if (!modes) {
         ok = !ep__blank(expr, len) && ep_feed(fields, ")", 1) == 1 && ep_can_end(fields); /* not "()" */
-    else if (ok && whole) {
+    } else {
         ok = ep_end_token(fields) && fields->run.depth == 1;
         if (ok) {
             /* the field's "}" closes the bracket and follows any join */
@@ -174,34 +179,89 @@ static bool ep__field_parse(ep_recognizer *fields, const char *expr, size_t len,
             ok = ep_can_end(fields);
         }
     }
+    ep_restore(fields, here);
+    fields->saves.size = here;   /* the point itself goes too */
+    return ok;
+}
+
+/* Parses a field's expression, whole or as a prefix, from the fields
+ * recognizer's EP__FIELD_START, and returns there. */
+static bool ep__field_parse(ep_recognizer *fields, const char *expr, size_t len, bool whole)
+{
+    bool ok = ep_feed(fields, expr, len) == 1;
+    if (ok && whole)
+        ok = ep__whole_here(fields, expr, len);
     ep_restore(fields, EP__FIELD_START);
     return ok;
 }
 
-/* The expression in progress at the end of the text: a prefix of one, or,
- * when the text ends in a "!" or "=" that may end it, whole before it. */
-static bool ep__open_field_ok(ep_recognizer *fields, const char *token, uint32_t len, uint32_t start,
-                              uint32_t tentative)
+/* Brings the fields recognizer back to EP__FIELD_START, forgetting the
+ * open field fed to it. */
+static void ep__fields_home(ep_modal *m, ep_recognizer *fields)
 {
-    if (ep__field_parse(fields, token + start, len - start, false))
-        return true;
-    return tentative != UINT32_MAX && ep__field_parse(fields, token + start, tentative - start, true);
+    if (m->fields_moved)
+        ep_restore(fields, EP__FIELD_START);
+    m->fields_moved = false;
+    m->open_start = UINT32_MAX;
 }
 
-bool ep_fstring_valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_start, uint32_t end, bool finished)
+/* Feeds the open field's expression up to expr[upto] (the bytes not fed
+ * yet), unless it is not viable already. */
+static void ep__feed_open(ep_modal *m, ep_recognizer *fields, const char *expr, uint32_t upto)
 {
-    int status = ep__modal_sync(rec, tok_start, end);
+    if (m->open_ok && m->open_fed < upto) {
+        m->fields_moved = true;
+        m->open_ok = ep_feed(fields, expr + m->open_fed, upto - m->open_fed) == 1;
+    }
+    if (m->open_fed < upto)
+        m->open_fed = upto;
+}
+
+/* The expression in progress at the end of the text: a prefix of one, or,
+ * when the text ends in a "!" or "=" that may end it, whole before it.
+ * Fed as it grows: a field typed byte by byte costs its length once, not
+ * its length at every byte (and an f-string nested in it the same, each
+ * level its own). */
+static bool ep__open_field_ok(ep_modal *m, ep_recognizer *fields, const char *token, uint32_t len, uint32_t start,
+                              uint32_t tentative)
+{
+    const char *expr = token + start;
+    uint32_t n = len - start;
+    uint32_t mark = tentative == UINT32_MAX ? UINT32_MAX : tentative - start;
+    if (m->open_start != start || m->open_fed > n || (mark != UINT32_MAX && mark < m->open_fed)) {
+        /* another field, or the text cut back: from the field's start */
+        ep__fields_home(m, fields);
+        m->open_start = start;
+        m->open_fed = 0;
+        m->open_ok = true;
+    }
+    bool whole = false;
+    if (mark != UINT32_MAX) {
+        ep__feed_open(m, fields, expr, mark);
+        whole = m->open_ok && ep__whole_here(fields, expr, mark);
+    }
+    ep__feed_open(m, fields, expr, n);
+    return m->open_ok || whole;
+}
+
+bool ep_fstring_valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_start, uint32_t depth, uint32_t end,
+                      bool finished)
+{
+    int status = ep__modal_sync(rec, tok_start, depth, end);
     if (status == PX_FS_ERROR || status == PX_FS_PAST || (finished && status != PX_FS_CLOSED))
         return false;
     ep_modal *m = &rec->modal;
     const char *token = rec->text.items + tok_start;
     for (; m->exprs_valid < m->scan.exprs.size; m->exprs_valid++) {
         px_fs_expr e = m->scan.exprs.items[m->exprs_valid];
-        if (!fields || !ep__field_parse(fields, token + e.start, e.end - e.start, true))
+        if (!fields)
+            return false;
+        ep__fields_home(m, fields);   /* a closed field is parsed from EP__FIELD_START */
+        if (!ep__field_parse(fields, token + e.start, e.end - e.start, true))
             return false;
     }
     uint32_t start, tentative;
     if (finished || !px_fscan_open_expr(&m->scan, &start, &tentative))
         return true;
-    return fields && ep__open_field_ok(fields, token, end - tok_start, start, tentative);
+    return fields && ep__open_field_ok(m, fields, token, end - tok_start, start, tentative);
 }

@@ -39,6 +39,15 @@ bool ep_str_literal(const char *token, size_t len, bool *is_f, bool *raw)
 
 /* The recognizer that parses f-string fields, made on first use; NULL only
  * if it cannot be made (then no f-string is accepted). */
+/* The brackets open around the token in progress, for CPython's limit on
+ * them inside f-strings: none counted while the recognizer captures a
+ * right context's tokens, whose depth is measured from an arbitrary base
+ * (fim.c). */
+static uint32_t ep__real_depth(const ep_recognizer *rec, const ep_run *run)
+{
+    return rec->capture ? 0 : run->depth;
+}
+
 static ep_recognizer *ep__fields(ep_recognizer *rec)
 {
     if (!rec->fields) {
@@ -111,7 +120,7 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     /* f-string expressions are parsed with the compiled grammar, not with a
      * quotient derived from it */
     if (ep_fstring_token(rec, run->tok_start, end)) {
-        if (!ep_fstring_valid(rec, ep__fields(rec), run->tok_start, end, true))
+        if (!ep_fstring_valid(rec, ep__fields(rec), run->tok_start, ep__real_depth(rec, run), end, true))
             return false;
     } else if (lex->fstring && !px_escapes_valid(token, end - run->tok_start, true, &from)) {
         return false;
@@ -161,7 +170,7 @@ bool ep_lex_relex(ep_recognizer *rec, ep_run *run, uint32_t end)
 static bool ep__feed_modal(ep_recognizer *rec, ep_run *run, uint32_t at)
 {
     const ep_grammar *g = rec->grammar;
-    int status = ep_modal_step(rec, run->tok_start, at);
+    int status = ep_modal_step(rec, run->tok_start, ep__real_depth(rec, run), at);
     if (status == PX_FS_PAST)
         return ep_lex_relex(rec, run, at + 1);
     if (status == PX_FS_ERROR)
@@ -265,7 +274,7 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
     if (!px_name_valid(token, len))
         return false;
     if (ep_fstring_token(rec, run->tok_start, end))
-        return ep_fstring_valid(rec, ep__fields(rec), run->tok_start, end, false);
+        return ep_fstring_valid(rec, ep__fields(rec), run->tok_start, ep__real_depth(rec, run), end, false);
     if (!ep_str_literal(token, len, NULL, NULL))
         return true;
     bool finished = run->accept_end == end && run->accept_lexeme >= 0 && g->lexemes[run->accept_lexeme].fstring;

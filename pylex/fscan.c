@@ -14,8 +14,10 @@
  * and its f-string rules refuse: a single "}", a line break in a
  * single-quoted string's text, a bad escape in the text, a conversion other
  * than !s, !r, !a right after the "!", fields nested more than three deep,
- * the string's own quotes inside a format specification.  The expressions
- * themselves are Python, left to the caller (px_fs_expr).
+ * the string's own quotes inside a format specification, 150 f-strings
+ * inside one another, a 201st bracket open (counted across fields and
+ * strings, from the brackets around the token on: outer_brackets).  The
+ * expressions themselves are Python, left to the caller (px_fs_expr).
  *
  * Before 3.12 the string is one token that its first closing quote ends
  * (the caller's lexer finds it); read with an older version, the scan
@@ -107,6 +109,7 @@ void px_fscan_begin(px_fscan *scan, const px_prefix *pfx, uint32_t prefix)
     sm_array_clear(&scan->frames);
     sm_array_clear(&scan->exprs);
     scan->at = prefix;
+    scan->outer_brackets = 0;
     scan->status = PX_FS_MORE;
     scan->read_status = PX_FS_MORE;
     px_fs_frame first = {.kind = pfx->f || pfx->t ? PX__LIT : PX__STR, .sub = PX__OPEN0, .raw = pfx->raw,
@@ -148,12 +151,33 @@ static void px__record(px_fscan *scan, const px_fs_frame *expr, uint32_t end)
         sm_array_push(&scan->exprs, ((px_fs_expr){expr->start, end}));
 }
 
+/* The brackets open at the scan's point, as CPython's tokenizer counts
+ * them from 3.12 on: those around the token, each open field's "{", and
+ * the brackets open in each field's expression. */
+static uint32_t px__brackets(const px_fscan *scan)
+{
+    uint32_t n = scan->outer_brackets;
+    for (uint32_t i = 0; i < scan->frames.size; i++) {
+        const px_fs_frame *f = &scan->frames.items[i];
+        if (f->kind == PX__EXPR || f->kind == PX__SPEC)
+            n += 1 + (f->kind == PX__EXPR ? f->depth : 0);
+    }
+    return n;
+}
+
+/* Whether one more bracket may open (3.12 on; before, the string is one
+ * token that holds no bracket of the tokenizer's). */
+static bool px__bracket_room(const px_fscan *scan)
+{
+    return !px__modes(scan) || px__brackets(scan) < PX_MAX_BRACKETS;
+}
+
 /* Opens a field from the text or format spec on top (its "{" read), its
  * expression starting at `start`. */
 static int px__open_field(px_fscan *scan, uint32_t start)
 {
     px_fs_frame *from = sm_array_back(&scan->frames);
-    if (from->level + 1u > px__max_field_level(scan))
+    if (from->level + 1u > px__max_field_level(scan) || !px__bracket_room(scan))
         return PX_FS_ERROR;
     if (from->kind == PX__SPEC)
         from->spec_field = true;
@@ -229,16 +253,19 @@ static int px__escape(px_fscan *scan, px_fs_frame *f, uint8_t c)
         return PX_FS_MORE;
     }
     f->sub = PX__BODY;
-    if (f->raw)
+    /* 3.12 and 3.13 decode a raw string's format spec as if it were not
+     * raw (3.14 does not): its escapes are checked, and a "\N" there is
+     * malformed whatever follows, since the raw tokenizer lets a "{" after
+     * it open a field */
+    bool raw_spec_decoded = f->raw && f->kind == PX__SPEC && px__modes(scan) && scan->version < 314;
+    if (f->raw && !raw_spec_decoded)
         return PX_FS_MORE;
     if (c == 'x' || c == 'u' || c == 'U') {
         f->sub = PX__HEX;
         f->hex_left = c == 'x' ? 2 : c == 'u' ? 4 : 8;
         f->hex_value = 0;
     } else if (c == 'N') {
-        /* from 3.12, in a format spec the "{" would open a field: \N
-         * cannot be whole */
-        if (f->kind == PX__SPEC && px__modes(scan))
+        if (raw_spec_decoded)
             return PX_FS_ERROR;
         f->sub = PX__ESC_N;
     }
@@ -330,7 +357,10 @@ static int px__text(px_fscan *scan, const char *token, px_fs_frame *f, uint8_t c
         return PX_FS_MORE;
     }
     if (c == '{') {
-        if (spec)
+        /* in a format spec a "{" opens a field, until a field has been
+         * opened in it: from then on (3.12 on) the tokenizer reads "{{" there
+         * as a brace of the text, as in the string's own text */
+        if (spec && (!f->spec_field || !px__modes(scan)))
             return px__open_field(scan, at + 1);
         f->sub = PX__LBRACE;
         return PX_FS_MORE;
@@ -391,6 +421,14 @@ static int px__start_string(px_fscan *scan, const char *token, px_fs_frame *f, u
         memset(&p, 0, sizeof p);
     f->word = PX__NONE;
     f->prev = c;
+    if ((p.f || p.t) && px__modes(scan)) {
+        /* each f- or t-string is a mode on CPython's tokenizer's stack */
+        uint32_t open = 0;
+        for (uint32_t i = 0; i < scan->frames.size; i++)
+            open += scan->frames.items[i].kind == PX__LIT;
+        if (open + 1 >= PX_MAX_NESTED_FSTRINGS)
+            return PX_FS_ERROR;
+    }
     px_fs_frame s = {.kind = (p.f || p.t) ? PX__LIT : PX__STR, .sub = PX__OPEN1, .quote = c, .quote_len = 1,
                      .raw = p.raw, .word = PX__NONE, .mark = PX__NONE};
     sm_array_push(&scan->frames, s);
@@ -475,6 +513,8 @@ static int px__expr(px_fscan *scan, const char *token, px_fs_frame *f, uint8_t c
     }
     f->word = PX__NONE;
     if (c == '(' || c == '[' || c == '{') {
+        if (!px__bracket_room(scan))
+            return PX_FS_ERROR;
         f->depth++;
         return PX_FS_MORE;
     }

@@ -132,7 +132,14 @@ typedef struct px_fscan {
     uint32_t at;                    /* token bytes read */
     uint8_t status;                 /* the last step's PX_FS_* */
     uint8_t read_status;            /* PX_FS_MORE or PX_FS_CLOSED: that of token[at - 1] */
+    uint32_t outer_brackets;        /* brackets open around the token (set after px_fscan_begin) */
 } px_fscan;
+
+/* CPython's limits on what nests in f- and t-strings from 3.12 on, counted
+ * across the strings: fewer than 150 strings inside one another (its
+ * tokenizer's mode stack), and at most 200 brackets open, a field's "{"
+ * among them and those around the outermost string too. */
+enum { PX_MAX_NESTED_FSTRINGS = 150, PX_MAX_BRACKETS = 200 };
 
 void px_fscan_init(px_fscan *scan, int version);
 void px_fscan_free(px_fscan *scan);

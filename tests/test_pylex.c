@@ -138,7 +138,6 @@ Test(pylex, what_the_modes_refuse)
         "f'{a; b}'",     /* no statements in a field */
         "f'\\x4g'",      /* escapes in the text */
         "f'\\N{NO SUCH CHARACTER}'",
-        "f'{x:\\N{BULLET}}'",
         "f'{x!r=}'",
     };
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
@@ -181,4 +180,83 @@ Test(pylex, what_311_refuses_in_fields)
     /* the same strings, read as 3.12 does */
     cr_assert_eq(scan_string("f'{x!r }'", 312, NULL, 0), 9);
     cr_assert_eq(scan_string("f'{x:{y:{z}}}'", 312, NULL, 0), 14);
+}
+
+#define OPENS "((((((((((((((((((((((((((((((((((((((((((((((((((" \
+    "((((((((((((((((((((((((((((((((((((((((((((((((((" \
+    "((((((((((((((((((((((((((((((((((((((((((((((((((" \
+    "(((((((((((((((((((((((((((((((((((((((((((((((((("
+#define CLOSES "))))))))))))))))))))))))))))))))))))))))))))))))))" \
+    "))))))))))))))))))))))))))))))))))))))))))))))))))" \
+    "))))))))))))))))))))))))))))))))))))))))))))))))))" \
+    "))))))))))))))))))))))))))))))))))))))))))))))))))"
+
+/* "f'{" * n + "1" + "}'" * n. */
+static char *nested_fstrings(int n)
+{
+    char *text = sm_malloc((size_t)n * 5 + 2);
+    char *p = text;
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "f'{");
+    *p++ = '1';
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "}'");
+    *p = '\0';
+    return text;
+}
+
+/* CPython's limits from 3.12 on: a 150th f-string inside the others is
+ * refused where it opens (so that 4,800 of them cost no more than 150),
+ * and brackets count across fields and strings, from those around the
+ * token on (200 open at most). */
+Test(pylex, nesting_limits_of_fstrings)
+{
+    char *ok = nested_fstrings(149);
+    cr_assert_eq(scan_string(ok, 312, NULL, 0), (long)strlen(ok));
+    sm_free(ok);
+    char *deep = nested_fstrings(4800);
+    px_fscan scan;
+    px_fscan_init(&scan, 314);
+    px_prefix pfx;
+    px_string_prefix(deep, 1, 314, &pfx);
+    px_fscan_begin(&scan, &pfx, 1);
+    int status = PX_FS_MORE;
+    while (status == PX_FS_MORE)
+        status = px_fscan_step(&scan, deep);
+    cr_assert_eq(status, PX_FS_ERROR);
+    cr_assert_eq(scan.at, 149 * 3 + 1, "refused at the 150th string's quote, not at %u", scan.at);
+    px_fscan_free(&scan);
+    sm_free(deep);
+    /* one field's brace and 199 parentheses: 200 open; one more is refused */
+    char text[512];
+    snprintf(text, sizeof text, "f'{%.*s1%.*s}'", 199, OPENS, 199, CLOSES);
+    cr_assert_eq(scan_string(text, 313, NULL, 0), (long)strlen(text));
+    snprintf(text, sizeof text, "f'{%.*s1%.*s}'", 200, OPENS, 200, CLOSES);
+    cr_assert_eq(scan_string(text, 313, NULL, 0), -1);
+    /* with brackets open around the string */
+    px_fscan_init(&scan, 312);
+    px_string_prefix("f", 1, 312, &pfx);
+    px_fscan_begin(&scan, &pfx, 1);
+    scan.outer_brackets = 200;
+    const char *field = "f'{1}'";
+    status = PX_FS_MORE;
+    while (status == PX_FS_MORE)
+        status = px_fscan_step(&scan, field);
+    cr_assert_eq(status, PX_FS_ERROR, "the field's brace is the 201st");
+    px_fscan_free(&scan);
+}
+
+/* A format spec's escapes and braces, from 3.12 on (CPython's verdicts in
+ * the comment above the file). */
+Test(pylex, format_spec_escapes_and_braces)
+{
+    cr_assert_gt(scan_string("f'{a:\\N{BULLET}}'", 312, NULL, 0), 0, "\\N{...} is an escape in a spec");
+    cr_assert_eq(scan_string("f'{a:\\N{NOT A NAME}}'", 312, NULL, 0), -1);
+    cr_assert_eq(scan_string("rf'{a:\\N{BULLET}}'", 312, NULL, 0), -1, "3.12 decodes a raw spec");
+    cr_assert_eq(scan_string("rf'{a:\\x4}'", 313, NULL, 0), -1, "3.13 decodes a raw spec");
+    cr_assert_gt(scan_string("rf'{a:\\N{BULLET}}'", 314, NULL, 0), 0, "3.14 does not");
+    cr_assert_gt(scan_string("rf'{a:\\x4}'", 314, NULL, 0), 0);
+    cr_assert_gt(scan_string("f'{a:{b}{{}'", 312, NULL, 0), 0, "after a field, {{ is text");
+    cr_assert_lt(scan_string("f'{a:{{}'", 312, NULL, 0), 0, "before one, { opens a field");
+    cr_assert_eq(scan_string("F\"{y:{{}}{{}} }\"", 313, NULL, 0), -1);
 }

@@ -34,7 +34,7 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from version_snippets import SINCE, SNIPPETS  # noqa: E402
+from version_snippets import LIMITS, SINCE, SNIPPETS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 INSERTED = list("()[]{}:,=.'\" \n\ta1\\#*+-@")
@@ -258,6 +258,11 @@ def main():
             cuts = check_cuts(report, seam, version, good, rng, 8)
             print("%s (%s): %d snippets (%d accepted), %d mutants (%.2f%% of the refused ones refused), %d cuts"
                   % (version, where, n, len(good), m, share, cuts))
+            if minor >= 12:
+                n, m, share = check_programs(report, seam, version, accepts, LIMITS, rng, 0, "limit", sampled=20)
+                cuts = check_cuts(report, seam, version, [p for p in LIMITS if accepts(p)], rng, 2)
+                print("%s nesting limits: %d programs, %d mutants (%.2f%% of the refused ones refused), %d cuts"
+                      % (version, n, m, share, cuts))
             if py:
                 files = py.stdlib()
                 rng.shuffle(files)

@@ -75,6 +75,16 @@ SNIPPETS = [
     'x = t"{a}" "b"\n',
     'x = ft"{a}"\n',
     'x = t"{t"{1}"}".strings\n',
+    # 3.12 on: a format spec's escapes ("\N{...}" whole; in a raw string 3.12
+    # and 3.13 decode them all the same), "{{" as text once a field was
+    # opened in the spec, and CPython's limits: 150 f-strings inside one
+    # another, 200 brackets open counted across fields and strings
+    "x = f'{a:\\N{BULLET}}'\n",
+    "x = rf'{a:\\N{BULLET}}'\n",
+    "x = rf'{a:\\x4}' + rf'{a:\\d}'\n",
+    "x = f'{a:{b}{{}'\n",
+    "x = f'{a:{b}{c}{{}' + f'{a:{{}'\n",
+    'x = F"{y:{{}}{{}} }"\n',
     # common to all: what the new keywords must not break
     "match = 1\ncase = match + 1\ntype = case\n",
     "def type(x): return x\n",
@@ -88,3 +98,18 @@ SNIPPETS = [
 # expressions in indexes; 3.11: PEP 654, PEP 646).  Parenthesized context
 # managers parse in 3.9 already (its new parser), though 3.10 documents them.
 SINCE = {0: 310, 1: 310, 2: 310, 3: 310, 5: 311, 6: 311, 7: 311, 8: 311, 9: 311}
+
+# CPython's limits on nesting, each side of them: 150 f-strings inside one
+# another, 200 brackets open counted across fields and strings (a field's
+# "{" and the brackets around the string among them).  Long programs:
+# checked with sampled mutants, not every position's.
+LIMITS = [
+    "x = " + "f'{" * 149 + "1" + "}'" * 149 + "\n",
+    "x = " + "f'{" * 150 + "1" + "}'" * 150 + "\n",
+    "x = " + "(" * 199 + "f'{1}'" + ")" * 199 + "\n",
+    "x = " + "(" * 200 + "f'{1}'" + ")" * 200 + "\n",
+    "x = f'{" + "f'{((" * 66 + "1" + "))}'" * 66 + "}'\n",
+    "x = f'{" + "f'{((" * 67 + "1" + "))}'" * 67 + "}'\n",
+    "x = f'{" + "(" * 199 + "1" + ")" * 199 + "}'\n",
+    "x = f'{" + "(" * 200 + "1" + ")" * 200 + "}'\n",
+]
