@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -589,6 +590,23 @@ Test(semantic, a_python_that_never_answers_holds_up_nothing)
     remove_slow_python(dir, python);
 }
 
+/* A fresh folder for a test's modules, and its removal with them. */
+static void scratch_dir(char dir[64])
+{
+    snprintf(dir, 64, "/tmp/seam-semantic-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static void remove_dir(const char *dir)
+{
+    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Writes text to dir/name. */
 static void put_file(const char *dir, const char *name, const char *text)
 {
@@ -607,8 +625,7 @@ static void put_file(const char *dir, const char *name, const char *text)
 Test(semantic, star_imports_that_fan_out_cost_each_module_once, .timeout = 30)
 {
     char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/seam-semantic-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
+    scratch_dir(dir);
     enum { F = 40 };
     for (int k = 0; k < F; k++) {
         char name[128], text[2048];
@@ -628,14 +645,7 @@ Test(semantic, star_imports_that_fan_out_cost_each_module_once, .timeout = 30)
     cr_assert_not(complete_in(env, "import fan0\n", "fan0.missing", true));
     cr_assert(complete_in(env, "import fan0\n", "fan0.V39", true));
     sx_env_free(env);
-    for (int k = 0; k < F; k++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/fan%d/__init__.py", dir, k);
-        unlink(path);
-        snprintf(path, sizeof path, "%s/fan%d", dir, k);
-        rmdir(path);
-    }
-    rmdir(dir);
+    remove_dir(dir);
 }
 
 /* A module-level __getattr__ (PEP 562), defined or assigned, answers any
@@ -644,8 +654,7 @@ Test(semantic, star_imports_that_fan_out_cost_each_module_once, .timeout = 30)
 Test(semantic, a_module_getattr_leaves_the_module_open)
 {
     char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/seam-semantic-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
+    scratch_dir(dir);
     put_file(dir, "lazydef.py", "KNOWN = 1\n\ndef __getattr__(name):\n    return name\n");
     put_file(dir, "lazyset.py", "KNOWN = 1\n__getattr__ = lambda name: name\n");
     put_file(dir, "plain.py", "KNOWN = 1\n\ndef helper(name):\n    return name\n");
@@ -655,13 +664,7 @@ Test(semantic, a_module_getattr_leaves_the_module_open)
     cr_assert_not(complete_in(env, "import plain\n", "plain.anything", false));
     cr_assert(complete_in(env, "import plain\n", "plain.KNOWN", false));
     sx_env_free(env);
-    static const char *const files[] = {"lazydef.py", "lazyset.py", "plain.py"};
-    for (size_t i = 0; i < 3; i++) {
-        char path[128];
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    remove_dir(dir);
 }
 
 /* A workspace module too large to read in the set-up's budget: the set-up
@@ -670,8 +673,7 @@ Test(semantic, a_module_getattr_leaves_the_module_open)
 Test(semantic, a_module_too_large_for_the_budget_is_not_waited_for)
 {
     char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/seam-semantic-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
+    scratch_dir(dir);
     char path[128];
     snprintf(path, sizeof path, "%s/huge.py", dir);
     FILE *f = fopen(path, "w");
@@ -687,6 +689,5 @@ Test(semantic, a_module_too_large_for_the_budget_is_not_waited_for)
     cr_assert_not(complete_in(unlimited, "import huge\n", "huge.nothere", false));
     cr_assert(complete_in(unlimited, "import huge\n", "huge.function_number_69999", false));
     sx_env_free(unlimited);
-    unlink(path);
-    rmdir(dir);
+    remove_dir(dir);
 }
