@@ -38,13 +38,16 @@ static const char srv__usage[] =
     "                   round trips, rejected candidates and how much of the code\n"
     "                   after the cursor bound it (binding).  Settings: --backend\n"
     "                   embedded|llamacpp|openai|ollama, --endpoint URL, --model NAME,\n"
-    "                   --template NAME, --max-tokens N, --multiline true, ...\n"
+    "                   --template NAME, --max-tokens N, --multiline true, ...;\n"
+    "                   --workspace-trusted true lets the file's folder's .venv run\n"
+    "                   (docs/SECURITY.md)\n"
     "  model list [--json]\n"
     "                   the known fill-in-the-middle models and the GGUF files in\n"
     "                   the models folder (seam uses the first when no backend is set)\n"
-    "  model pull NAME | model pull USER/REPO FILE.gguf [--revision REV]\n"
+    "  model pull NAME | model pull USER/REPO FILE.gguf [--revision REV] [--no-verify]\n"
     "                   download a GGUF model from Hugging Face (HF_ENDPOINT, HF_TOKEN)\n"
-    "                   into the models folder, resumable and checked by SHA-256\n";
+    "                   into the models folder, resumable and checked by SHA-256\n"
+    "                   (--no-verify: take it unchecked when the server states none)\n";
 
 int srv_read_file(const char *path, sm_buf *out)
 {
