@@ -235,12 +235,19 @@ def typing_checks(driver, work, check, artifacts):
         driver.do("key", key="End")
         driver.do("type", text=finish)
         driver.do("key", key="Control+S")
-        expected = before[:at] + head + text + closers_of(typed) + finish + before[at:]
+        # A ghost that ends with the editor's first closers (asked before
+        # the editor had put them all in) is merged with them by VS Code,
+        # which writes over the closers the suggestion repeats.
+        closers = closers_of(typed)
+        merged = max(k for k in range(len(closers) + 1) if text.endswith(closers[:k]))
+        accepted = {before[:at] + head + text + closers[k:] + finish + before[at:] for k in {0, merged}}
+        expected = before[:at] + head + text + closers[merged:] + finish + before[at:]
         got = None
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             got = read(path)
-            if got == expected:
+            if got in accepted:
+                expected = got
                 break
             time.sleep(0.1)
         check(got == expected, "typed %r %s, ghost %r, the line finished with %r: the file is %r, not %r"
