@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* The only mutable global in seam: a countdown used by tests to make the
  * n-th allocation fail.  Negative means off. */
@@ -119,4 +120,15 @@ const char *sm_strerror(int code)
     case SM_ETIMEDOUT: return "timed out";
     default: return "unknown error";
     }
+}
+
+void sm_advise_filled(void *ptr, size_t size)
+{
+    const uintptr_t page = 4096, huge = (uintptr_t)2 << 20;
+    if (!ptr || size < huge)
+        return;
+    uintptr_t start = ((uintptr_t)ptr + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)ptr + size) & ~(page - 1);
+    if (end > start)
+        madvise((void *)start, end - start, MADV_HUGEPAGE);
 }

@@ -113,6 +113,16 @@ void sm_buf_free(sm_buf *buf)
     sm_buf_init(buf, buf->max);
 }
 
+/* read(2) again when a signal cut it short. */
+static ssize_t sm__read_some(int fd, char *into, size_t len)
+{
+    ssize_t got;
+    do
+        got = read(fd, into, len);
+    while (got < 0 && errno == EINTR);
+    return got;
+}
+
 int sm_read_file(const char *path, size_t max, sm_buf *out)
 {
     sm_buf_init(out, max);
@@ -131,19 +141,23 @@ int sm_read_file(const char *path, size_t max, sm_buf *out)
         close(fd);
         return SM_ETOOBIG;
     }
-    char chunk[65536];
-    int rc = SM_OK;
-    for (;;) {
-        ssize_t got = read(fd, chunk, sizeof chunk);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            rc = SM_EIO;
-        if (got <= 0)
-            break;
-        if ((rc = sm_buf_append(out, chunk, (size_t)got)) != SM_OK)
-            break;
+    /* room for the size stat() gives, read straight into the buffer (a
+     * large file is neither copied chunk by chunk nor moved as it grows);
+     * a file that grows meanwhile goes on in chunks, up to the cap */
+    int rc = st.st_size > 0 ? sm__buf_reserve(out, (size_t)st.st_size) : SM_OK;
+    ssize_t got = 1;
+    while (rc == SM_OK && got > 0 && out->len < (size_t)st.st_size) {
+        got = sm__read_some(fd, out->data + out->len, (size_t)st.st_size - out->len);
+        if (got > 0) {
+            out->len += (size_t)got;
+            out->data[out->len] = '\0';
+        }
     }
+    char chunk[65536];
+    while (rc == SM_OK && got > 0 && (got = sm__read_some(fd, chunk, sizeof chunk)) > 0)
+        rc = sm_buf_append(out, chunk, (size_t)got);
+    if (got < 0 && rc == SM_OK)
+        rc = SM_EIO;
     close(fd);
     if (rc)
         sm_buf_free(out);

@@ -53,6 +53,10 @@ char *sm_strdup(const char *text);
 char *sm_strndup(const char *text, size_t len);
 void *sm_try_malloc(size_t size);
 void *sm_try_realloc(void *ptr, size_t size);
+/* Asks the kernel to back ptr[0..size), a block about to be filled whole
+ * (a model read from a file), with huge pages where it can: one fault per
+ * 2 MiB instead of per 4 KiB.  A hint only; nothing changes if refused. */
+void sm_advise_filled(void *ptr, size_t size);
 void sm_free(void *ptr);
 
 /* Tests only: after `count` more successful allocations, every allocation

@@ -41,6 +41,7 @@ void cfg_init(cfg_config *config)
     config->semantic_attributes = true;
     config->semantic_keywords = true;
     config->train_stdlib = true;
+    config->disk_cache = true;
     config->corpus_bytes = 8u << 20;
     config->debounce_ms = 75;
     config->max_message_bytes = 64u << 20;
@@ -131,6 +132,7 @@ static const cfg__flag cfg__flags[] = {
     {"escape_guard", offsetof(cfg_config, escape_guard)},
     {"cut_contexts", offsetof(cfg_config, cut_contexts)},
     {"train_stdlib", offsetof(cfg_config, train_stdlib)},
+    {"disk_cache", offsetof(cfg_config, disk_cache)},
     {"mask_every_step", offsetof(cfg_config, mask_every_step)},
     {"semantic", offsetof(cfg_config, semantic)},
     {"semantic_names", offsetof(cfg_config, semantic_names)},
@@ -171,7 +173,7 @@ const char *const *cfg_names(void)
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "tls_verify",
-        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",
+        "escape_guard", "cut_contexts", "train_stdlib", "disk_cache", "llamacpp_mode", "stream", "model_path", "mask_every_step",
         "cached_documents", "semantic", "semantic_names", "semantic_attributes", "semantic_keywords",
         "python_version", "python_path", "workspace_trusted", NULL,
     };

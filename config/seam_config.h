@@ -62,6 +62,7 @@ typedef struct cfg_config {
     bool escape_guard;       /* completions may not leave their scope */
     bool cut_contexts;       /* the recognizer sees only the statements around the cursor */
     bool train_stdlib;       /* the embedded model also learns the standard library */
+    bool disk_cache;         /* the embedded model and Python's answers are kept in the user's cache folder */
     bool mask_every_step;    /* greedy with a whole distribution: mask the vocabulary at every position */
     bool semantic;           /* the semantic pruners constrain completions (docs/SEMANTIC.md) */
     bool semantic_names;     /* each pruner, when semantic is on */

@@ -62,6 +62,7 @@ struct mc_ngram {
     uint32_t top_count;
     uint64_t pieces_seen;
     bool full;
+    bool loaded;
 };
 
 /* ---- Pieces ---------------------------------------------------------------- */
@@ -167,15 +168,21 @@ static void mc__slot_insert(uint32_t *slots, uint32_t mask, const mc__node *node
     slots[s] = id + 1;
 }
 
-static void mc__grow_slots(mc_ngram *m)
+/* Makes the node table `cap` slots (a power of two) and inserts every node. */
+static void mc__rebuild_slots(mc_ngram *m, uint32_t cap)
 {
-    uint32_t cap = m->slots ? (m->slot_mask + 1) * 2 : 1024;
     uint32_t *slots = sm_calloc(cap, sizeof *slots);
+    sm_advise_filled(slots, (size_t)cap * sizeof *slots);
     for (uint32_t id = 1; id < m->nodes.size; id++)
         mc__slot_insert(slots, cap - 1, m->nodes.items, id);
     sm_free(m->slots);
     m->slots = slots;
     m->slot_mask = cap - 1;
+}
+
+static void mc__grow_slots(mc_ngram *m)
+{
+    mc__rebuild_slots(m, m->slots ? (m->slot_mask + 1) * 2 : 1024);
 }
 
 /* The child (parent, piece), created when absent and there is room; 0 when
@@ -217,9 +224,9 @@ static uint32_t mc__vocab_find(const mc_ngram *m, const char *s, size_t n, uint6
     }
 }
 
-static void mc__vocab_grow(mc_ngram *m)
+/* Makes the vocabulary table `cap` slots (a power of two) and inserts every piece. */
+static void mc__vocab_rebuild(mc_ngram *m, uint32_t cap)
 {
-    uint32_t cap = m->vocab_slots ? (m->vocab_mask + 1) * 2 : 1024;
     uint32_t *slots = sm_calloc(cap, sizeof *slots);
     for (uint32_t id = 0; id < m->piece_off.size; id++) {
         uint64_t h = mc__hash_bytes(m->text.items + m->piece_off.items[id], m->piece_len.items[id]);
@@ -231,6 +238,11 @@ static void mc__vocab_grow(mc_ngram *m)
     sm_free(m->vocab_slots);
     m->vocab_slots = slots;
     m->vocab_mask = cap - 1;
+}
+
+static void mc__vocab_grow(mc_ngram *m)
+{
+    mc__vocab_rebuild(m, m->vocab_slots ? (m->vocab_mask + 1) * 2 : 1024);
 }
 
 /* The id of a piece, added when new and there is room; UINT32_MAX if not. */
@@ -375,10 +387,152 @@ void mc_ngram_get_stats(const mc_ngram *m, mc_ngram_stats *stats)
     stats->nodes = m->nodes.size;
     stats->pieces = m->pieces_seen;
     stats->full = m->full;
+    stats->loaded = m->loaded;
     stats->bytes = sizeof *m + (size_t)m->nodes.capacity * sizeof(mc__node) +
                    (m->slots ? (size_t)(m->slot_mask + 1) * 4 : 0) + m->text.capacity +
                    (size_t)m->piece_off.capacity * 4 + m->piece_len.capacity + (size_t)m->piece_node.capacity * 4 +
                    (m->vocab_slots ? (size_t)(m->vocab_mask + 1) * 4 : 0) + (size_t)m->sorted.capacity * 4;
+}
+
+/* ---- Saved models ------------------------------------------------------------- */
+
+#define MC__SAVED_MAGIC "SEAMNGR1"
+
+typedef struct mc__reader {
+    const uint8_t *at, *end;
+    bool ok;
+} mc__reader;
+
+static void mc__put(sm_buf *out, const void *bytes, size_t len, int *rc)
+{
+    if (*rc == SM_OK && len)
+        *rc = sm_buf_append(out, bytes, len);
+}
+
+static void mc__put_u64(sm_buf *out, uint64_t v, int *rc)
+{
+    mc__put(out, &v, sizeof v, rc);
+}
+
+static void mc__take(mc__reader *r, void *to, size_t len)
+{
+    if (!r->ok || (size_t)(r->end - r->at) < len) {
+        r->ok = false;
+        memset(to, 0, len);
+        return;
+    }
+    memcpy(to, r->at, len);
+    r->at += len;
+}
+
+static uint64_t mc__take_u64(mc__reader *r)
+{
+    uint64_t v;
+    mc__take(r, &v, sizeof v);
+    return v;
+}
+
+int mc_ngram_save(const mc_ngram *m, sm_buf *out)
+{
+    int rc = SM_OK;
+    mc__put(out, MC__SAVED_MAGIC, 8, &rc);
+    mc__put_u64(out, sizeof(mc__node), &rc);
+    mc__put_u64(out, m->max_nodes, &rc);
+    mc__put_u64(out, m->full, &rc);
+    mc__put_u64(out, m->pieces_seen, &rc);
+    mc__put_u64(out, m->nodes.size, &rc);
+    mc__put_u64(out, m->text.size, &rc);
+    mc__put_u64(out, m->piece_off.size, &rc);
+    mc__put(out, m->nodes.items, (size_t)m->nodes.size * sizeof(mc__node), &rc);
+    mc__put(out, m->text.items, m->text.size, &rc);
+    mc__put(out, m->piece_off.items, (size_t)m->piece_off.size * sizeof(uint32_t), &rc);
+    mc__put(out, m->piece_len.items, m->piece_len.size, &rc);
+    mc__put(out, m->piece_node.items, (size_t)m->piece_node.size * sizeof(uint32_t), &rc);
+    return rc;
+}
+
+/* Whether a loaded model's indices all lie inside it: every node's parent
+ * made before it and its piece known, every piece's text inside the text
+ * and its node a unigram of it.  (The hash tables are made here, not read.) */
+static bool mc__saved_consistent(const mc_ngram *m)
+{
+    uint32_t nodes = m->nodes.size, pieces = m->piece_off.size;
+    if (nodes == 0 || nodes > m->max_nodes + 1)
+        return false;
+    for (uint32_t id = 1; id < nodes; id++) {
+        const mc__node *n = &m->nodes.items[id];
+        if (n->parent >= id || n->piece >= pieces || n->first_child >= nodes || n->next_sibling >= nodes)
+            return false;
+    }
+    if (m->nodes.items[0].first_child >= nodes)
+        return false;
+    for (uint32_t id = 0; id < pieces; id++) {
+        uint32_t node = m->piece_node.items[id];
+        if (m->piece_len.items[id] == 0 || m->piece_len.items[id] > MC__MAX_PIECE ||
+            (uint64_t)m->piece_off.items[id] + m->piece_len.items[id] > m->text.size || node >= nodes ||
+            (node && (m->nodes.items[node].parent != 0 || m->nodes.items[node].piece != id)))
+            return false;
+    }
+    return true;
+}
+
+/* The size of a table that holds `entries` as training grows it: 1024
+ * doubled until entries fill less than half of it. */
+static uint32_t mc__table_size(uint32_t entries)
+{
+    uint32_t cap = 1024;
+    while ((uint64_t)entries * 2 >= cap)
+        cap *= 2;
+    return cap;
+}
+
+mc_ngram *mc_ngram_load(const void *data, size_t len)
+{
+    mc__reader r = {data, (const uint8_t *)data + len, true};
+    char magic[8];
+    mc__take(&r, magic, sizeof magic);
+    uint64_t node_size = mc__take_u64(&r), max_nodes = mc__take_u64(&r), full = mc__take_u64(&r);
+    uint64_t seen = mc__take_u64(&r), nodes = mc__take_u64(&r), text = mc__take_u64(&r), pieces = mc__take_u64(&r);
+    /* sizes checked against the bytes left before anything is allocated */
+    size_t left = (size_t)(r.end - r.at);
+    if (!r.ok || memcmp(magic, MC__SAVED_MAGIC, 8) != 0 || node_size != sizeof(mc__node) || nodes == 0 ||
+        max_nodes > UINT32_MAX || nodes > max_nodes + 1 || pieces > nodes || text > UINT32_MAX ||
+        nodes * sizeof(mc__node) + text + pieces * (2 * sizeof(uint32_t) + 1) != left)
+        return NULL;
+    mc_ngram *m = sm_calloc(1, sizeof *m);
+    m->max_nodes = (uint32_t)max_nodes;
+    m->full = full != 0;
+    m->pieces_seen = seen;
+    sm_array_grow_by(&m->nodes, (uint32_t)nodes);
+    sm_advise_filled(m->nodes.items, (size_t)nodes * sizeof(mc__node));
+    mc__take(&r, m->nodes.items, (size_t)nodes * sizeof(mc__node));
+    sm_array_grow_by(&m->text, (uint32_t)text);
+    mc__take(&r, m->text.items, (size_t)text);
+    sm_array_grow_by(&m->piece_off, (uint32_t)pieces);
+    mc__take(&r, m->piece_off.items, (size_t)pieces * sizeof(uint32_t));
+    sm_array_grow_by(&m->piece_len, (uint32_t)pieces);
+    mc__take(&r, m->piece_len.items, (size_t)pieces);
+    sm_array_grow_by(&m->piece_node, (uint32_t)pieces);
+    mc__take(&r, m->piece_node.items, (size_t)pieces * sizeof(uint32_t));
+    if (!r.ok || !mc__saved_consistent(m)) {
+        mc_ngram_free(m);
+        return NULL;
+    }
+    /* the hash tables, sized as training leaves them: more than twice
+     * their entries */
+    mc__rebuild_slots(m, mc__table_size(m->nodes.size));
+    mc__vocab_rebuild(m, mc__table_size(m->piece_off.size));
+    mc_ngram_finish(m);
+    m->loaded = true;
+    return m;
+}
+
+void mc_ngram_set_max_nodes(mc_ngram *m, uint32_t max_nodes)
+{
+    if (max_nodes > m->max_nodes) {
+        m->max_nodes = max_nodes;
+        m->full = false;
+    }
 }
 
 /* ---- Prediction ------------------------------------------------------------------ */

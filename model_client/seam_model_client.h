@@ -245,12 +245,22 @@ void mc_ngram_train(mc_ngram *model, const char *text, size_t len);
 /* Prepares the model for queries after training (sorts the vocabulary). */
 void mc_ngram_finish(mc_ngram *model);
 
+/* Appends the trained model to *out, to be read back by mc_ngram_load
+ * (same build of seam: the layout is the machine's). */
+int mc_ngram_save(const mc_ngram *model, sm_buf *out);
+/* A model saved by mc_ngram_save, finished and ready for queries and more
+ * training; NULL when data[0..len) is not one (any index out of place). */
+mc_ngram *mc_ngram_load(const void *data, size_t len);
+/* Lets the model grow to max_nodes (a loaded model, trained on further). */
+void mc_ngram_set_max_nodes(mc_ngram *model, uint32_t max_nodes);
+
 typedef struct mc_ngram_stats {
     uint32_t vocabulary;
     uint32_t nodes;
     uint64_t pieces;       /* pieces trained on */
     size_t bytes;          /* memory held */
     bool full;             /* max_nodes was reached */
+    bool loaded;           /* read by mc_ngram_load (from a cache), not trained from nothing */
 } mc_ngram_stats;
 void mc_ngram_get_stats(const mc_ngram *model, mc_ngram_stats *stats);
 
@@ -272,7 +282,8 @@ void mc_ngram_predict_mixed(const mc_ngram *global, const mc_ngram *local, doubl
 typedef struct mc_corpus {
     SM_ARRAY(char *) paths;   /* owned strings; files read in order */
     SM_ARRAY(char *) texts;   /* owned strings (open buffers) */
-    size_t max_bytes;
+    size_t max_bytes;         /* of the files, and of the texts */
+    char *cache_dir;          /* owned; the files' model is kept there (training.c); NULL: not kept */
 } mc_corpus;
 
 void mc_corpus_init(mc_corpus *corpus, size_t max_bytes);
@@ -281,6 +292,9 @@ void mc_corpus_add_text(mc_corpus *corpus, const char *text, size_t len);
 /* Adds the *.py files under dir, sorted, depth first, skipping hidden
  * folders, site-packages and __pycache__; at most max_files. */
 void mc_corpus_add_tree(mc_corpus *corpus, const char *dir, uint32_t max_files);
+/* Keeps the model of the corpus's files in `dir` (a cache folder, ca_dir),
+ * and takes it from there when the files have not changed; NULL: never. */
+void mc_corpus_set_cache(mc_corpus *corpus, const char *dir);
 void mc_corpus_free(mc_corpus *corpus);
 /* Reads and trains synchronously. */
 mc_ngram *mc_corpus_train(const mc_corpus *corpus, uint32_t max_nodes);

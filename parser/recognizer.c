@@ -100,12 +100,35 @@ static bool ep__run_viable(ep_recognizer *rec, const ep_run *run, uint32_t end)
     return (ep_run_can_grow(rec, run) && ep_run_token_so_far(rec, run, end)) || ep__shorter_token_viable(rec, run, end);
 }
 
+/* Whether the token in progress at the end of the text is a decimal
+ * integer with leading zeros ("01"): NUMBER takes it for "x if 01else 2",
+ * where CPython lets it pass, and the lexeme LEADING_ZERO refuses it
+ * before any other character; at the end of the file nothing follows. */
+static bool ep__ends_on_leading_zeros(const ep_recognizer *rec, const ep_run *run, uint32_t end)
+{
+    const ep_grammar *g = rec->grammar;
+    if (rec->capture || run->dfa == EP_DFA_START || run->accept_end != end || run->accept_lexeme < 0 ||
+        g->lexemes[run->accept_lexeme].terminals[0] != g->t_number || g->t_number == EP_NONE)
+        return false;
+    const char *token = rec->text.items + run->tok_start;
+    size_t len = end - run->tok_start;
+    bool nonzero = false;
+    for (size_t i = 0; i < len; i++) {
+        if ((token[i] < '0' || token[i] > '9') && token[i] != '_')
+            return false;
+        nonzero |= token[i] >= '1' && token[i] <= '9';
+    }
+    return len > 1 && token[0] == '0' && nonzero;
+}
+
 /* Ends the text on a copy of the run: flushes the token in progress, then
  * (Python) the last NEWLINE, the DEDENTs and ENDMARKER. */
 bool ep_run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end)
 {
     const ep_grammar *g = rec->grammar;
     if (run->dead || rec->utf8_need)
+        return false;
+    if (g->layout == EP_LAYOUT_PYTHON && ep__ends_on_leading_zeros(rec, run, end))
         return false;
     while (run->dfa != EP_DFA_START) {
         if (!ep_lex_relex(rec, run, end))

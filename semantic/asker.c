@@ -17,6 +17,7 @@
  */
 #include "sx_internal.h"
 
+#include "seam_cache.h"
 #include "seam_proc.h"
 
 #include <errno.h>
@@ -34,6 +35,7 @@ typedef struct sx__entry {
     sx__ask_kind kind;
     char *name;         /* owned */
     bool done;
+    bool answered;      /* Python said (done may also mean it had no answer in time) */
     char *names;        /* DIR: "\n"-separated dir(), owned; NULL: it does not import, or no answer */
     int8_t finds;       /* FINDS: 1 found, -1 not, 0 no answer */
 } sx__entry;
@@ -53,9 +55,13 @@ struct sx__asker {
     pthread_t worker;
     bool started, stop;
     int cancel[2];                     /* a byte written ends the child being run */
+    char *cache_dir;                   /* owned; where the answers are kept across runs; NULL: not kept */
+    ca_key cache_key;                  /* the interpreter and its folders, as they are */
 };
 
-sx__asker *sx__asker_new(const char *python, const char *const *sites, uint32_t count)
+static void sx__load_answers(sx__asker *a);
+
+sx__asker *sx__asker_new(const char *python, const char *const *sites, uint32_t count, const char *cache_dir)
 {
     sx__asker *a = sm_calloc(1, sizeof *a);
     a->python = sm_strdup(python);
@@ -77,7 +83,112 @@ sx__asker *sx__asker_new(const char *python, const char *const *sites, uint32_t 
     sm_array_init(&a->queue);
     if (pipe2(a->cancel, O_CLOEXEC) != 0)
         a->cancel[0] = a->cancel[1] = -1;
+    if (cache_dir) {
+        a->cache_dir = sm_strdup(cache_dir);
+        sx__load_answers(a);
+    }
     return a;
+}
+
+/* ---- Answers kept across runs ------------------------------------------------
+ *
+ * What Python said, in the cache folder (cache/), under a key of the
+ * interpreter (its path and what stat() says of the file it runs) and the
+ * folders put on its path (their paths and stat(): a package installed
+ * or removed changes its folder): a second run asks Python nothing it
+ * asked before.  One line per question, "D+name" then dir()'s names, one
+ * a line, "D-name" (it does not import), "F+name" or "F-name" (whether
+ * Python finds it); a name never has '+' or '-' second.  Questions that
+ * had no answer in time are not kept: they are asked again next run. */
+
+enum { SX__MAX_KEPT = 64 << 20 };
+
+static void sx__answers_key(sx__asker *a)
+{
+    ca_key_init(&a->cache_key);
+    ca_key_add_str(&a->cache_key, "seam python answers 1");
+    ca_key_add_str(&a->cache_key, a->python);
+    ca_key_add_stat(&a->cache_key, a->python);
+    ca_key_add_str(&a->cache_key, a->sites);
+    for (const char *p = strchr(a->sites, '\n'); p; p = strchr(p + 1, '\n')) {
+        const char *end = strchr(p + 1, '\n');
+        char *dir = sm_strndup(p + 1, end ? (size_t)(end - p - 1) : strlen(p + 1));
+        ca_key_add_stat(&a->cache_key, dir);
+        sm_free(dir);
+    }
+}
+
+static bool sx__is_header(const char *line)
+{
+    return (line[0] == 'D' || line[0] == 'F') && (line[1] == '+' || line[1] == '-') && line[2];
+}
+
+/* Takes the answers kept for this interpreter, as if Python had given
+ * them.  A file that does not read as answers is left unused. */
+static void sx__load_answers(sx__asker *a)
+{
+    sx__answers_key(a);
+    sm_buf kept;
+    if (ca_get(a->cache_dir, "python", &a->cache_key, SX__MAX_KEPT, &kept) != SM_OK || !kept.data) {
+        sm_buf_free(&kept);
+        return;
+    }
+    sx__entry *current = NULL;
+    sm_buf names;
+    sm_buf_init(&names, SX__MAX_KEPT);
+    for (char *line = kept.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (!sx__is_header(line)) {
+            if (current && line[0]) {
+                sm_buf_append_str(&names, line);
+                sm_buf_append(&names, "\n", 1);
+            }
+            continue;
+        }
+        if (current && names.len)
+            current->names = sm_buf_take(&names, NULL);
+        sm_buf_clear(&names);
+        current = NULL;
+        if (a->entries.size >= SX__ASK_MAX_ENTRIES || strlen(line + 2) > 200)
+            continue;
+        sx__entry *e = sm_calloc(1, sizeof *e);
+        e->kind = line[0] == 'D' ? SX_ASK_DIR : SX_ASK_FINDS;
+        e->name = sm_strdup(line + 2);
+        e->done = e->answered = true;
+        if (e->kind == SX_ASK_FINDS)
+            e->finds = line[1] == '+' ? 1 : -1;
+        else if (line[1] == '+')
+            current = e;
+        sm_array_push(&a->entries, e);
+    }
+    if (current && names.len)
+        current->names = sm_buf_take(&names, NULL);
+    sm_buf_free(&names);
+    sm_buf_free(&kept);
+}
+
+/* Writes every answer Python gave, this run's and those taken at the
+ * start.  Call without the lock. */
+static void sx__save_answers(sx__asker *a)
+{
+    sm_buf out;
+    sm_buf_init(&out, SX__MAX_KEPT);
+    pthread_mutex_lock(&a->lock);
+    bool ok = true;
+    for (uint32_t i = 0; i < a->entries.size && ok; i++) {
+        const sx__entry *e = a->entries.items[i];
+        if (!e->answered)
+            continue;
+        char sign = e->kind == SX_ASK_DIR ? (e->names ? '+' : '-') : (e->finds > 0 ? '+' : '-');
+        ok = sm_buf_printf(&out, "%c%c%s\n", e->kind == SX_ASK_DIR ? 'D' : 'F', sign, e->name) == SM_OK &&
+             (!e->names || sm_buf_append_str(&out, e->names) == SM_OK);
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (ok && out.len)
+        ca_put(a->cache_dir, "python", &a->cache_key, out.data, out.len, 8);
+    sm_buf_free(&out);
 }
 
 /* The program each kind of question runs: "+name" then the answer's lines,
@@ -135,6 +246,7 @@ static void sx__store(sx__job *job, char *output)
             sx__entry *e = job->entries.items[i];
             if (strcmp(e->name, line + 1) != 0)
                 continue;
+            e->answered = true;
             if (job->kind == SX_ASK_FINDS)
                 e->finds = line[0] == '+' ? 1 : -1;
             else if (line[0] == '+')
@@ -174,6 +286,8 @@ static void sx__run_job(sx__asker *a, sx__job *job)
     pthread_mutex_unlock(&a->lock);
     if (rc == SM_OK)
         pr_result_free(&result);
+    if (a->cache_dir && rc == SM_OK && result.outcome == PR_EXITED)
+        sx__save_answers(a);
 }
 
 static void sx__job_free(sx__job *job)
@@ -305,5 +419,6 @@ void sx__asker_free(sx__asker *a)
     pthread_mutex_destroy(&a->lock);
     sm_free(a->python);
     sm_free(a->sites);
+    sm_free(a->cache_dir);
     sm_free(a);
 }

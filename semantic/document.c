@@ -301,6 +301,21 @@ static void sx__function(sx__walk *w, TSNode n, uint32_t scope, uint8_t kind)
 
 static void sx__walk_node_at(sx__walk *w, TSNode n, uint32_t scope);
 
+/* Whether decorator d is enum's global_enum (`@enum.global_enum`,
+ * `@global_enum`), which writes the class's members into the module. */
+static bool sx__global_enum(const sx__walk *w, TSNode d)
+{
+    uint32_t s = ts_node_start_byte(d), e = ts_node_end_byte(d);
+    while (e > s && (w->text[e - 1] == ' ' || w->text[e - 1] == '\t' || w->text[e - 1] == '\r' ||
+                     w->text[e - 1] == '\n'))
+        e--;
+    const size_t len = 11;
+    if (e - s < len + 1 || memcmp(w->text + e - len, "global_enum", len) != 0)
+        return false;
+    char before = w->text[e - len - 1];
+    return before == '.' || before == '@' || before == ' ';
+}
+
 static void sx__walk_node(sx__walk *w, TSNode n, uint32_t scope)
 {
     if (sx__enter(w)) {
@@ -382,8 +397,11 @@ static void sx__walk_node_at(sx__walk *w, TSNode n, uint32_t scope)
         uint32_t count = ts_node_named_child_count(n);
         for (uint32_t i = 0; i < count; i++) {
             TSNode c = ts_node_named_child(n, i);
-            if (sx__type(c, "decorator"))
-                sx__walk_node(w, c, scope);
+            if (!sx__type(c, "decorator"))
+                continue;
+            if (scope == 0 && sx__global_enum(w, c))
+                w->doc->module_writes = true;   /* the enum's members become the module's names */
+            sx__walk_node(w, c, scope);
         }
         w->decorated = true;
         sx__walk_node(w, ts_node_child_by_field_name(n, "definition", 10), scope);

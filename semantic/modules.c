@@ -17,7 +17,6 @@
 
 #include <glob.h>
 #include <pthread.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -45,6 +44,7 @@ struct sx_env {
     uint32_t site_count;
     pthread_mutex_t asker_lock;
     sx__asker *asker;           /* owned; made on the first question */
+    char *cache_dir;            /* owned; where Python's answers are kept across runs; NULL: not kept */
     uint64_t budget_ns;         /* a session's set-up reads modules this long at most; 0: no limit */
     pthread_mutex_t lock;
     SM_ARRAY(sx__module *) modules;
@@ -85,7 +85,7 @@ static sx__asker *sx__env_asker(sx_env *env)
         for (uint32_t i = 0; i < env->site_count; i++)
             if (env->site_trusted[i])
                 sites[n++] = env->sites[i];
-        env->asker = sx__asker_new(env->python, sites, n);
+        env->asker = sx__asker_new(env->python, sites, n, env->cache_dir);
     }
     sx__asker *asker = env->asker;
     pthread_mutex_unlock(&env->asker_lock);
@@ -103,6 +103,12 @@ static uint32_t sx__roots(const sx_env *env, const char **roots)
     for (uint32_t i = 0; i < env->site_count; i++)
         roots[n++] = env->sites[i];
     return n;
+}
+
+void sx_env_set_cache(sx_env *env, const char *dir)
+{
+    sm_free(env->cache_dir);
+    env->cache_dir = dir ? sm_strdup(dir) : NULL;
 }
 
 void sx_env_set_budget(sx_env *env, uint32_t ms)
@@ -138,6 +144,7 @@ void sx_env_free(sx_env *env)
     sm_free(env->stdlib);
     sm_free(env->workspace);
     sm_free(env->python);
+    sm_free(env->cache_dir);
     for (uint32_t i = 0; i < env->site_count; i++)
         sm_free(env->sites[i]);
     sm_free(env);
@@ -215,7 +222,9 @@ static bool sx__builtin_module(const char *name)
                                         "_sre",    "_stat",      "_string",     "_symtable",    "_thread",
                                         "_tokenize", "_tracemalloc", "_warnings", "_weakref",    "atexit",
                                         "builtins", "errno",     "faulthandler", "gc",           "itertools",
-                                        "marshal", "posix",      "pwd",         "sys",          "time"};
+                                        "marshal", "posix",      "pwd",         "sys",          "time",
+                                        /* frozen: importlib's bootstrap under its own names */
+                                        "_frozen_importlib", "_frozen_importlib_external"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(names[i], name) == 0)
             return true;
@@ -340,6 +349,38 @@ static bool sx__lazy_package(const sx_env *env, const sx__module *m, const char 
     return site && sx_doc_find(&m->doc, "__dir__", 7, false, NULL) != NULL;
 }
 
+/* Whether standard module `name` may be imported by the sandboxed
+ * interpreter (asker.c) to learn a namespace its source writes at run time
+ * (re's flags, signal's and socket's enums, typing's aliases): every
+ * standard module but a program (`__main__`) and the few whose import
+ * acts: `antigravity` opens a browser, `this` and `__hello__` print,
+ * idlelib's and turtledemo's modules start programs, and the regression
+ * tests (`test`) are not libraries. */
+static bool sx__stdlib_importable(const char *name)
+{
+    static const char *const acting[] = {"antigravity", "this", "idlelib", "turtledemo", "test",
+                                         "__hello__", "__phello__", "__main__", NULL};
+    size_t first = strcspn(name, ".");
+    for (size_t i = 0; acting[i]; i++)
+        if (strlen(acting[i]) == first && memcmp(acting[i], name, first) == 0)
+            return false;
+    for (const char *p = name; (p = strstr(p, "__main__")); p += 8)
+        if ((p == name || p[-1] == '.') && (p[8] == '\0' || p[8] == '.'))
+            return false;
+    return true;
+}
+
+/* Whether module m, read from `root`, whose source leaves it open, is
+ * asked of Python for dir(): a trusted site-packages module with a
+ * module __dir__ (sx__lazy_package), or a standard module that may be
+ * imported (sx__stdlib_importable).  Never the workspace's own code. */
+static bool sx__askable(const sx_env *env, const sx__module *m, const char *root)
+{
+    if (root == env->stdlib && root != env->workspace)
+        return sx__stdlib_importable(m->name);
+    return sx__lazy_package(env, m, root);
+}
+
 /* Asks the environment's Python for dir() of such a module (importing an
  * installed package, as for a compiled one): its answer, when there is
  * one, is the module's attributes, and the module is no longer open.
@@ -401,8 +442,9 @@ static sx__module *sx__load(sx_env *env, const char *name, const sx__reading *r,
             m->open = m->doc.names_open || m->doc.getattr || m->doc.module_writes ||
                       sx_doc_find(&m->doc, "__getattr__", 11, false, NULL) != NULL ||
                       sx__writes_namespace(source.data, source.len, name);
-            if (m->open && sx__lazy_package(env, m, roots[k]))
-                *unanswered = sx__ask_lazy(env, m, deadline_ns);
+            /* deferred, it is asked with the others the pass met */
+            if (m->open && sx__askable(env, m, roots[k]))
+                *unanswered = (r && r->defer) || sx__ask_lazy(env, m, deadline_ns);
         }
         sm_buf_free(&source);
     }
@@ -684,9 +726,18 @@ static void sx__warm_stars(sx_env *env, const char *name, sx__reading *r)
     }
 }
 
-/* Asks Python, at once, for the compiled modules a deferring pass met. */
+/* Asks Python, at once, for the modules a deferring pass met: compiled
+ * ones, and those whose source leaves them open but Python may list. */
 static void sx__ask_deferred(sx_env *env, sx__reading *r)
 {
+    /* one child for all of them: the asker keeps the answers, which the
+     * next, not deferring, pass takes */
+    char **answers = sm_calloc(r->deferred.size ? r->deferred.size : 1, sizeof *answers);
+    if (r->deferred.size && !sx__past(r->deadline_ns))
+        sx__ask_dir(env, (const char *const *)r->deferred.items, r->deferred.size, r->deadline_ns, answers);
+    for (uint32_t i = 0; i < r->deferred.size; i++)
+        sm_free(answers[i]);
+    sm_free(answers);
     sx__env_prefetch(env, (const char *const *)r->deferred.items, r->deferred.size, r->deadline_ns);
     for (uint32_t i = 0; i < r->deferred.size; i++)
         sm_free(r->deferred.items[i]);

@@ -46,6 +46,10 @@ bool sx_env_add_site(sx_env *env, const char *dir, bool trusted);
  * modules not read by then constrain nothing in that completion, and are
  * read by a later one.  Set before the environment is shared. */
 void sx_env_set_budget(sx_env *env, uint32_t ms);
+/* Keeps what Python answers about modules in `dir` (a cache folder,
+ * ca_dir), for later runs with the same interpreter and folders; NULL:
+ * kept for the environment's life only.  Before the first question. */
+void sx_env_set_cache(sx_env *env, const char *dir);
 void sx_env_free(sx_env *env);
 
 /* What the environment knows of module `name` ("os.path"): whether it was

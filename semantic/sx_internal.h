@@ -238,9 +238,10 @@ typedef struct sx__answer {
 } sx__answer;
 
 /* Asks `python` (an absolute path, trusted to run) with sites[0..count)
- * on its path.  Free with sx__asker_free, which ends a child being run at
- * once. */
-sx__asker *sx__asker_new(const char *python, const char *const *sites, uint32_t count);
+ * on its path; with `cache_dir` (ca_dir; NULL: none), takes the answers
+ * kept there for that interpreter and folders, and keeps new ones.  Free
+ * with sx__asker_free, which ends a child being run at once. */
+sx__asker *sx__asker_new(const char *python, const char *const *sites, uint32_t count, const char *cache_dir);
 void sx__asker_free(sx__asker *asker);
 /* Asks about names[0..count) what has not been asked yet, in one child,
  * and waits for the answers until `deadline_ns` (0: until they come, 5 s

@@ -332,7 +332,7 @@ void srv_check_cases(srv_grammars *grammars, struct sx_env **env_io, FILE *in, F
                     cfg_config config;
                     cfg_init(&config);
                     config.python_path = grammars->python_path ? sm_strdup(grammars->python_path) : NULL;
-                    env = srv_semantic_env_new(&config, NULL, NULL);
+                    env = srv_semantic_env_new(&config, NULL, NULL, NULL, 0);
                     cfg_free(&config);
                 }
                 semantic = srv__check_semantic(env, srv__pruner_mask(request), left, middle, right);

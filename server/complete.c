@@ -79,6 +79,7 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
     snprintf(version, sizeof version, "3.%d", python->version % 100);
     cJSON_AddStringToObject(o, "python_version", version);
     cJSON_AddStringToObject(o, "python_version_why", python->why);
+    cJSON_AddStringToObject(o, "packages", srv_engine_packages(e));
     if (c) {
         cJSON_AddStringToObject(o, "completion", c->text);
         cJSON_AddBoolToObject(o, "found", c->found);

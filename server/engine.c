@@ -7,6 +7,7 @@
 
 #include <stdatomic.h>
 #include "seam_models.h"
+#include "seam_cache.h"
 
 #ifdef SEAM_HAVE_INPROC
 #include "seam_inproc.h"
@@ -46,6 +47,7 @@ struct srv_engine {
     SM_ARRAY(srv_job *) waiting; /* jobs waiting for the model */
     char *workspace;             /* owned; the semantic pruners' workspace, or NULL */
     sx_env *env;                 /* the semantic pruners' modules, made by the first job */
+    char packages[4400];         /* what env reads, said; "" before it is made */
     void (*on_ready)(void *data); /* the embedded model is trained, or the local one loaded (or not) */
     void *on_ready_data;
     bool loading;                /* the local model is being loaded in the thread pool */
@@ -102,7 +104,18 @@ bool srv_find_stdlib(char *out, size_t size)
             continue;
         bool found = g.gl_pathc > 0;
         if (found) {
-            const char *best = g.gl_pathv[g.gl_pathc - 1];   /* sorted: the newest version last */
+            /* the newest by version, not by name (3.13 after 3.9) */
+            const char *best = NULL;
+            long best_minor = -1;
+            for (size_t k = 0; k < g.gl_pathc; k++) {
+                const char *v = strstr(g.gl_pathv[k], "/python3.");
+                long minor = v ? strtol(v + 9, NULL, 10) : -1;
+                if (minor > best_minor) {
+                    best_minor = minor;
+                    best = g.gl_pathv[k];
+                }
+            }
+            best = best ? best : g.gl_pathv[g.gl_pathc - 1];
             snprintf(out, size, "%.*s", (int)(strlen(best) - 6), best);
         }
         globfree(&g);
@@ -112,7 +125,8 @@ bool srv_find_stdlib(char *out, size_t size)
     return false;
 }
 
-sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm_logger *logger)
+sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm_logger *logger, char *why,
+                             size_t why_size)
 {
     char stdlib[4096];
     bool have_stdlib = srv_find_stdlib(stdlib, sizeof stdlib);
@@ -123,17 +137,29 @@ sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm
     char path_python[4096];
     const char *user_python = srv_python_on_path(path_python, sizeof path_python) ? path_python : NULL;
     sx_env *env;
-    if (srv_python_env_find(config, workspace, py)) {
-        env = sx_env_new(py->stdlib[0] ? py->stdlib : have_stdlib ? stdlib : NULL, workspace,
+    char said[4400];
+    bool named = getenv("SEAM_PYTHON_STDLIB") && *getenv("SEAM_PYTHON_STDLIB");
+    bool venv = srv_python_env_find(config, workspace, py);
+    if (venv || srv_python_env_from_path(py)) {
+        /* a virtual environment's base library; python3's unless one is named */
+        env = sx_env_new(py->stdlib[0] && (venv || !named) ? py->stdlib : have_stdlib ? stdlib : NULL, workspace,
                          py->trusted ? py->interpreter : user_python);
         for (unsigned i = 0; i < py->site_count; i++)
             sx_env_add_site(env, py->sites[i], py->trusted);
-        if (logger)
-            sm_log(logger, SM_LOG_INFO, "the semantic pruners read %s: %s, %u package folders",
-                   py->why[0] ? py->why : py->interpreter, py->interpreter, py->site_count);
+        snprintf(said, sizeof said, "%s: %u package folders", py->why[0] ? py->why : py->interpreter,
+                 py->site_count);
     } else {
         env = sx_env_new(have_stdlib ? stdlib : NULL, workspace, user_python);
+        snprintf(said, sizeof said, "no Python found: the standard library %s only",
+                 have_stdlib ? stdlib : "(none)");
     }
+    char cache[4096];
+    if (config->disk_cache && ca_dir(cache, sizeof cache) == SM_OK)
+        sx_env_set_cache(env, cache);
+    if (logger)
+        sm_log(logger, SM_LOG_INFO, "the semantic pruners read %s", said);
+    if (why)
+        snprintf(why, why_size, "%s", said);
     sm_free(py);
     return env;
 }
@@ -495,6 +521,11 @@ const srv_python_choice *srv_engine_python(const srv_engine *e)
     return &e->python;
 }
 
+const char *srv_engine_packages(const srv_engine *e)
+{
+    return e->packages;
+}
+
 const ep_grammar *srv_engine_grammar(const srv_engine *e)
 {
     return e->grammar;
@@ -510,6 +541,9 @@ void srv_engine_corpus(const srv_engine *e, mc_corpus *corpus, const char *works
     char stdlib[1024];
     if (e->config.train_stdlib && srv_find_stdlib(stdlib, sizeof stdlib))
         mc_corpus_add_tree(corpus, stdlib, 4000);
+    char cache[4096];
+    if (e->config.disk_cache && ca_dir(cache, sizeof cache) == SM_OK)
+        mc_corpus_set_cache(corpus, cache);
 }
 
 /* The engine answers from `model` (its reference is the engine's). */
@@ -522,8 +556,9 @@ static void srv__model_ready(srv_engine *e, srv__shared_model *model)
     mc_backend_embedded_new(e->loop, model->model, &e->backend);
     mc_ngram_stats stats;
     mc_ngram_get_stats(model->model, &stats);
-    sm_log(e->logger, SM_LOG_DEBUG, "embedded model ready: %u pieces, %u n-grams, %zu bytes", stats.vocabulary,
-           stats.nodes, stats.bytes);
+    sm_log(e->logger, SM_LOG_DEBUG, "embedded model ready%s: %u pieces, %u n-grams, %zu bytes",
+           stats.loaded ? " (its files' model from the cache folder)" : "", stats.vocabulary, stats.nodes,
+           stats.bytes);
     srv__serve_waiting(e);
 }
 
@@ -795,7 +830,7 @@ static void srv__start_job(srv_job *job)
     }
     srv_engine *e = job->engine;
     if (srv__pruners(&e->config) && !e->env) {
-        e->env = srv_semantic_env_new(&e->config, e->workspace, e->logger);
+        e->env = srv_semantic_env_new(&e->config, e->workspace, e->logger, e->packages, sizeof e->packages);
         /* the modules a completion's set-up reads count against its time */
         sx_env_set_budget(e->env, e->config.timeout_ms);
     }

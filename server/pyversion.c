@@ -170,27 +170,36 @@ static bool srv__py_project(const char *dir, srv_python_choice *out)
 
 /* The version a pyenv shim (ROOT/shims/python3, a script) runs, without
  * running it: $PYENV_VERSION's first entry, else ROOT/version, pyenv's
- * global choice ("system" and names that are not versions say nothing).
- * A project's .python-version is read before (srv__py_project). */
-static int srv__py_shim_version(const char *real)
+ * global choice, its name (3.12.1) in name[0..size) and pyenv's root in
+ * root[0..PATH_MAX).  "system" and names that are not versions say
+ * nothing.  A project's .python-version is read before (srv__py_project). */
+static bool srv__py_shim_choice(const char *real, char *root, char *name, size_t size)
 {
-    char root[PATH_MAX];
-    snprintf(root, sizeof root, "%s", real);
+    snprintf(root, PATH_MAX, "%s", real);
     char *slash = strrchr(root, '/');
     if (!slash || slash - root < 6 || strncmp(slash - 6, "/shims", 6) != 0)
-        return -1;
+        return false;
     slash[-6] = '\0';
     const char *env = getenv("PYENV_VERSION");
-    if (env && *env)
-        return strncmp(env, "3.", 2) == 0 ? srv__py_first_version(env, NULL) : -1;
-    char file[PATH_MAX + 16];
-    snprintf(file, sizeof file, "%s/version", root);
-    sm_buf text;
-    if (sm_read_file(file, SRV_PY_FILE_BYTES, &text) != SM_OK)
-        return -1;
-    int v = text.data && strncmp(text.data, "3.", 2) == 0 ? srv__py_first_version(text.data, NULL) : -1;
-    sm_buf_free(&text);
-    return v;
+    if (env && *env) {
+        snprintf(name, size, "%.*s", (int)strcspn(env, ":"), env);
+    } else {
+        char file[PATH_MAX + 16];
+        snprintf(file, sizeof file, "%s/version", root);
+        sm_buf text;
+        if (sm_read_file(file, SRV_PY_FILE_BYTES, &text) != SM_OK)
+            return false;
+        snprintf(name, size, "%.*s", text.data ? (int)strcspn(text.data, " \t\r\n") : 0,
+                 text.data ? text.data : "");
+        sm_buf_free(&text);
+    }
+    return strncmp(name, "3.", 2) == 0 && !strchr(name, '/');
+}
+
+static int srv__py_shim_version(const char *real)
+{
+    char root[PATH_MAX], name[64];
+    return srv__py_shim_choice(real, root, name, sizeof name) ? srv__py_first_version(name, NULL) : -1;
 }
 
 /* An interpreter's version without running it: pyvenv.cfg beside a
@@ -312,6 +321,41 @@ static void srv__py_add_site(srv_python_env *out, const char *dir)
         snprintf(out->sites[out->site_count++], sizeof out->sites[0], "%s", dir);
 }
 
+/* Cuts the last `levels` components off path (PREFIX/bin/python3: PREFIX). */
+static void srv__py_up(char *path, int levels)
+{
+    for (int i = 0; i < levels; i++) {
+        char *slash = strrchr(path, '/');
+        if (slash)
+            *slash = '\0';
+    }
+}
+
+/* An interpreter's folders under its prefix (/usr for /usr/bin/python3):
+ * its standard library PREFIX/lib/python3.N, and with `sites` its
+ * site-packages (Debian's /usr: pip's dist-packages, then the
+ * distribution's). */
+static void srv__py_prefix_folders(const char *prefix, int version, bool sites, srv_python_env *out)
+{
+    char dir[PATH_MAX + 64];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s/lib/python3.%d", prefix, version % 100);
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(out->stdlib, sizeof out->stdlib, "%s", dir);
+    if (!sites)
+        return;
+    if (strcmp(prefix, "/usr") == 0) {
+        snprintf(dir, sizeof dir, "/usr/local/lib/python3.%d/dist-packages", version % 100);
+        srv__py_add_site(out, dir);
+        srv__py_add_site(out, "/usr/lib/python3/dist-packages");
+        snprintf(dir, sizeof dir, "/usr/lib/python3.%d/dist-packages", version % 100);
+        srv__py_add_site(out, dir);
+    } else {
+        snprintf(dir, sizeof dir, "%s/lib/python3.%d/site-packages", prefix, version % 100);
+        srv__py_add_site(out, dir);
+    }
+}
+
 /* The folders a venv's interpreter reads packages from: its own
  * site-packages and, with include-system-site-packages, its base
  * interpreter's (Debian's dist-packages for /usr/bin). */
@@ -324,28 +368,11 @@ static void srv__py_venv_sites(const char *root, int version, srv_python_env *ou
                   strcmp(flag, "true") == 0;
     if (!srv__py_cfg_value(root, "home", home, sizeof home))
         return;
-    /* the base interpreter's standard library: HOME/../lib/python3.N */
+    /* the base interpreter's prefix: HOME/.. */
     char base[PATH_MAX];
     snprintf(base, sizeof base, "%s", home);
-    char *slash = strrchr(base, '/');
-    if (slash)
-        *slash = '\0';
-    snprintf(dir, sizeof dir, "%s/lib/python3.%d", base, version % 100);
-    struct stat st;
-    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-        snprintf(out->stdlib, sizeof out->stdlib, "%s", dir);
-    if (!system)
-        return;
-    if (strcmp(home, "/usr/bin") == 0) {
-        snprintf(dir, sizeof dir, "/usr/local/lib/python3.%d/dist-packages", version % 100);
-        srv__py_add_site(out, dir);
-        srv__py_add_site(out, "/usr/lib/python3/dist-packages");
-        snprintf(dir, sizeof dir, "/usr/lib/python3.%d/dist-packages", version % 100);
-        srv__py_add_site(out, dir);
-    } else {
-        snprintf(dir, sizeof dir, "%s/lib/python3.%d/site-packages", base, version % 100);
-        srv__py_add_site(out, dir);
-    }
+    srv__py_up(base, 1);
+    srv__py_prefix_folders(base, version, system, out);
 }
 
 bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_python_env *out)
@@ -357,11 +384,7 @@ bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_py
         /* ROOT/bin/python */
         char up[PATH_MAX];
         snprintf(up, sizeof up, "%s", config->python_path);
-        for (int i = 0; i < 2; i++) {
-            char *slash = strrchr(up, '/');
-            if (slash)
-                *slash = '\0';
-        }
+        srv__py_up(up, 2);
         if (srv__py_is_venv(up)) {
             snprintf(root, sizeof root, "%s", up);
             why = "python_path";
@@ -396,5 +419,63 @@ bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_py
         srv__py_venv_sites(root, v, out);
     snprintf(out->why, sizeof out->why, "the virtual environment %s (%s%s)", root, why,
              out->trusted ? "" : "; the workspace is not trusted: read, never run");
+    return true;
+}
+
+/* The user site folder of Python 3.N: $PYTHONUSERBASE, else ~/.local, then
+ * lib/python3.N/site-packages, as site.py makes it on POSIX. */
+static void srv__py_user_site(int version, srv_python_env *out)
+{
+    const char *base = getenv("PYTHONUSERBASE");
+    const char *home = getenv("HOME");
+    char dir[PATH_MAX + 64];
+    if (base && *base == '/')
+        snprintf(dir, sizeof dir, "%s/lib/python3.%d/site-packages", base, version % 100);
+    else if (home && *home == '/')
+        snprintf(dir, sizeof dir, "%s/.local/lib/python3.%d/site-packages", home, version % 100);
+    else
+        return;
+    srv__py_add_site(out, dir);
+}
+
+bool srv_python_env_from_path(srv_python_env *out)
+{
+    memset(out, 0, sizeof *out);
+    char python[PATH_MAX], real[PATH_MAX];
+    int v;
+    if (!srv_python_on_path(python, sizeof python) || (v = srv_python_interpreter_version(python)) <= 0)
+        return false;
+    snprintf(out->interpreter, sizeof out->interpreter, "%s", python);
+    out->trusted = true;   /* the user's own, on the user's PATH */
+    /* PREFIX/bin/python3 of a virtual environment put on PATH */
+    char root[PATH_MAX];
+    snprintf(root, sizeof root, "%s", python);
+    srv__py_up(root, 2);
+    if (srv__py_is_venv(root)) {
+        srv__py_venv_sites(root, v, out);
+        snprintf(out->why, sizeof out->why, "%.2000s on PATH (the virtual environment %.2000s)", python, root);
+        return true;
+    }
+    /* else the prefix the real file sits in, PREFIX/bin/python3.N, or the
+     * one a pyenv shim runs, ROOT/versions/NAME */
+    if (!realpath(python, real))
+        return false;
+    char prefix[PATH_MAX], pyenv[PATH_MAX], name[64];
+    if (srv__py_shim_choice(real, pyenv, name, sizeof name)) {
+        snprintf(prefix, sizeof prefix, "%.3000s/versions/%s", pyenv, name);
+        /* the interpreter it runs, not the shell script (asker.c's child
+         * has no PATH to find pyenv with) */
+        char bin[PATH_MAX + 32];
+        snprintf(bin, sizeof bin, "%s/bin/python3", prefix);
+        if (access(bin, X_OK) != 0 || !realpath(bin, real))
+            return false;
+        snprintf(out->interpreter, sizeof out->interpreter, "%s", real);
+    } else {
+        snprintf(prefix, sizeof prefix, "%s", real);
+        srv__py_up(prefix, 2);
+    }
+    srv__py_user_site(v, out);   /* before the system's, as Python reads them */
+    srv__py_prefix_folders(prefix, v, true, out);
+    snprintf(out->why, sizeof out->why, "%.2000s on PATH (%.2000s)", python, real);
     return true;
 }

@@ -46,12 +46,20 @@ typedef struct srv_python_env {
 /* False when there is none (python3 and the machine's standard library
  * serve, as before).  Nothing found is run. */
 bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_python_env *out);
-/* The semantic pruners' environment for that Python (engine.c): owned by
- * the caller (sx_env_free); `logger` may be NULL. */
+/* With no such environment, the one of the first python3 on PATH, also
+ * found without running it: its prefix's standard library, the user site
+ * folder, then its site-packages (Debian's dist-packages for /usr); a
+ * virtual environment's bin/ on PATH is read as that environment.
+ * Trusted: the user's own interpreter.  False when there is none. */
+bool srv_python_env_from_path(srv_python_env *out);
 /* The first python3 on PATH, in a folder named by an absolute path
  * (relative entries, "." among them, are the current folder's: skipped). */
 bool srv_python_on_path(char *out, size_t out_size);
-struct sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm_logger *logger);
+/* The semantic pruners' environment for that Python (engine.c): owned by
+ * the caller (sx_env_free); `logger` may be NULL.  What it reads is said
+ * in why[0..why_size) when `why` is not NULL. */
+struct sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm_logger *logger,
+                                    char *why, size_t why_size);
 
 
 /* What a tree-sitter parse of a Python text found. */
@@ -367,6 +375,9 @@ void srv_engine_free(srv_engine *engine);
 const cfg_config *srv_engine_config(const srv_engine *engine);
 /* The Python version the engine's grammar is for, and why (pyversion.c). */
 const srv_python_choice *srv_engine_python(const srv_engine *engine);
+/* What the semantic pruners read (the environment and its package
+ * folders), said; "" before the first completion made it.  Borrowed. */
+const char *srv_engine_packages(const srv_engine *engine);
 
 /* What a model in seam's process holds in memory, in bytes. */
 typedef struct srv_memory {

@@ -6,6 +6,9 @@
 #include "test_support.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 static const char corpus_text[] =
@@ -223,4 +226,116 @@ Test(model_embedded, the_document_at_hand_is_mixed_in)
     mc_step_free(&mixed);
     mc_ngram_free(local);
     mc_ngram_free(global);
+}
+
+/* Whether two models predict the same candidates, in order, with the same
+ * log-probabilities, after each of a few left contexts. */
+static void assert_same_predictions(const mc_ngram *a, const mc_ngram *b)
+{
+    static const char *const lefts[] = {"def write(path, data):\n    ", "for name in os.", "    with open(pa",
+                                        "import ", "x"};
+    for (size_t k = 0; k < sizeof lefts / sizeof *lefts; k++) {
+        mc_step sa = {0}, sb = {0};
+        mc_ngram_predict(a, lefts[k], strlen(lefts[k]), "\n", 1, 12, &sa);
+        mc_ngram_predict(b, lefts[k], strlen(lefts[k]), "\n", 1, 12, &sb);
+        cr_assert_eq(sa.count, sb.count, "after %s", lefts[k]);
+        for (uint32_t i = 0; i < sa.count; i++) {
+            cr_assert_str_eq(sa.cands[i].bytes, sb.cands[i].bytes, "after %s", lefts[k]);
+            cr_assert_eq(sa.cands[i].logprob, sb.cands[i].logprob, "after %s", lefts[k]);
+        }
+        mc_step_free(&sa);
+        mc_step_free(&sb);
+    }
+}
+
+Test(model_embedded, a_saved_model_loads_as_it_was)
+{
+    mc_ngram *m = trained();
+    sm_buf saved;
+    sm_buf_init(&saved, 1 << 26);
+    cr_assert_eq(mc_ngram_save(m, &saved), SM_OK);
+    mc_ngram *loaded = mc_ngram_load(saved.data, saved.len);
+    cr_assert_not_null(loaded);
+    assert_same_predictions(m, loaded);
+    mc_ngram_stats st;
+    mc_ngram_get_stats(loaded, &st);
+    cr_assert(st.loaded);
+    /* trained on further, both alike */
+    const char *more = "def other(path):\n    return os.path.join(path, 'x')\n";
+    mc_ngram_train(m, more, strlen(more));
+    mc_ngram_finish(m);
+    mc_ngram_train(loaded, more, strlen(more));
+    mc_ngram_finish(loaded);
+    assert_same_predictions(m, loaded);
+    mc_ngram_free(loaded);
+
+    /* anything out of place is refused: cut short, a longer tail, a wrong
+     * magic, and indices pointing outside (a parent past its node) */
+    cr_assert_null(mc_ngram_load(saved.data, saved.len - 1));
+    sm_buf longer;
+    sm_buf_init(&longer, 1 << 26);
+    sm_buf_append(&longer, saved.data, saved.len);
+    sm_buf_append(&longer, "x", 1);
+    cr_assert_null(mc_ngram_load(longer.data, longer.len));
+    sm_buf_free(&longer);
+    saved.data[0] ^= 1;
+    cr_assert_null(mc_ngram_load(saved.data, saved.len));
+    saved.data[0] ^= 1;
+    size_t header = 8 + 7 * 8, node = 40;
+    uint32_t bad = 0x7fffffff;
+    memcpy(saved.data + header + 3 * node, &bad, 4);   /* node 3's parent */
+    cr_assert_null(mc_ngram_load(saved.data, saved.len));
+    cr_assert_null(mc_ngram_load("", 0));
+    sm_buf_free(&saved);
+    mc_ngram_free(m);
+}
+
+/* A corpus trained with a cache folder keeps its files' model there: the
+ * second training loads it, and both models predict alike; a file edited
+ * in between is trained again. */
+Test(model_embedded, the_files_model_is_kept_in_the_cache_folder)
+{
+    char dir[64], path[128], cache[128];
+    snprintf(dir, sizeof dir, "/tmp/seam-training-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/code.py", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(corpus_text, f);
+    fclose(f);
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    cr_assert_eq(mkdir(cache, 0700), 0);
+    mc_ngram *models[3];
+    for (int run = 0; run < 3; run++) {
+        if (run == 2) {
+            f = fopen(path, "a");
+            fputs("def added(x):\n    return x\n", f);
+            fclose(f);
+        }
+        mc_corpus corpus;
+        mc_corpus_init(&corpus, 1 << 20);
+        mc_corpus_add_path(&corpus, path);
+        mc_corpus_add_text(&corpus, "open_buffer = 1\n", 16);
+        mc_corpus_set_cache(&corpus, cache);
+        models[run] = mc_corpus_train(&corpus, 100000);
+        mc_corpus_free(&corpus);
+        mc_ngram_stats st;
+        mc_ngram_get_stats(models[run], &st);
+        cr_assert_eq(st.loaded, run == 1, "run %d: from the cache folder only when its files are the same", run);
+    }
+    assert_same_predictions(models[0], models[1]);
+    /* the same corpus with no cache folder: the same model */
+    mc_corpus corpus;
+    mc_corpus_init(&corpus, 1 << 20);
+    mc_corpus_add_path(&corpus, path);
+    mc_corpus_add_text(&corpus, "open_buffer = 1\n", 16);
+    mc_ngram *plain = mc_corpus_train(&corpus, 100000);
+    mc_corpus_free(&corpus);
+    assert_same_predictions(models[2], plain);
+    mc_ngram_free(plain);
+    for (int run = 0; run < 3; run++)
+        mc_ngram_free(models[run]);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
 }

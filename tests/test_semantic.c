@@ -468,6 +468,7 @@ Test(semantic, modules_that_write_their_namespace_are_open)
         {"converted.py", "import enum\n\nenum.IntEnum._convert_('Signals', __name__, lambda n: True)\n"},
         {"updated.py", "globals().update({'made': 1})\n"},
         {"assigned.py", "for _n in ('made',):\n    globals()[_n] = 1\n"},
+        {"global_enum.py", "import enum\n\n@enum.global_enum\nclass F(enum.IntFlag):\n    A = 1\n"},
         {"reads.py", "_g = globals()\nKNOWN = _g.get('x')\n"},
     };
     char dir[64];
@@ -690,4 +691,106 @@ Test(semantic, a_module_too_large_for_the_budget_is_not_waited_for)
     cr_assert(complete_in(unlimited, "import huge\n", "huge.function_number_69999", false));
     sx_env_free(unlimited);
     remove_dir(dir);
+}
+
+/* A standard library whose modules write their namespaces at run time
+ * (re's flags, signal's enums) is closed again by asking the interpreter
+ * for dir() (here a script that answers KNOWN for every module and logs
+ * what it was asked), all at once; programs (__main__) and the modules
+ * whose import acts (this, antigravity) are never asked and stay open, and
+ * neither is the workspace's code. */
+Test(semantic, standard_modules_that_write_their_namespace_are_asked_of_python)
+{
+    char lib[64], workspace[64];
+    scratch_dir(lib);
+    scratch_dir(workspace);
+    static const char *const open_source = "globals().update({'made': 1})\n";
+    put_file(lib, "flags.py", open_source);
+    put_file(lib, "enums.py", "import enum\n\n@enum.global_enum\nclass F(enum.IntFlag):\n    A = 1\n");
+    put_file(lib, "this.py", open_source);
+    put_file(lib, "antigravity.py", open_source);
+    char path[256];
+    snprintf(path, sizeof path, "%s/tool", lib);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    put_file(lib, "tool/__init__.py", "");
+    put_file(lib, "tool/__main__.py", open_source);
+    put_file(workspace, "own.py", open_source);
+    char script[512];
+    snprintf(script, sizeof script,
+             "#!/bin/sh\necho child >> %s/asked.log\nshift 6\nfor n; do echo \"$n\" >> %s/asked.log; printf '+%%s\\nKNOWN\\n' \"$n\"; done\n", lib, lib);
+    put_file(lib, "python", script);
+    char python[128];
+    snprintf(python, sizeof python, "%s/python", lib);
+    cr_assert_eq(chmod(python, 0700), 0);
+    sx_env *env = sx_env_new(lib, workspace, python);
+    unsigned all = (1u << SX_PRUNER_COUNT) - 1;
+    static const char *const text =
+        "import flags, enums, this, antigravity, own\nimport tool.__main__ as m\nx = ";
+    sx_session *session = NULL;
+    cr_assert_eq(sx_session_new(env, all, text, strlen(text), strlen(text), strlen(text), &session), SM_OK);
+    sx_session_free(session);
+    static const char *const closed[] = {"flags", "enums"};
+    for (size_t i = 0; i < 2; i++) {
+        char middle[64];
+        snprintf(middle, sizeof middle, "%s.KNOWN", closed[i]);
+        cr_assert(check_with(env, all, text, middle, "\n").complete, "%s", middle);
+        snprintf(middle, sizeof middle, "%s.made_or_not", closed[i]);
+        outcome o = check_with(env, all, text, middle, "\n");
+        cr_assert_not(o.complete, "%s: Python's answer closes the module", middle);
+        cr_assert_eq(o.why.pruner, SX_ATTRIBUTES);
+    }
+    static const char *const open[] = {"this.anything", "antigravity.anything", "m.anything", "own.anything"};
+    for (size_t i = 0; i < 4; i++)
+        cr_assert(check_with(env, all, text, open[i], "\n").complete, "%s stays open", open[i]);
+    sx_env_free(env);
+    sm_buf asked;
+    snprintf(path, sizeof path, "%s/asked.log", lib);
+    cr_assert_eq(sm_read_file(path, 1 << 20, &asked), SM_OK);
+    cr_assert(strcmp(asked.data, "child\nflags\nenums\n") == 0 || strcmp(asked.data, "child\nenums\nflags\n") == 0,
+              "asked at once, and nothing else: %s", asked.data);
+    sm_buf_free(&asked);
+    remove_dir(lib);
+    remove_dir(workspace);
+}
+
+/* With a cache folder, what Python answered is kept for the next run with
+ * the same interpreter: a second environment asks no child; an
+ * interpreter changed since is asked again. */
+Test(semantic, python_answers_are_kept_for_the_next_run)
+{
+    char lib[64], cache[96];
+    scratch_dir(lib);
+    snprintf(cache, sizeof cache, "%s/cache", lib);
+    cr_assert_eq(mkdir(cache, 0700), 0);
+    put_file(lib, "flags.py", "globals().update({'made': 1})\n");
+    char script[512];
+    snprintf(script, sizeof script,
+             "#!/bin/sh\necho child >> %s/asked.log\nshift 6\nfor n; do printf '+%%s\\nKNOWN\\n' \"$n\"; done\n", lib);
+    put_file(lib, "python", script);
+    char python[128], path[160];
+    snprintf(python, sizeof python, "%s/python", lib);
+    cr_assert_eq(chmod(python, 0700), 0);
+    snprintf(path, sizeof path, "%s/asked.log", lib);
+    unsigned all = (1u << SX_PRUNER_COUNT) - 1;
+    static const char *const text = "import flags\nx = ";
+    for (int run = 0; run < 3; run++) {
+        if (run == 2) {
+            usleep(20000);
+            put_file(lib, "python", script);   /* the interpreter changed */
+        }
+        sx_env *env = sx_env_new(lib, NULL, python);
+        sx_env_set_cache(env, cache);
+        cr_assert(check_with(env, all, text, "flags.KNOWN", "\n").complete, "run %d", run);
+        outcome o = check_with(env, all, text, "flags.unknown", "\n");
+        cr_assert_not(o.complete, "run %d: the answer, asked or kept, closes the module", run);
+        sx_env_free(env);
+        sm_buf asked;
+        cr_assert_eq(sm_read_file(path, 1 << 20, &asked), SM_OK);
+        size_t children = 0;
+        for (const char *p = asked.data; p && (p = strstr(p, "child")); p++)
+            children++;
+        sm_buf_free(&asked);
+        cr_assert_eq(children, run == 2 ? 2 : 1, "run %d: %zu children asked", run, children);
+    }
+    remove_dir(lib);
 }

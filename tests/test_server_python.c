@@ -192,3 +192,75 @@ Test(python_env, a_workspace_venv_and_its_packages)
     free(other);
     free(empty);
 }
+
+/* Runs srv_python_env_from_path with PATH and HOME set to the given
+ * folders (restored afterwards). */
+static bool env_from_path(const char *path, const char *home, srv_python_env *env)
+{
+    char *saved_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    char *saved_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    setenv("PATH", path, 1);
+    setenv("HOME", home, 1);
+    unsetenv("PYTHONUSERBASE");
+    unsetenv("PYENV_VERSION");
+    bool found = srv_python_env_from_path(env);
+    if (saved_path)
+        setenv("PATH", saved_path, 1);
+    if (saved_home)
+        setenv("HOME", saved_home, 1);
+    free(saved_path);
+    free(saved_home);
+    return found;
+}
+
+Test(python_env, the_python3_on_path_without_a_virtual_environment)
+{
+    char *root = scratch();
+    char cmd[2400], path[2100], home[1024], site[1024], user[1024], lib[1024];
+    /* PREFIX/bin/python3 -> python3.12, its library and site-packages, and
+     * the user site folder under HOME */
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/prefix/bin' '%s/prefix/lib/python3.12/site-packages' "
+             "'%s/home/.local/lib/python3.12/site-packages' '%s/empty' && "
+             "printf '' > '%s/prefix/bin/python3.12' && chmod +x '%s/prefix/bin/python3.12' && "
+             "ln -s python3.12 '%s/prefix/bin/python3'",
+             root, root, root, root, root, root, root);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/empty:relative:%s/prefix/bin", root, root);
+    snprintf(home, sizeof home, "%s/home", root);
+    srv_python_env *env = calloc(1, sizeof *env);
+    cr_assert(env_from_path(path, home, env));
+    char real[512];
+    cr_assert_not_null(realpath(root, real));
+    snprintf(site, sizeof site, "%s/prefix/lib/python3.12/site-packages", real);
+    snprintf(user, sizeof user, "%s/home/.local/lib/python3.12/site-packages", root);
+    snprintf(lib, sizeof lib, "%s/prefix/lib/python3.12", real);
+    cr_assert(env->trusted, "the user's own interpreter");
+    cr_assert_eq(env->site_count, 2, "%u", env->site_count);
+    cr_assert_str_eq(env->sites[0], user, "the user site first, as Python reads it");
+    cr_assert_str_eq(env->sites[1], site);
+    cr_assert_str_eq(env->stdlib, lib);
+    cr_assert(strstr(env->why, "on PATH"), "%s", env->why);
+
+    /* a virtual environment's bin/ on PATH is read as that environment */
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/venv/bin' '%s/venv/lib/python3.12/site-packages' && "
+             "printf 'home = /opt/none/bin\\nversion = 3.12.4\\n' > '%s/venv/pyvenv.cfg' && "
+             "printf '' > '%s/venv/bin/python3' && chmod +x '%s/venv/bin/python3'",
+             root, root, root, root, root);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/venv/bin:%s/prefix/bin", root, root);
+    cr_assert(env_from_path(path, home, env));
+    snprintf(site, sizeof site, "%s/venv/lib/python3.12/site-packages", root);
+    cr_assert_eq(env->site_count, 1);
+    cr_assert_str_eq(env->sites[0], site);
+    cr_assert(strstr(env->why, "virtual environment"), "%s", env->why);
+
+    /* no python3 on PATH: none */
+    snprintf(path, sizeof path, "%s/empty", root);
+    cr_assert_not(env_from_path(path, home, env));
+    free(env);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    cr_assert_eq(system(cmd), 0);
+    free(root);
+}

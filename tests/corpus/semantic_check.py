@@ -31,7 +31,7 @@ import symtable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from stdlib_check import boundary_cuts, randspan_cuts, stdlib_files  # noqa: E402
+from stdlib_check import boundary_cuts, pick_files, randspan_cuts, stdlib_files  # noqa: E402
 
 SKIP_IMPORT = {"antigravity", "this", "idlelib", "turtledemo", "tkinter", "turtle", "__main__"}
 MODULE_NAMES = {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__", "__package__",
@@ -40,8 +40,27 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.L
           ast.DictComp, ast.GeneratorExp)
 
 
+PACKAGES = set()    # top-level installed packages the oracle may import (--packages)
+
+
+def site_folders():
+    """The site-packages folders of this interpreter, the user's first, as
+    seam reads those of the python3 on PATH."""
+    import site
+    folders = [site.getusersitepackages()] + list(site.getsitepackages())
+    return [Path(f) for f in folders if Path(f).is_dir()]
+
+
+def package_files(count, seed, max_bytes):
+    """Files of the installed packages (not their tests), as stdlib_files
+    picks the standard library's."""
+    return pick_files([p for f in site_folders() for p in f.rglob("*.py")
+                       if not {"tests", "test", "testing", "_vendor"} & set(p.parts)], count, seed, max_bytes)
+
+
 def load_module(name):
-    if name.split(".")[0] in SKIP_IMPORT or name.split(".")[0] not in sys.stdlib_module_names:
+    top = name.split(".")[0]
+    if top in SKIP_IMPORT or (top not in sys.stdlib_module_names and top not in PACKAGES):
         return None
     try:
         return importlib.import_module(name)
@@ -411,9 +430,16 @@ def main():
     p.add_argument("--max-bytes", type=int, default=60000)
     p.add_argument("--min-refused", type=float, default=0.95,
                    help="the share of mutants that must be refused at the end (the target is all)")
+    p.add_argument("--packages", action="store_true",
+                   help="cuts of the packages installed for this python3 instead of the standard library")
     args = p.parse_args()
     rng = random.Random(args.seed)
-    files = stdlib_files(args.files * 2, args.seed + 1, args.max_bytes)
+    if args.packages:
+        PACKAGES.update(e.name.split(".")[0].split("-")[0] for f in site_folders() for e in f.iterdir()
+                        if not e.name.endswith((".dist-info", ".egg-info", ".pth")))
+        files = package_files(args.files * 2, args.seed + 1, args.max_bytes)
+    else:
+        files = stdlib_files(args.files * 2, args.seed + 1, args.max_bytes)
     held, others = files[:args.files], files[args.files:]
     foreign = sorted({n for _, t in others for n in names_of(t)})
     cases, meta = [], {}

@@ -42,8 +42,14 @@ def cpython_accepts(text: str) -> bool:
 
 def stdlib_files(count: int, seed: int, max_bytes: int) -> list[tuple[Path, str]]:
     root = Path(sysconfig.get_paths()["stdlib"])
-    paths = sorted(p for p in root.rglob("*.py")
-                   if "site-packages" not in p.parts and "lib2to3" not in p.parts)
+    return pick_files([p for p in root.rglob("*.py") if "site-packages" not in p.parts and "lib2to3" not in p.parts],
+                      count, seed, max_bytes)
+
+
+def pick_files(paths, count: int, seed: int, max_bytes: int) -> list[tuple[Path, str]]:
+    """count of the files, in an order fixed by seed, that are UTF-8, hold
+    no NUL, are at most max_bytes and parse."""
+    paths = sorted(paths)
     random.Random(seed).shuffle(paths)
     chosen = []
     for path in paths:

@@ -114,8 +114,9 @@ def mutants(text, rng, per_position):
 
 
 def sampled_mutants(text, rng, count):
-    """count single-character edits at random places (delete, insert, swap)."""
-    for _ in range(count):
+    """count single-character edits at random places (delete, insert, swap);
+    none of an empty file."""
+    for _ in range(count if text else 0):
         i = rng.randrange(len(text))
         kind = rng.choice(("delete", "insert", "swap"))
         if kind == "delete":

@@ -91,6 +91,17 @@ SNIPPETS = [
     "print(f'{x!r:>{width}}', f\"{'a'}\")\n",
     "for x in *a, *b:\n    print(x)\n",
     "lambda: (yield)\n",
+    # common to all: a decimal with leading zeros right before "else" (the
+    # tokenizer reads "01e" as an exponent's start and gives the "e" back)
+    "y = x if 01else 2\nz = x if 0_0_7else 3\nw = x if 00else 4\n",
+    "y = x if 01 else 2\n",
+    # 3.10 on: a lone "_" is the wildcard, tried before a value or class
+    # pattern; a mapping key's "_.a" is a value
+    "match x:\n    case _(a):\n        pass\n",
+    "match x:\n    case _.a:\n        pass\n",
+    "match x:\n    case [1, _(2)] | {1: _.b()}:\n        pass\n",
+    "match x:\n    case C(_(1)):\n        pass\n",
+    "match x:\n    case {_.a: 1, 2: _a.b, 3: a._(_)} | __(a=_):\n        pass\n",
 ]
 
 # The programs of the 3.10 and 3.11 groups above, by the version that added

@@ -1207,20 +1207,67 @@ def awkward_documents(seam, ch, workdir):
 
 def summaries_run_no_module_code(seam, ch, workdir):
     """The attribute pruner learns what standard modules hold without
-    running their top-level code: venv.__main__ builds a virtual
-    environment in the working folder when imported, and reading it must
-    write nothing there."""
+    running code that acts: venv.__main__ builds a virtual environment in
+    the working folder when imported, and reading it must write nothing
+    there nor in HOME; `this` prints, `antigravity` opens a browser.  What
+    they hold is read from their source only; re's, whose namespace is
+    written at run time, is asked of a sandboxed python3."""
     cwd = tempfile.mkdtemp(prefix="no-code-", dir=workdir)
+    home = tempfile.mkdtemp(prefix="no-code-home-", dir=workdir)
     cases = [{"id": 1, "left": "import venv.__main__ as m\nx = m.", "middle": "main", "right": "\n",
               "semantic": True},
-             {"id": 2, "left": "import this\nx = this.", "middle": "s", "right": "\n", "semantic": True}]
+             {"id": 2, "left": "import this\nx = this.", "middle": "s", "right": "\n", "semantic": True},
+             {"id": 3, "left": "import antigravity\nx = antigravity.", "middle": "geohash", "right": "\n",
+              "semantic": True},
+             {"id": 4, "left": "import venv.__main__ as m\nx = m.", "middle": "x", "right": "\n", "semantic": True},
+             {"id": 5, "left": "import re\nx = re.", "middle": "VERBOSE", "right": "\n", "semantic": True},
+             {"id": 6, "left": "import re\nx = re.", "middle": "VRBO", "right": "\n", "semantic": True}]
+    env = dict(os.environ, HOME=home, SEAM_CACHE_DIR=os.path.join(workdir, "no-code-cache"))
     run = subprocess.run([os.path.abspath(seam), "check"], input="".join(json.dumps(c) + "\n" for c in cases),
-                         cwd=cwd,
-                         capture_output=True, text=True, timeout=120)
-    results = [json.loads(line) for line in run.stdout.splitlines()]
-    ch.check(len(results) == 2 and all(r.get("semantic", {}).get("complete") for r in results),
-             "attributes of modules with side effects are known: %r" % results)
+                         cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    results = {r["id"]: r for r in map(json.loads, run.stdout.splitlines())}
+    known = [results.get(i, {}).get("semantic", {}).get("complete") for i in range(1, 7)]
+    ch.check(known == [True, True, True, False, True, False],
+             "attributes of modules that act read from their source, re's asked: %r" % results)
     ch.check(os.listdir(cwd) == [], "reading modules wrote nothing in the working folder: %r" % os.listdir(cwd))
+    ch.check(os.listdir(home) == [], "nor in HOME: %r" % os.listdir(home))
+
+
+def disk_cache(seam, ch, workdir):
+    """A second `seam complete` takes the embedded model of the same files
+    and Python's answers from the cache folder, and completes the same; a
+    damaged model file is trained again, not trusted."""
+    folder = tempfile.mkdtemp(prefix="disk-cache-", dir=workdir)
+    cache = os.path.join(folder, "cache")
+    path = os.path.join(folder, "small.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("import os\nimport re\n\ndef f(path):\n    parts = os.path.split(path)\n    return \n")
+    env = dict(os.environ, SEAM_CACHE_DIR=cache)
+
+    def complete():
+        run = subprocess.run([seam, "complete", path + ":6:12", "--json", "--log-level", "debug"], env=env,
+                             capture_output=True, text=True, timeout=120)
+        ok = run.returncode == 0 and run.stdout.startswith("{")
+        return (json.loads(run.stdout)["completion"] if ok else None), "from the cache folder" in run.stderr
+
+    first, cached_first = complete()
+    second, cached_second = complete()
+    ch.check(first is not None and not cached_first and cached_second,
+             "the second run takes the model from the cache folder: %r %r" % (cached_first, cached_second))
+    ch.check(first == second, "and completes the same: %r %r" % (first, second))
+    models = [n for n in os.listdir(cache) if n.startswith("ngram-")]
+    answers = [n for n in os.listdir(cache) if n.startswith("python-")]
+    ch.check(len(models) == 1 and len(answers) == 1, "one model and one set of answers kept: %r" % os.listdir(cache))
+    if models:
+        with open(os.path.join(cache, models[0]), "r+b") as f:
+            f.seek(5000)
+            byte = f.read(1)
+            f.seek(5000)
+            f.write(bytes([byte[0] ^ 0x10]))
+    third, cached_third = complete()
+    fourth, cached_fourth = complete()
+    ch.check(not cached_third and cached_fourth and third == first,
+             "a damaged model is trained again, then kept: %r %r %r" % (cached_third, cached_fourth, third))
 
 
 def capped_reads(seam, ch, workdir):
@@ -1286,6 +1333,7 @@ def main():
     client_that_never_reads(args.seam, ch, workdir)
     awkward_documents(args.seam, ch, workdir)
     summaries_run_no_module_code(args.seam, ch, workdir)
+    disk_cache(args.seam, ch, workdir)
     capped_reads(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0
