@@ -48,49 +48,57 @@ void cfg_init(cfg_config *config)
     config->parse_bytes = 1u << 20;
 }
 
+/* The string settings: name and field (owned, NULL when unset). */
+typedef struct cfg__string {
+    const char *name;
+    size_t offset;
+} cfg__string;
+
+static const cfg__string cfg__strings[] = {
+    {"endpoint", offsetof(cfg_config, endpoint)},
+    {"model", offsetof(cfg_config, model)},
+    {"template", offsetof(cfg_config, template_name)},
+    {"template_format", offsetof(cfg_config, template_format)},
+    {"template_stops", offsetof(cfg_config, template_stops)},
+    {"api_key_env", offsetof(cfg_config, api_key_env)},
+    {"log_file", offsetof(cfg_config, log_file)},
+    {"model_path", offsetof(cfg_config, model_path)},
+    {"python_path", offsetof(cfg_config, python_path)},
+    {"language", offsetof(cfg_config, language)},
+};
+
+enum { CFG__STRING_COUNT = sizeof cfg__strings / sizeof *cfg__strings };
+
+static char **cfg__string_at(cfg_config *config, size_t i)
+{
+    return (char **)((char *)config + cfg__strings[i].offset);
+}
+
 static char **cfg__string_slot(cfg_config *config, const char *name)
 {
-    if (strcmp(name, "endpoint") == 0)
-        return &config->endpoint;
-    if (strcmp(name, "model") == 0)
-        return &config->model;
-    if (strcmp(name, "template") == 0)
-        return &config->template_name;
-    if (strcmp(name, "template_format") == 0)
-        return &config->template_format;
-    if (strcmp(name, "template_stops") == 0)
-        return &config->template_stops;
-    if (strcmp(name, "api_key_env") == 0)
-        return &config->api_key_env;
-    if (strcmp(name, "log_file") == 0)
-        return &config->log_file;
-    if (strcmp(name, "model_path") == 0)
-        return &config->model_path;
-    if (strcmp(name, "python_path") == 0)
-        return &config->python_path;
+    for (size_t i = 0; i < CFG__STRING_COUNT; i++)
+        if (strcmp(name, cfg__strings[i].name) == 0)
+            return cfg__string_at(config, i);
     return NULL;
 }
 
 void cfg_free(cfg_config *config)
 {
-    char **slots[] = {&config->endpoint, &config->model, &config->template_name, &config->template_format,
-                      &config->template_stops, &config->api_key_env, &config->log_file, &config->model_path,
-                      &config->python_path};
-    for (size_t i = 0; i < sizeof slots / sizeof *slots; i++) {
-        sm_free(*slots[i]);
-        *slots[i] = NULL;
+    for (size_t i = 0; i < CFG__STRING_COUNT; i++) {
+        char **slot = cfg__string_at(config, i);
+        sm_free(*slot);
+        *slot = NULL;
     }
 }
 
 void cfg_copy(cfg_config *dst, const cfg_config *src)
 {
     *dst = *src;
-    char **slots[] = {&dst->endpoint, &dst->model, &dst->template_name, &dst->template_format,
-                      &dst->template_stops, &dst->api_key_env, &dst->log_file, &dst->model_path,
-                      &dst->python_path};
-    for (size_t i = 0; i < sizeof slots / sizeof *slots; i++)
-        if (*slots[i])
-            *slots[i] = sm_strdup(*slots[i]);
+    for (size_t i = 0; i < CFG__STRING_COUNT; i++) {
+        char **slot = cfg__string_at(dst, i);
+        if (*slot)
+            *slot = sm_strdup(*slot);
+    }
 }
 
 /* The numeric settings: name, field, range. */
@@ -148,11 +156,8 @@ static bool cfg__same_string(const char *a, const char *b)
 
 bool cfg_equal(const cfg_config *a, const cfg_config *b)
 {
-    static const char *const strings[] = {"endpoint", "model", "template", "template_format", "template_stops",
-                                          "api_key_env", "log_file", "model_path", "python_path"};
-    for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
-        if (!cfg__same_string(*cfg__string_slot((cfg_config *)a, strings[i]),
-                              *cfg__string_slot((cfg_config *)b, strings[i])))
+    for (size_t i = 0; i < CFG__STRING_COUNT; i++)
+        if (!cfg__same_string(*cfg__string_at((cfg_config *)a, i), *cfg__string_at((cfg_config *)b, i)))
             return false;
     for (size_t i = 0; i < sizeof cfg__numbers / sizeof *cfg__numbers; i++)
         if (memcmp((const char *)a + cfg__numbers[i].offset, (const char *)b + cfg__numbers[i].offset,
@@ -173,9 +178,9 @@ const char *const *cfg_names(void)
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "tls_verify",
-        "escape_guard", "cut_contexts", "train_stdlib", "disk_cache", "llamacpp_mode", "stream", "model_path", "mask_every_step",
+        "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",
         "cached_documents", "semantic", "semantic_names", "semantic_attributes", "semantic_keywords",
-        "python_version", "python_path", "workspace_trusted", NULL,
+        "python_version", "python_path", "workspace_trusted", "disk_cache", "language", NULL,
     };
     return names;
 }
@@ -270,6 +275,13 @@ int cfg_set(cfg_config *config, const char *name, const char *value, char *error
         config->llamacpp_mode = (cfg_llamacpp_mode)i;
         return SM_OK;
     }
+    if (strcmp(name, "language") == 0 && strcmp(value, "auto") == 0) {
+        sm_free(config->language);
+        config->language = NULL;   /* each document's own */
+        return SM_OK;
+    }
+    if (strcmp(name, "language") == 0 && (strlen(value) > 32 || strspn(value, "abcdefghijklmnopqrstuvwxyz") != strlen(value)))
+        return cfg__fail(error, error_size, name, value, "auto or a language's name (python)");
     char **slot = cfg__string_slot(config, name);
     if (slot) {
         if (!*value)

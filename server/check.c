@@ -31,6 +31,8 @@
 #include "seam_semantic.h"
 #include "seam_server.h"
 
+#include "seam_languages.h"
+
 #include <cJSON.h>
 #include <string.h>
 
@@ -247,9 +249,13 @@ int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out)
             grammars.python_path = argv[++i];
             continue;
         }
+        if (i + 1 < argc && strcmp(argv[i], "--language") == 0) {
+            grammars.language = argv[++i];
+            continue;
+        }
         int v = i + 1 < argc && strcmp(argv[i], "--python-version") == 0 ? cfg_python_version_parse(argv[++i]) : -2;
         if (v < 0) {
-            fprintf(stderr, "seam: check takes --python-version auto|3.9 .. 3.14 and --python-path P%s\n",
+            fprintf(stderr, "seam: check takes --language NAME, --python-version auto|3.9 .. 3.14 and --python-path P%s\n",
                     v == -1 ? " (bad version)" : "");
             return 64;
         }
@@ -267,11 +273,25 @@ int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out)
     return 0;
 }
 
-/* The grammar of a case: its "python_version", else the command's; auto
- * is the project of the working folder. */
+/* The grammar of a case: its "language", else the command's, else
+ * Python's (a language seam does not know is an error of the case); its
+ * "python_version", else the command's; auto is the project of the
+ * working folder. */
 static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *request, char *error,
                                            size_t error_size)
 {
+    const cJSON *named = cJSON_GetObjectItemCaseSensitive(request, "language");
+    if (named && !cJSON_IsString(named)) {
+        snprintf(error, error_size, "language must be a string");
+        return NULL;
+    }
+    const char *language = named ? named->valuestring : grammars->language ? grammars->language : "python";
+    if (!lg_by_name(language)) {
+        char names[256];
+        lg_names(names, sizeof names);
+        snprintf(error, error_size, "there is no language \"%.40s\" (seam completes %.120s)", language, names);
+        return NULL;
+    }
     const cJSON *asked = cJSON_GetObjectItemCaseSensitive(request, "python_version");
     int version = grammars->version;
     if (asked) {

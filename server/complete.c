@@ -8,6 +8,8 @@
  */
 #include "seam_server.h"
 
+#include "seam_languages.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <libgen.h>
@@ -69,7 +71,8 @@ static cJSON *srv__token_json(const char *bytes, size_t len)
     return list;
 }
 
-static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset, const srv_request *request)
+static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset, const srv_request *request,
+                            const lg_language *language)
 {
     const srv_scope *scope = &request->scope;
     cJSON *o = cJSON_CreateObject();
@@ -77,6 +80,7 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
     const srv_python_choice *python = srv_engine_python(e);
     char version[16];
     snprintf(version, sizeof version, "3.%d", python->version % 100);
+    cJSON_AddStringToObject(o, "language", language->name);
     cJSON_AddStringToObject(o, "python_version", version);
     cJSON_AddStringToObject(o, "python_version_why", python->why);
     cJSON_AddStringToObject(o, "packages", srv_engine_packages(e));
@@ -231,6 +235,15 @@ int srv_cmd_complete(int argc, char **argv)
         cfg_free(&config);
         return 1;
     }
+    /* a file in no language seam completes is not read as Python */
+    const lg_language *language = srv_language_of(&config, NULL, spec, text.data, text.len, error, sizeof error);
+    if (!language) {
+        fprintf(stderr, "seam: %s\n", error);
+        sm_buf_free(&text);
+        sm_free(spec);
+        cfg_free(&config);
+        return 1;
+    }
     size_t offset = srv__offset_of(text.data ? text.data : "", text.len, line, col);
     if (offset == SIZE_MAX) {
         fprintf(stderr, "seam: %lu:%lu is outside %s\n", line, col, spec);
@@ -296,7 +309,7 @@ int srv_cmd_complete(int argc, char **argv)
         fprintf(stderr, "seam: the completion did not finish\n");
         status = 1;
     } else if (json) {
-        srv__print_json(&result, engine, offset, &request);
+        srv__print_json(&result, engine, offset, &request, language);
     } else if (result.completion) {
         fwrite(result.completion->text, 1, result.completion->len, stdout);
         putchar('\n');

@@ -11,6 +11,8 @@
  */
 #include "seam_server.h"
 
+#include "seam_languages.h"
+
 #include <tree_sitter/api.h>
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -35,6 +37,7 @@ typedef struct srv__doc {
     srv_tree *tree;                /* tree-sitter's view, kept up to date */
     srv_rec_cache *cache;          /* the recognizer of the last completion */
     struct srv__pending *active;   /* the completion in flight */
+    bool language_told;            /* the log said its language is not one seam completes */
 } srv__doc;
 
 typedef struct srv__pending {
@@ -599,6 +602,24 @@ static bool srv__word_byte(unsigned char c)
     return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
 }
 
+static char *srv__uri_to_path(const char *uri);
+
+/* The language document d is read in (its languageId, else its name and
+ * #! line); NULL when seam completes none, said once in the log. */
+static const lg_language *srv__document_language(srv_lsp *lsp, srv__doc *d, const char *uri)
+{
+    char why[512];
+    char *path = srv__uri_to_path(uri);
+    const lg_language *language = srv_language_of(&lsp->config, d->doc->language, path ? path : uri,
+                                                  d->doc->text.data, d->doc->text.len, why, sizeof why);
+    sm_free(path);
+    if (!language && !d->language_told) {
+        sm_log(lsp->logger, SM_LOG_INFO, "%s: no completions there", why);
+        d->language_told = true;
+    }
+    return language;
+}
+
 static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, bool inline_kind)
 {
     const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
@@ -619,6 +640,15 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     int rc = lsp_position_to_offset(text, len, pos, lsp->encoding, &offset);
     if (rc) {
         srv__reply_error(lsp, id, SRV__INVALID_PARAMS, "the position is outside the document");
+        return;
+    }
+    if (!srv__document_language(lsp, d, uri)) {
+        /* never read with another language's grammar: no completion */
+        cJSON *result = cJSON_CreateObject();
+        if (!inline_kind)
+            cJSON_AddBoolToObject(result, "isIncomplete", false);
+        cJSON_AddArrayToObject(result, "items");
+        srv__reply(lsp, id, result);
         return;
     }
     if (!srv_engine_usable(lsp->engine) && lsp->config.backend != CFG_BACKEND_EMBEDDED) {
@@ -781,8 +811,13 @@ static void srv__install_engine(srv_lsp *lsp, srv_engine *e, bool cancel_pending
     } else if (config->backend == CFG_BACKEND_EMBEDDED) {
         mc_corpus corpus;
         srv_engine_corpus(e, &corpus, lsp->workspace);
-        for (uint32_t i = 0; i < lsp->docs.size; i++)
-            mc_corpus_add_text(&corpus, lsp->docs.items[i]->doc->text.data, lsp->docs.items[i]->doc->text.len);
+        for (uint32_t i = 0; i < lsp->docs.size; i++) {
+            /* the open buffers in a language seam completes */
+            const lsp_document *doc = lsp->docs.items[i]->doc;
+            char why[512];
+            if (srv_language_of(config, doc->language, NULL, doc->text.data, doc->text.len, why, sizeof why))
+                mc_corpus_add_text(&corpus, doc->text.data, doc->text.len);
+        }
         if (srv_engine_train_async(e, &corpus) != SM_OK) {
             mc_corpus_free(&corpus);
             srv__tell(lsp, true, 1, "seam could not start training its embedded model");

@@ -46,6 +46,14 @@ typedef struct srv_python_env {
 /* False when there is none (python3 and the machine's standard library
  * serve, as before).  Nothing found is run. */
 bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_python_env *out);
+struct lg_language;
+/* The language a document is read in (language.c): the setting `language`
+ * when set, else its LSP languageId (NULL: none), else the file's name and
+ * #! line (path and text may be NULL).  NULL when seam completes none of
+ * them: why[0..why_size) says so, in a line for the log or stderr. */
+const struct lg_language *srv_language_of(const cfg_config *config, const char *language_id, const char *path,
+                                          const char *text, size_t len, char *why, size_t why_size);
+
 /* With no such environment, the one of the first python3 on PATH, also
  * found without running it: its prefix's standard library, the user site
  * folder, then its site-packages (Debian's dist-packages for /usr); a
@@ -87,6 +95,7 @@ typedef struct srv_grammars {
     int version;        /* the cases' default: 0 for auto, else 100 * major + minor */
     int auto_version;   /* what auto chose for the working folder; 0 until asked */
     const char *python_path;   /* the interpreter of the semantic cases' packages, or NULL */
+    const char *language;      /* the cases' default language (a registry name), or NULL: python */
 } srv_grammars;
 const ep_grammar *srv_grammars_get(srv_grammars *grammars, int version, char *error, size_t error_size);
 void srv_grammars_free(srv_grammars *grammars);

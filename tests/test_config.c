@@ -76,7 +76,7 @@ Test(config, every_setting_resets_to_the_base_value)
         {"seed", "5"}, {"connect_timeout_ms", "7"}, {"first_byte_timeout_ms", "7"}, {"request_timeout_ms", "7"},
         {"retries", "0"}, {"context_bytes", "300"}, {"corpus_bytes", "9"}, {"debounce_ms", "1"},
         {"max_message_bytes", "5000"}, {"parse_bytes", "4096"}, {"multiline", "false"}, {"tls_verify", "false"}, {"escape_guard", "false"},
-        {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"disk_cache", "false"}, {"llamacpp_mode", "infill"}, {"stream", "false"}, {"model_path", "/tmp/m.gguf"}, {"mask_every_step", "true"}, {"cached_documents", "2"},
+        {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"disk_cache", "false"}, {"language", "python"}, {"llamacpp_mode", "infill"}, {"stream", "false"}, {"model_path", "/tmp/m.gguf"}, {"mask_every_step", "true"}, {"cached_documents", "2"},
         {"semantic", "false"}, {"semantic_names", "false"}, {"semantic_attributes", "false"}, {"semantic_keywords", "false"},
         {"python_version", "3.12"}, {"python_path", "/tmp/venv/bin/python"}, {"workspace_trusted", "true"},
     };

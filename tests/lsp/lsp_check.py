@@ -1233,6 +1233,59 @@ def summaries_run_no_module_code(seam, ch, workdir):
     ch.check(os.listdir(home) == [], "nor in HOME: %r" % os.listdir(home))
 
 
+BLOG_JS = "function foo() {\nlet one = 1;\nlet two = \nlet four = 4;\n}\n"
+
+
+def languages(seam, ch, workdir):
+    """A document in a language seam does not complete is never read as
+    Python: in the server it gets no completion and one line in the log;
+    `seam complete` says so and completes nothing; `seam check` answers a
+    case in an unknown language with an error.  Python is told by its
+    languageId, its name and its #! line, or named with `language`."""
+    c = Client(seam)
+    try:
+        init(c)
+        js = "file://" + os.path.join(workdir, "blog.js")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": js, "languageId": "javascript", "version": 1,
+                                                           "text": BLOG_JS}})
+        answers = [ask_inline(c, js, 2, 10) for _ in range(2)]
+        ch.check(all(a is not None and a.get("result") == {"items": []} for a in answers),
+                 "a JavaScript document: no completion: %r" % answers)
+        time.sleep(0.3)
+        log = read_stderr_now(c)
+        ch.check(log.count("not javascript") == 1, "one line in the log, not one per request: %r" % log[-400:])
+        # a Python script with no .py name, opened as plaintext: its #! line tells
+        script = "file://" + os.path.join(workdir, "tool")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": script, "languageId": "plaintext", "version": 1,
+                                                           "text": "#!/usr/bin/env python3\nimport os\nx = os.\n"}})
+        r = ask_inline(c, script, 2, 7)
+        ch.check(r is not None and "result" in r and "error" not in r, "a #! python3 script is completed: %r" % r)
+        c.notify("exit", None)
+    finally:
+        c.close()
+    path = os.path.join(workdir, "blog.js")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(BLOG_JS)
+    run = subprocess.run([seam, "complete", path + ":3:11"], capture_output=True, text=True, timeout=60)
+    ch.check(run.returncode == 1 and run.stdout == "" and "not in a language seam completes" in run.stderr,
+             "seam complete on a .js file: %r %r" % (run.returncode, run.stderr))
+    run = subprocess.run([seam, "complete", path + ":3:11", "--language", "cobol"], capture_output=True, text=True,
+                         timeout=60)
+    ch.check(run.returncode == 1 and 'no language "cobol"' in run.stderr, "an unknown --language: %r" % run.stderr)
+    run = subprocess.run([seam, "complete", path + ":3:11", "--language", "python", "--train-stdlib", "false",
+                          "--json"], capture_output=True, text=True, timeout=60)
+    ch.check(run.returncode in (0, 1) and ('"language":"python"' in run.stdout or "cannot start" in run.stderr),
+             "--language python reads it as Python: %r %r" % (run.stdout[:200], run.stderr[-200:]))
+    cases = [{"id": 1, "language": "javascript", "left": "let two = ", "middle": "2;", "right": "\n"},
+             {"id": 2, "language": "python", "left": "x = ", "middle": "2", "right": "\n"},
+             {"id": 3, "left": "x = ", "middle": "2", "right": "\n"}]
+    run = subprocess.run([seam, "check"], input="".join(json.dumps(x) + "\n" for x in cases), capture_output=True,
+                         text=True, timeout=60)
+    results = {r["id"]: r for r in map(json.loads, run.stdout.splitlines())}
+    ch.check('no language "javascript"' in results.get(1, {}).get("error", "") and results.get(2, {}).get("complete")
+             and results.get(3, {}).get("complete"), "seam check by a case's language: %r" % results)
+
+
 def disk_cache(seam, ch, workdir):
     """A second `seam complete` takes the embedded model of the same files
     and Python's answers from the cache folder, and completes the same; a
@@ -1334,6 +1387,7 @@ def main():
     awkward_documents(args.seam, ch, workdir)
     summaries_run_no_module_code(args.seam, ch, workdir)
     disk_cache(args.seam, ch, workdir)
+    languages(args.seam, ch, workdir)
     capped_reads(args.seam, ch, workdir)
     print("lsp: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0

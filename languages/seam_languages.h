@@ -1,0 +1,38 @@
+/*
+ * seam_languages.h - the languages seam completes, one row each (lg_).
+ *
+ * A language is a row of the registry (registry.c) and a folder of its own
+ * (languages/python/): what tells its documents apart (LSP languageIds,
+ * file name endings, a script's #! line) and, as the language modules move
+ * in, everything else that is its own.  The front ends ask the registry
+ * which language a document is in; a document in none of them is not
+ * completed (and never read with another language's grammar).
+ */
+#ifndef SEAM_LANGUAGES_H
+#define SEAM_LANGUAGES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct lg_language {
+    const char *name;                     /* "python": settings, seam check's "language", --json */
+    const char *const *language_ids;      /* LSP languageIds, NULL-terminated */
+    const char *const *extensions;        /* file name endings with their dot, NULL-terminated */
+    const char *const *interpreters;      /* names a #! line runs it with ("python3"), NULL-terminated */
+} lg_language;
+
+/* The languages, NULL-terminated, in the registry's order. */
+const lg_language *const *lg_languages(void);
+/* The language named `name`; NULL when seam has none by that name. */
+const lg_language *lg_by_name(const char *name);
+/* The language of an LSP languageId; NULL when none. */
+const lg_language *lg_by_language_id(const char *language_id);
+/* The language of a file: by its name's ending, else, for a name with no
+ * ending (a script), by the #! line that starts `text` (may be NULL, `len`
+ * bytes); NULL when none. */
+const lg_language *lg_by_file(const char *path, const char *text, size_t len);
+/* Writes the languages' names, ", "-separated, into out[0..size), for
+ * messages. */
+void lg_names(char *out, size_t size);
+
+#endif
