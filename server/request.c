@@ -67,6 +67,14 @@ void srv_contexts_of(const srv_scope *scope, const char *text, size_t len, size_
     } else {
         out->whole_first = true;
     }
+    /* A file may begin with a UTF-8 byte-order mark, which CPython skips
+     * when it reads the file: the program starts after it (for every
+     * front end: seam check's cases too). */
+    if (len >= 3 && offset >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        out->text_start = 3;
+        if (out->cut_left < 3)
+            out->cut_left = 3;
+    }
 }
 
 /* ---- The recognizer ---------------------------------------------------------------- */
@@ -327,11 +335,4 @@ void srv_request_prepare(srv_request *r, const cfg_config *config, const srv_tre
     }
     o->have_contexts = true;
     srv_contexts_of(&r->scope, text, len, offset, config->cut_contexts, false, &o->contexts);
-    /* A file may begin with a UTF-8 byte-order mark, which CPython skips
-     * when it reads the file: the program starts after it. */
-    if (len >= 3 && offset >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
-        o->contexts.text_start = 3;
-        if (o->contexts.cut_left < 3)
-            o->contexts.cut_left = 3;
-    }
 }

@@ -1278,12 +1278,15 @@ def languages(seam, ch, workdir):
              "--language python reads it as Python: %r %r" % (run.stdout[:200], run.stderr[-200:]))
     cases = [{"id": 1, "language": "javascript", "left": "let two = ", "middle": "2;", "right": "\n"},
              {"id": 2, "language": "python", "left": "x = ", "middle": "2", "right": "\n"},
-             {"id": 3, "left": "x = ", "middle": "2", "right": "\n"}]
+             {"id": 3, "left": "x = ", "middle": "2", "right": "\n"},
+             # a byte-order mark starts the file: skipped, as seam complete and the server skip it
+             {"id": 4, "left": "\ufeffx = ", "middle": "2", "right": "\n"}]
     run = subprocess.run([seam, "check"], input="".join(json.dumps(x) + "\n" for x in cases), capture_output=True,
                          text=True, timeout=60)
     results = {r["id"]: r for r in map(json.loads, run.stdout.splitlines())}
     ch.check('no language "javascript"' in results.get(1, {}).get("error", "") and results.get(2, {}).get("complete")
              and results.get(3, {}).get("complete"), "seam check by a case's language: %r" % results)
+    ch.check(results.get(4, {}).get("complete") is True, "seam check skips a byte-order mark: %r" % results.get(4))
 
 
 def disk_cache(seam, ch, workdir):
