@@ -284,6 +284,7 @@ typedef struct mc_corpus {
     SM_ARRAY(char *) texts;   /* owned strings (open buffers) */
     size_t max_bytes;         /* of the files, and of the texts */
     char *cache_dir;          /* owned; the files' model is kept there (training.c); NULL: not kept */
+    uint32_t keep_after_ms;   /* a files' model trained faster than this is not kept (300 by default) */
 } mc_corpus;
 
 void mc_corpus_init(mc_corpus *corpus, size_t max_bytes);

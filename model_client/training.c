@@ -22,6 +22,7 @@ enum {
     MC__MAX_FILE = 1 << 20,      /* files larger than this are skipped */
     MC__MAX_DEPTH = 12,
     MC__KEEP_SAVED = 4,          /* models kept in the cache folder */
+    MC__KEEP_AFTER_MS = 300,     /* models trained faster than this are not kept */
 };
 #define MC__MAX_SAVED ((size_t)1 << 30)  /* a saved model read at most */
 
@@ -33,6 +34,7 @@ void mc_corpus_init(mc_corpus *corpus, size_t max_bytes)
     sm_array_init(&corpus->texts);
     corpus->max_bytes = max_bytes;
     corpus->cache_dir = NULL;
+    corpus->keep_after_ms = MC__KEEP_AFTER_MS;
 }
 
 void mc_corpus_add_path(mc_corpus *corpus, const char *path)
@@ -180,8 +182,13 @@ static mc_ngram *mc__files_model(const mc_corpus *corpus, uint32_t max_nodes, co
             sm_buf_free(&saved);
         }
     }
+    uint64_t started = sm_now_ns();
     mc_ngram *model = mc__train_files(corpus, max_nodes, stop);
-    if (model && corpus->cache_dir) {
+    /* kept only when training cost more than reading it back would: a
+     * small workspace alone trains in a few milliseconds, while writing
+     * tens of megabytes does not */
+    bool worth = sm_now_ns() - started >= (uint64_t)corpus->keep_after_ms * 1000000u;
+    if (model && corpus->cache_dir && worth) {
         sm_buf out;
         sm_buf_init(&out, MC__MAX_SAVED);
         if (mc_ngram_save(model, &out) == SM_OK)

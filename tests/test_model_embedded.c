@@ -317,6 +317,7 @@ Test(model_embedded, the_files_model_is_kept_in_the_cache_folder)
         mc_corpus_add_path(&corpus, path);
         mc_corpus_add_text(&corpus, "open_buffer = 1\n", 16);
         mc_corpus_set_cache(&corpus, cache);
+        corpus.keep_after_ms = 0;   /* this small corpus trains fast: kept all the same */
         models[run] = mc_corpus_train(&corpus, 100000);
         mc_corpus_free(&corpus);
         mc_ngram_stats st;
@@ -333,6 +334,17 @@ Test(model_embedded, the_files_model_is_kept_in_the_cache_folder)
     mc_corpus_free(&corpus);
     assert_same_predictions(models[2], plain);
     mc_ngram_free(plain);
+    /* by default a corpus this small is not kept: training it again costs less */
+    char kept[200];
+    snprintf(kept, sizeof kept, "rm -f '%s'/ngram-*", cache);
+    cr_assert_eq(system(kept), 0);
+    mc_corpus_init(&corpus, 1 << 20);
+    mc_corpus_add_path(&corpus, path);
+    mc_corpus_set_cache(&corpus, cache);
+    mc_ngram_free(mc_corpus_train(&corpus, 100000));
+    mc_corpus_free(&corpus);
+    snprintf(kept, sizeof kept, "ls '%s' | grep -q ngram-", cache);
+    cr_assert_neq(system(kept), 0, "a model that trained in milliseconds is not written");
     for (int run = 0; run < 3; run++)
         mc_ngram_free(models[run]);
     char cmd[200];

@@ -599,7 +599,8 @@ def waits_for_the_model(seam, ch, workdir):
     """A request that comes while the embedded model trains waits for it
     within its latency budget: answered (empty) when the budget ends before
     the model is ready, and completed when the model is ready in time."""
-    c = Client(seam)
+    # an empty cache folder: the model is trained, not read back
+    c = Client(seam, env=dict(os.environ, SEAM_CACHE_DIR=tempfile.mkdtemp(prefix="untrained-", dir=workdir)))
     try:
         # The standard library makes training take about a second here.
         init(c, {"debounce_ms": 0, "timeout_ms": 200, "train_stdlib": True, "log_level": "debug"})
