@@ -416,6 +416,8 @@ static void mc__put_u64(sm_buf *out, uint64_t v, int *rc)
 
 static void mc__take(mc__reader *r, void *to, size_t len)
 {
+    if (len == 0)
+        return;   /* an empty array: `to` may be NULL */
     if (!r->ok || (size_t)(r->end - r->at) < len) {
         r->ok = false;
         memset(to, 0, len);

@@ -5,8 +5,8 @@
  * (cache/), keyed by the files' paths and what stat() says of them, so
  * that a second run over the same files loads it instead of training
  * again (about 2 s for the standard library); the open buffers, which
- * change from run to run, are trained on top of it, into the eighth of
- * the nodes the files leave free.
+ * change from run to run, are trained on top of it, with an eighth more
+ * nodes of their own.
  */
 #include "mc_internal.h"
 
@@ -117,11 +117,12 @@ static char *mc__read_file(const char *path, size_t *len)
     return data ? data : sm_strdup("");
 }
 
-/* The share of the model's nodes kept free of the files for the open
- * buffers, trained after them (an eighth). */
-static uint32_t mc__files_cap(uint32_t max_nodes)
+/* The nodes the open buffers may add past the files' max_nodes, trained
+ * after them (an eighth more): the files' model is the one a corpus of
+ * files alone makes, and the buffers always find room. */
+static uint32_t mc__with_buffers(uint32_t max_nodes)
 {
-    return max_nodes - max_nodes / 8;
+    return max_nodes + max_nodes / 8;
 }
 
 /* Trains a model of at most max_nodes on the corpus's files, until they
@@ -203,10 +204,10 @@ static mc_ngram *mc__files_model(const mc_corpus *corpus, uint32_t max_nodes, co
  * what the user is writing now.  NULL when *stop was set. */
 static mc_ngram *mc__train_until(const mc_corpus *corpus, uint32_t max_nodes, const atomic_bool *stop)
 {
-    mc_ngram *model = mc__files_model(corpus, mc__files_cap(max_nodes), stop);
+    mc_ngram *model = mc__files_model(corpus, max_nodes, stop);
     if (!model)
         return NULL;
-    mc_ngram_set_max_nodes(model, max_nodes);
+    mc_ngram_set_max_nodes(model, mc__with_buffers(max_nodes));
     size_t budget = corpus->max_bytes;
     for (uint32_t i = 0; i < corpus->texts.size; i++) {
         size_t len = strlen(corpus->texts.items[i]);

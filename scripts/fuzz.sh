@@ -45,6 +45,10 @@ max_len_of() {
 passed=0
 failed=0
 mkdir -p build/fuzz/artifacts
+# the targets' own cache folder: nothing read from or written to the user's
+# (a fuzz run depends on its inputs alone)
+export SEAM_CACHE_DIR="$PWD/build/fuzz/seam-cache"
+rm -rf "$SEAM_CACHE_DIR"
 for t in "${targets[@]}"; do
   corpus=build/fuzz/corpus/$t
   mkdir -p "$corpus"

@@ -64,6 +64,8 @@ done
 # in) into a scratch PREFIX, then asked to complete with a GGUF model
 echo "== install"
 install_prefix=$(mktemp -d)
+# (its runs keep their cache beside the installation, not in the user's)
+export SEAM_CACHE_DIR="$install_prefix/seam-cache"
 install_counted=0
 if bash scripts/install.sh "$install_prefix" >build/install.log 2>&1; then
   while IFS= read -r line; do

@@ -269,6 +269,18 @@ Test(model_embedded, a_saved_model_loads_as_it_was)
     assert_same_predictions(m, loaded);
     mc_ngram_free(loaded);
 
+    /* a model of nothing (an empty corpus) saves and loads too */
+    mc_ngram *empty = mc_ngram_new(1024);
+    mc_ngram_finish(empty);
+    sm_buf nothing;
+    sm_buf_init(&nothing, 1 << 20);
+    cr_assert_eq(mc_ngram_save(empty, &nothing), SM_OK);
+    mc_ngram *back = mc_ngram_load(nothing.data, nothing.len);
+    cr_assert_not_null(back);
+    mc_ngram_free(back);
+    mc_ngram_free(empty);
+    sm_buf_free(&nothing);
+
     /* anything out of place is refused: cut short, a longer tail, a wrong
      * magic, and indices pointing outside (a parent past its node) */
     cr_assert_null(mc_ngram_load(saved.data, saved.len - 1));
