@@ -45,6 +45,7 @@ struct sx_env {
     pthread_mutex_t asker_lock;
     sx__asker *asker;           /* owned; made on the first question */
     char *cache_dir;            /* owned; where Python's answers are kept across runs; NULL: not kept */
+    sx__summaries *summaries;   /* owned; the module summaries kept there; NULL: none */
     uint64_t budget_ns;         /* a session's set-up reads modules this long at most; 0: no limit */
     pthread_mutex_t lock;
     SM_ARRAY(sx__module *) modules;
@@ -105,10 +106,19 @@ static uint32_t sx__roots(const sx_env *env, const char **roots)
     return n;
 }
 
+static uint32_t sx__roots(const sx_env *env, const char **roots);
+
 void sx_env_set_cache(sx_env *env, const char *dir)
 {
     sm_free(env->cache_dir);
     env->cache_dir = dir ? sm_strdup(dir) : NULL;
+    sx__summaries_free(env->summaries);
+    env->summaries = NULL;
+    if (dir) {
+        const char *roots[SX__MAX_SITES + 2];
+        uint32_t count = sx__roots(env, roots);
+        env->summaries = sx__summaries_new(dir, roots, count);
+    }
 }
 
 void sx_env_set_budget(sx_env *env, uint32_t ms)
@@ -136,6 +146,7 @@ void sx_env_free(sx_env *env)
     if (!env)
         return;
     sx__asker_free(env->asker);   /* first: ends a child being asked */
+    sx__summaries_free(env->summaries);   /* writes the new summaries */
     for (uint32_t i = 0; i < env->modules.size; i++)
         sx__module_free(env->modules.items[i]);
     sm_array_free(&env->modules);
@@ -420,11 +431,21 @@ static sx__module *sx__load(sx_env *env, const char *name, const sx__reading *r,
     for (size_t k = 0; k < root_count && !m->found; k++) {
         if (!roots[k] || !sx__find_source(roots[k], name, path, sizeof path, &m->dir))
             continue;
+        bool writes = false;
         sm_buf source;
-        if (sm_read_file(path, SX__MAX_SOURCE, &source) != SM_OK)
+        sm_buf_init(&source, SX__MAX_SOURCE);
+        /* a summary kept from an earlier run, the file unchanged since */
+        bool kept = sx__summaries_take(env->summaries, name, path, &m->doc, &writes);
+        if (!kept && sm_read_file(path, SX__MAX_SOURCE, &source) != SM_OK)
             break;
         uint64_t started = sm_now_ns();
-        int rc = sx_doc_read(&m->doc, NULL, source.data ? source.data : "", source.len, SIZE_MAX, NULL, deadline_ns);
+        int rc = kept ? SM_OK
+                      : sx_doc_read(&m->doc, NULL, source.data ? source.data : "", source.len, SIZE_MAX, NULL,
+                                    deadline_ns);
+        if (rc == SM_OK && !kept) {
+            writes = sx__writes_namespace(source.data, source.len, name);
+            sx__summaries_put(env->summaries, name, path, &m->doc, writes);
+        }
         if (rc == SM_ETIMEDOUT) {
             /* A module too large to read in the set-up's time: given a fair
              * try (SX__FAIR_READ_MS), it constrains nothing from now on, and
@@ -440,18 +461,18 @@ static sx__module *sx__load(sx_env *env, const char *name, const sx__reading *r,
             /* a module-level __getattr__ (PEP 562), defined or assigned, may
              * answer any name */
             m->open = m->doc.names_open || m->doc.getattr || m->doc.module_writes ||
-                      sx_doc_find(&m->doc, "__getattr__", 11, false, NULL) != NULL ||
-                      sx__writes_namespace(source.data, source.len, name);
+                      sx_doc_find(&m->doc, "__getattr__", 11, false, NULL) != NULL || writes;
             /* deferred, it is asked with the others the pass met */
             if (m->open && sx__askable(env, m, roots[k]))
                 *unanswered = (r && r->defer) || sx__ask_lazy(env, m, deadline_ns);
         }
         sm_buf_free(&source);
     }
-    /* A module with a source is never imported to learn its attributes:
-     * its top-level code would run (venv.__main__ builds a virtual
-     * environment, tkinter.__main__ opens a window).  What its source does
-     * not show (globals().update(...)) leaves it open instead. */
+    /* A module with a source is imported to learn its attributes only when
+     * its source leaves it open and it may be (sx__askable: a standard
+     * module that does not act, a trusted package with a __dir__), in the
+     * bounded child; otherwise what its source does not show leaves it
+     * open.  A module with no source is asked when it is compiled. */
     if (!m->found && sx__compiled(env, name)) {
         /* Python not answering within the child's 5 s is taken as final
          * (the module is then not found, and constrains nothing); an answer
@@ -786,6 +807,7 @@ void sx__env_warm(sx_env *env, const char *const *names, uint32_t count, uint64_
     sx__warm_pass(env, held.items, held.size, &r);
     sm_array_free(&held);
     sm_array_free(&r.deferred);
+    sx__summaries_save(env->summaries);
 }
 
 static bool sx__submodule_prefix(const sx__module *m, const char *prefix)

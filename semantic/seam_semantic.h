@@ -46,9 +46,11 @@ bool sx_env_add_site(sx_env *env, const char *dir, bool trusted);
  * modules not read by then constrain nothing in that completion, and are
  * read by a later one.  Set before the environment is shared. */
 void sx_env_set_budget(sx_env *env, uint32_t ms);
-/* Keeps what Python answers about modules in `dir` (a cache folder,
- * ca_dir), for later runs with the same interpreter and folders; NULL:
- * kept for the environment's life only.  Before the first question. */
+/* Keeps what Python answers about modules, and what module sources say,
+ * in `dir` (a cache folder, ca_dir), for later runs with the same
+ * interpreter and folders (a source by its stat()); NULL: kept for the
+ * environment's life only.  After sx_env_add_site, before the first
+ * question. */
 void sx_env_set_cache(sx_env *env, const char *dir);
 void sx_env_free(sx_env *env);
 

@@ -249,6 +249,24 @@ void sx__asker_free(sx__asker *asker);
 void sx__asker_ask(sx__asker *asker, sx__ask_kind kind, const char *const *names, uint32_t count,
                    uint64_t deadline_ns, sx__answer *out);
 
+/* ---- Module summaries kept across runs (summaries.c) ------------------------ */
+
+typedef struct sx__summaries sx__summaries;
+
+/* The summaries kept in cache folder `dir` for an environment whose
+ * module folders are roots[0..count) (NULL entries allowed).  Free with
+ * sx__summaries_free, which writes new ones first. */
+sx__summaries *sx__summaries_new(const char *dir, const char *const *roots, uint32_t count);
+void sx__summaries_free(sx__summaries *summaries);
+/* Fills doc (free with sx_doc_free) and *writes with the summary of module
+ * `name` read from `path`, when one is kept and the file's stat() is the
+ * same; false otherwise (summaries may be NULL).  Any thread. */
+bool sx__summaries_take(sx__summaries *summaries, const char *name, const char *path, sx_doc *doc, bool *writes);
+/* Keeps the summary of module `name`, just read from `path`. */
+void sx__summaries_put(sx__summaries *summaries, const char *name, const char *path, const sx_doc *doc, bool writes);
+/* Writes the summaries to the cache folder when new ones were made. */
+void sx__summaries_save(sx__summaries *summaries);
+
 /* Builtins of Python 3.11 (builtins.c). */
 bool sx_is_builtin(const char *name, size_t len);
 bool sx_builtin_has_prefix(const char *prefix, size_t len);

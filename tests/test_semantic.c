@@ -5,6 +5,7 @@
 #include "seam_semantic.h"
 #include "test_support.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -793,4 +794,45 @@ Test(semantic, python_answers_are_kept_for_the_next_run)
         cr_assert_eq(children, run == 2 ? 2 : 1, "run %d: %zu children asked", run, children);
     }
     remove_dir(lib);
+}
+
+/* Module summaries are kept in the cache folder with the stat() of the
+ * file they were read from: a later environment takes the summary while
+ * the file's stat() is the same (here a file rewritten with the same size
+ * and its old times put back: the kept summary is the one used), and
+ * reads the file again once it changes. */
+Test(semantic, module_summaries_are_kept_while_their_file_is_unchanged)
+{
+    char work[64], cache[96], path[160];
+    scratch_dir(work);
+    snprintf(cache, sizeof cache, "%s/cache", work);
+    cr_assert_eq(mkdir(cache, 0700), 0);
+    put_file(work, "shapes.py", "def circle(r): pass\nSQUARE = 1\n");
+    snprintf(path, sizeof path, "%s/shapes.py", work);
+    unsigned all = (1u << SX_PRUNER_COUNT) - 1;
+    static const char *const text = "import shapes\nx = ";
+    sx_env *env = sx_env_new(NULL, work, NULL);
+    sx_env_set_cache(env, cache);
+    cr_assert(check_with(env, all, text, "shapes.SQUARE", "\n").complete);
+    cr_assert_not(check_with(env, all, text, "shapes.SQUARF", "\n").complete);
+    sx_env_free(env);   /* writes the summaries */
+
+    struct stat before;
+    cr_assert_eq(stat(path, &before), 0);
+    put_file(work, "shapes.py", "def circle(r): pass\nSQUARF = 1\n");
+    struct timespec times[2] = {before.st_atim, before.st_mtim};
+    cr_assert_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+    env = sx_env_new(NULL, work, NULL);
+    sx_env_set_cache(env, cache);
+    cr_assert(check_with(env, all, text, "shapes.SQUARE", "\n").complete, "the kept summary, the file not read");
+    sx_env_free(env);
+
+    usleep(20000);
+    put_file(work, "shapes.py", "def circle(r): pass\nSQUARF = 1\n");   /* a new modification time */
+    env = sx_env_new(NULL, work, NULL);
+    sx_env_set_cache(env, cache);
+    cr_assert(check_with(env, all, text, "shapes.SQUARF", "\n").complete, "the file changed: read again");
+    cr_assert_not(check_with(env, all, text, "shapes.SQUARE", "\n").complete);
+    sx_env_free(env);
+    remove_dir(work);
 }
