@@ -113,6 +113,59 @@ void sm_buf_free(sm_buf *buf)
     sm_buf_init(buf, buf->max);
 }
 
+int sm_buf_append_u32(sm_buf *buf, uint32_t value)
+{
+    return sm_buf_append(buf, &value, sizeof value);
+}
+
+int sm_buf_append_u64(sm_buf *buf, uint64_t value)
+{
+    return sm_buf_append(buf, &value, sizeof value);
+}
+
+void sm_reader_init(sm_reader *reader, const void *data, size_t len)
+{
+    reader->at = data;
+    reader->end = reader->at + (data ? len : 0);
+    reader->ok = true;
+}
+
+const void *sm_read_bytes(sm_reader *reader, size_t len)
+{
+    if (!reader->ok || (size_t)(reader->end - reader->at) < len) {
+        reader->ok = false;
+        return NULL;
+    }
+    const uint8_t *at = reader->at;
+    reader->at += len;
+    return at;
+}
+
+void sm_read_into(sm_reader *reader, void *to, size_t len)
+{
+    if (len == 0)
+        return;
+    const void *from = sm_read_bytes(reader, len);
+    if (from)
+        memcpy(to, from, len);
+    else
+        memset(to, 0, len);
+}
+
+uint32_t sm_read_u32(sm_reader *reader)
+{
+    uint32_t value;
+    sm_read_into(reader, &value, sizeof value);
+    return value;
+}
+
+uint64_t sm_read_u64(sm_reader *reader)
+{
+    uint64_t value;
+    sm_read_into(reader, &value, sizeof value);
+    return value;
+}
+
 /* read(2) again when a signal cut it short. */
 static ssize_t sm__read_some(int fd, char *into, size_t len)
 {

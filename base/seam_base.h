@@ -114,6 +114,27 @@ void sm_buf_clear(sm_buf *buf);
 /* Hands the data to the caller (free with sm_free) and empties the buffer. */
 char *sm_buf_take(sm_buf *buf, size_t *len_out);
 void sm_buf_free(sm_buf *buf);
+/* Fixed-width numbers appended in the machine's byte order, for files
+ * only this build reads back (the cache folder's entries). */
+int sm_buf_append_u32(sm_buf *buf, uint32_t value);
+int sm_buf_append_u64(sm_buf *buf, uint64_t value);
+
+/* A cursor over bytes laid out with those appends: each read past the end
+ * clears `ok` and yields NULL or 0, and so do all reads after it, so that
+ * a reader checks `ok` once at the end. */
+typedef struct sm_reader {
+    const uint8_t *at, *end;
+    bool ok;
+} sm_reader;
+void sm_reader_init(sm_reader *reader, const void *data, size_t len);
+/* The next `len` bytes (borrowed from the data), or NULL past the end. */
+const void *sm_read_bytes(sm_reader *reader, size_t len);
+/* Copies the next `len` bytes into `to` (zeros past the end; `to` may be
+ * NULL when len is 0). */
+void sm_read_into(sm_reader *reader, void *to, size_t len);
+uint32_t sm_read_u32(sm_reader *reader);
+uint64_t sm_read_u64(sm_reader *reader);
+
 /* Reads the file at path into out (initialised here, capped at `max`
  * bytes), never waiting to open it.  SM_EIO (errno set) when it cannot be
  * read, SM_EINVAL when it is not a regular file (a FIFO, a device, a

@@ -138,18 +138,21 @@ static bool ca__path(const char *dir, const char *kind, const ca_key *key, char 
     return n > 0 && (size_t)n < size && kind[0];
 }
 
-static void ca__put_u64(uint8_t *at, uint64_t v)
+/* Reads all of bytes[0..len) from fd, or with `writing` writes them to it,
+ * again after a signal cuts it short; false at an error or the file's end. */
+static bool ca__whole(int fd, void *bytes, size_t len, bool writing)
 {
-    for (int i = 0; i < 8; i++)
-        at[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t ca__get_u64(const uint8_t *at)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)at[i] << (8 * i);
-    return v;
+    char *p = bytes;
+    while (len > 0) {
+        ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
 }
 
 /* Reads an entry's file: its header into header[], its payload (at most
@@ -167,21 +170,7 @@ static bool ca__read(const char *path, size_t max, uint8_t header[CA__HEADER], s
     char *data = ok ? sm_try_malloc(len + 1) : NULL;
     ok = data != NULL;
     sm_advise_filled(data, len + 1);
-    size_t got = 0;
-    for (size_t want = CA__HEADER; ok && got < want;) {
-        ssize_t n = read(fd, header + got, want - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        ok = n > 0;
-        got += ok ? (size_t)n : 0;
-    }
-    for (got = 0; ok && got < len;) {
-        ssize_t n = read(fd, data + got, len - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        ok = n > 0;
-        got += ok ? (size_t)n : 0;
-    }
+    ok = ok && ca__whole(fd, header, CA__HEADER, false) && ca__whole(fd, data, len, false);
     close(fd);
     if (!ok) {
         sm_free(data);
@@ -206,9 +195,12 @@ int ca_get(const char *dir, const char *kind, const ca_key *key, size_t max, sm_
     sm_buf_init(&payload, max);
     if (access(path, F_OK) != 0)
         return SM_ENOTFOUND;
-    bool whole = ca__read(path, max, header, &payload) && memcmp(header, CA__MAGIC, 8) == 0 &&
-                 ca__get_u64(header + 8) == CA__FORMAT && ca__get_u64(header + 16) == payload.len &&
-                 ca__get_u64(header + 24) == ca__checksum(payload.data, payload.len);
+    bool whole = ca__read(path, max, header, &payload);
+    sm_reader fields;
+    sm_reader_init(&fields, header, sizeof header);
+    const void *magic = sm_read_bytes(&fields, 8);
+    whole = whole && memcmp(magic, CA__MAGIC, 8) == 0 && sm_read_u64(&fields) == CA__FORMAT &&
+            sm_read_u64(&fields) == payload.len && sm_read_u64(&fields) == ca__checksum(payload.data, payload.len);
     if (!whole) {
         sm_buf_free(&payload);
         unlink(path);       /* damaged, cut short or not ours: made again by the caller */
@@ -218,22 +210,6 @@ int ca_get(const char *dir, const char *kind, const ca_key *key, size_t max, sm_
     /* used now: the newest are the ones kept (ca__prune) */
     utimensat(AT_FDCWD, path, NULL, 0);
     return SM_OK;
-}
-
-/* Writes all of data[0..len) to fd. */
-static bool ca__write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
 }
 
 typedef struct ca__entry {
@@ -299,12 +275,15 @@ int ca_put(const char *dir, const char *kind, const ca_key *key, const void *dat
     int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return SM_EIO;
-    uint8_t header[CA__HEADER];
-    memcpy(header, CA__MAGIC, 8);
-    ca__put_u64(header + 8, CA__FORMAT);
-    ca__put_u64(header + 16, len);
-    ca__put_u64(header + 24, ca__checksum(data, len));
-    bool ok = ca__write_all(fd, header, sizeof header) && ca__write_all(fd, data, len);
+    sm_buf header;
+    sm_buf_init(&header, CA__HEADER);
+    sm_buf_append(&header, CA__MAGIC, 8);
+    sm_buf_append_u64(&header, CA__FORMAT);
+    sm_buf_append_u64(&header, len);
+    sm_buf_append_u64(&header, ca__checksum(data, len));
+    bool ok = header.len == CA__HEADER && ca__whole(fd, header.data, header.len, true) &&
+              ca__whole(fd, (void *)data, len, true);
+    sm_buf_free(&header);
     ok &= close(fd) == 0;
     if (!ok || rename(temp, path) != 0) {
         unlink(temp);

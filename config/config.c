@@ -48,13 +48,14 @@ void cfg_init(cfg_config *config)
     config->parse_bytes = 1u << 20;
 }
 
-/* The string settings: name and field (owned, NULL when unset). */
-typedef struct cfg__string {
+/* A setting by name and the offset of its field in cfg_config. */
+typedef struct cfg__field {
     const char *name;
     size_t offset;
-} cfg__string;
+} cfg__field;
 
-static const cfg__string cfg__strings[] = {
+/* The string settings (their fields owned, NULL when unset). */
+static const cfg__field cfg__strings[] = {
     {"endpoint", offsetof(cfg_config, endpoint)},
     {"model", offsetof(cfg_config, model)},
     {"template", offsetof(cfg_config, template_name)},
@@ -128,12 +129,8 @@ static const cfg__number cfg__numbers[] = {
     CFG__N(parse_bytes, 4096, 1u << 30),
 };
 
-typedef struct cfg__flag {
-    const char *name;
-    size_t offset;
-} cfg__flag;
-
-static const cfg__flag cfg__flags[] = {
+/* The true-or-false settings. */
+static const cfg__field cfg__flags[] = {
     {"multiline", offsetof(cfg_config, multiline)},
     {"tls_verify", offsetof(cfg_config, tls_verify)},
     {"stream", offsetof(cfg_config, stream)},

@@ -398,11 +398,7 @@ void mc_ngram_get_stats(const mc_ngram *m, mc_ngram_stats *stats)
 
 #define MC__SAVED_MAGIC "SEAMNGR1"
 
-typedef struct mc__reader {
-    const uint8_t *at, *end;
-    bool ok;
-} mc__reader;
-
+/* Appends bytes to out while every append so far succeeded (*rc). */
 static void mc__put(sm_buf *out, const void *bytes, size_t len, int *rc)
 {
     if (*rc == SM_OK && len)
@@ -411,27 +407,8 @@ static void mc__put(sm_buf *out, const void *bytes, size_t len, int *rc)
 
 static void mc__put_u64(sm_buf *out, uint64_t v, int *rc)
 {
-    mc__put(out, &v, sizeof v, rc);
-}
-
-static void mc__take(mc__reader *r, void *to, size_t len)
-{
-    if (len == 0)
-        return;   /* an empty array: `to` may be NULL */
-    if (!r->ok || (size_t)(r->end - r->at) < len) {
-        r->ok = false;
-        memset(to, 0, len);
-        return;
-    }
-    memcpy(to, r->at, len);
-    r->at += len;
-}
-
-static uint64_t mc__take_u64(mc__reader *r)
-{
-    uint64_t v;
-    mc__take(r, &v, sizeof v);
-    return v;
+    if (*rc == SM_OK)
+        *rc = sm_buf_append_u64(out, v);
 }
 
 int mc_ngram_save(const mc_ngram *m, sm_buf *out)
@@ -490,11 +467,12 @@ static uint32_t mc__table_size(uint32_t entries)
 
 mc_ngram *mc_ngram_load(const void *data, size_t len)
 {
-    mc__reader r = {data, (const uint8_t *)data + len, true};
+    sm_reader r;
+    sm_reader_init(&r, data, len);
     char magic[8];
-    mc__take(&r, magic, sizeof magic);
-    uint64_t node_size = mc__take_u64(&r), max_nodes = mc__take_u64(&r), full = mc__take_u64(&r);
-    uint64_t seen = mc__take_u64(&r), nodes = mc__take_u64(&r), text = mc__take_u64(&r), pieces = mc__take_u64(&r);
+    sm_read_into(&r, magic, sizeof magic);
+    uint64_t node_size = sm_read_u64(&r), max_nodes = sm_read_u64(&r), full = sm_read_u64(&r);
+    uint64_t seen = sm_read_u64(&r), nodes = sm_read_u64(&r), text = sm_read_u64(&r), pieces = sm_read_u64(&r);
     /* sizes checked against the bytes left before anything is allocated */
     size_t left = (size_t)(r.end - r.at);
     if (!r.ok || memcmp(magic, MC__SAVED_MAGIC, 8) != 0 || node_size != sizeof(mc__node) || nodes == 0 ||
@@ -507,15 +485,15 @@ mc_ngram *mc_ngram_load(const void *data, size_t len)
     m->pieces_seen = seen;
     sm_array_grow_by(&m->nodes, (uint32_t)nodes);
     sm_advise_filled(m->nodes.items, (size_t)nodes * sizeof(mc__node));
-    mc__take(&r, m->nodes.items, (size_t)nodes * sizeof(mc__node));
+    sm_read_into(&r, m->nodes.items, (size_t)nodes * sizeof(mc__node));
     sm_array_grow_by(&m->text, (uint32_t)text);
-    mc__take(&r, m->text.items, (size_t)text);
+    sm_read_into(&r, m->text.items, (size_t)text);
     sm_array_grow_by(&m->piece_off, (uint32_t)pieces);
-    mc__take(&r, m->piece_off.items, (size_t)pieces * sizeof(uint32_t));
+    sm_read_into(&r, m->piece_off.items, (size_t)pieces * sizeof(uint32_t));
     sm_array_grow_by(&m->piece_len, (uint32_t)pieces);
-    mc__take(&r, m->piece_len.items, (size_t)pieces);
+    sm_read_into(&r, m->piece_len.items, (size_t)pieces);
     sm_array_grow_by(&m->piece_node, (uint32_t)pieces);
-    mc__take(&r, m->piece_node.items, (size_t)pieces * sizeof(uint32_t));
+    sm_read_into(&r, m->piece_node.items, (size_t)pieces * sizeof(uint32_t));
     if (!r.ok || !mc__saved_consistent(m)) {
         mc_ngram_free(m);
         return NULL;

@@ -59,6 +59,7 @@ struct sx__asker {
     ca_key cache_key;                  /* the interpreter and its folders, as they are */
 };
 
+static void sx__answers_key(sx__asker *a, const char *const *sites, uint32_t count);
 static void sx__load_answers(sx__asker *a);
 
 sx__asker *sx__asker_new(const char *python, const char *const *sites, uint32_t count, const char *cache_dir)
@@ -85,6 +86,7 @@ sx__asker *sx__asker_new(const char *python, const char *const *sites, uint32_t 
         a->cancel[0] = a->cancel[1] = -1;
     if (cache_dir) {
         a->cache_dir = sm_strdup(cache_dir);
+        sx__answers_key(a, sites, count);
         sx__load_answers(a);
     }
     return a;
@@ -103,18 +105,15 @@ sx__asker *sx__asker_new(const char *python, const char *const *sites, uint32_t 
 
 enum { SX__MAX_KEPT = 64 << 20 };
 
-static void sx__answers_key(sx__asker *a)
+static void sx__answers_key(sx__asker *a, const char *const *sites, uint32_t count)
 {
     ca_key_init(&a->cache_key);
     ca_key_add_str(&a->cache_key, "seam python answers 1");
     ca_key_add_str(&a->cache_key, a->python);
     ca_key_add_stat(&a->cache_key, a->python);
-    ca_key_add_str(&a->cache_key, a->sites);
-    for (const char *p = strchr(a->sites, '\n'); p; p = strchr(p + 1, '\n')) {
-        const char *end = strchr(p + 1, '\n');
-        char *dir = sm_strndup(p + 1, end ? (size_t)(end - p - 1) : strlen(p + 1));
-        ca_key_add_stat(&a->cache_key, dir);
-        sm_free(dir);
+    for (uint32_t i = 0; i < count; i++) {
+        ca_key_add_str(&a->cache_key, sites[i]);
+        ca_key_add_stat(&a->cache_key, sites[i]);
     }
 }
 
@@ -127,7 +126,6 @@ static bool sx__is_header(const char *line)
  * them.  A file that does not read as answers is left unused. */
 static void sx__load_answers(sx__asker *a)
 {
-    sx__answers_key(a);
     sm_buf kept;
     if (ca_get(a->cache_dir, "python", &a->cache_key, SX__MAX_KEPT, &kept) != SM_OK || !kept.data) {
         sm_buf_free(&kept);

@@ -4,7 +4,7 @@
  * What a module's source says (its top-level bindings, star imports and
  * the ways it leaves its namespace open) is kept in the cache folder
  * (cache/) under a key of the environment's folders, each summary with
- * the path and stat() of the file it was read from: a later run takes it
+ * what stat() says of the file it was read from: a later run takes it
  * instead of reading and parsing the file again, as long as the file's
  * device, inode, size and modification time are the same.  One entry
  * holds every summary of an environment; it is written when new summaries
@@ -18,15 +18,14 @@
 
 #include <pthread.h>
 #include <string.h>
-#include <sys/stat.h>
 
 enum { SX__MAX_KEPT_BYTES = 256 << 20, SX__MAX_KEPT_SUMMARIES = 4096, SX__KEEP_ENTRIES = 8 };
-#define SX__KEPT_MAGIC "SXSUMS01"
+#define SX__KEPT_MAGIC "SXSUMS02"
 
 typedef struct sx__kept {
     char *name;          /* owned: the module's name */
     char *path;          /* owned: the file it was read from */
-    uint64_t stat[5];    /* device, inode, size, modification seconds and nanoseconds */
+    ca_key file;         /* what stat() said of the file (ca_key_add_stat) */
     bool writes;         /* its text writes its namespace (sx__writes_namespace) */
     char *doc;           /* owned: the summary, serialized */
     size_t doc_len;
@@ -42,66 +41,17 @@ struct sx__summaries {
 
 /* ---- Bytes in, bytes out ---------------------------------------------------- */
 
-typedef struct sx__in {
-    const uint8_t *at, *end;
-    bool ok;
-} sx__in;
-
-static void sx__put(sm_buf *out, const void *bytes, size_t len)
+static void sx__put_bytes(sm_buf *out, const char *bytes, size_t len)
 {
+    sm_buf_append_u32(out, (uint32_t)len);
     sm_buf_append(out, bytes, len);
 }
 
-static void sx__put_u32(sm_buf *out, uint32_t v)
-{
-    sx__put(out, &v, sizeof v);
-}
-
-static void sx__put_u64(sm_buf *out, uint64_t v)
-{
-    sx__put(out, &v, sizeof v);
-}
-
-static void sx__put_bytes(sm_buf *out, const char *bytes, size_t len)
-{
-    sx__put_u32(out, (uint32_t)len);
-    sx__put(out, bytes, len);
-}
-
-static const uint8_t *sx__get(sx__in *in, size_t len)
-{
-    if (!in->ok || (size_t)(in->end - in->at) < len) {
-        in->ok = false;
-        return NULL;
-    }
-    const uint8_t *at = in->at;
-    in->at += len;
-    return at;
-}
-
-static uint32_t sx__get_u32(sx__in *in)
-{
-    const uint8_t *p = sx__get(in, 4);
-    uint32_t v = 0;
-    if (p)
-        memcpy(&v, p, 4);
-    return v;
-}
-
-static uint64_t sx__get_u64(sx__in *in)
-{
-    const uint8_t *p = sx__get(in, 8);
-    uint64_t v = 0;
-    if (p)
-        memcpy(&v, p, 8);
-    return v;
-}
-
 /* A length-prefixed byte string: its bytes (borrowed) and length. */
-static const char *sx__get_bytes(sx__in *in, size_t *len)
+static const char *sx__get_bytes(sm_reader *in, size_t *len)
 {
-    *len = sx__get_u32(in);
-    return (const char *)sx__get(in, *len);
+    *len = sm_read_u32(in);
+    return sm_read_bytes(in, *len);
 }
 
 /* ---- A summary ---------------------------------------------------------------- */
@@ -111,16 +61,16 @@ static void sx__doc_write(const sx_doc *doc, sm_buf *out)
     sx__put_bytes(out, doc->pool.data, doc->pool.len);
     sx__put_bytes(out, doc->stars.data, doc->stars.len);
     uint8_t flags = (uint8_t)(doc->names_open | doc->getattr << 1 | doc->dynamic << 2 | doc->module_writes << 3);
-    sx__put(out, &flags, 1);
-    sx__put_u32(out, doc->bindings.size);
+    sm_buf_append(out, &flags, 1);
+    sm_buf_append_u32(out, doc->bindings.size);
     for (uint32_t i = 0; i < doc->bindings.size; i++) {
         const sx_binding *b = &doc->bindings.items[i];
         uint8_t small[2] = {b->kind, b->open};
-        sx__put_u32(out, b->name);
-        sx__put_u32(out, b->len);
-        sx__put_u32(out, b->module);
-        sx__put_u32(out, b->params);
-        sx__put(out, small, 2);
+        sm_buf_append_u32(out, b->name);
+        sm_buf_append_u32(out, b->len);
+        sm_buf_append_u32(out, b->module);
+        sm_buf_append_u32(out, b->params);
+        sm_buf_append(out, small, 2);
     }
 }
 
@@ -139,12 +89,13 @@ static bool sx__doc_read_back(const char *bytes, size_t len, sx_doc *doc)
     sm_buf_init(&doc->pool, (size_t)1 << 30);
     sm_buf_init(&doc->stars, 1 << 20);
     sm_array_init(&doc->bindings);
-    sx__in in = {(const uint8_t *)bytes, (const uint8_t *)bytes + len, true};
+    sm_reader in;
+    sm_reader_init(&in, bytes, len);
     size_t pool_len, stars_len;
     const char *pool = sx__get_bytes(&in, &pool_len);
     const char *stars = sx__get_bytes(&in, &stars_len);
-    const uint8_t *flags = sx__get(&in, 1);
-    uint32_t count = sx__get_u32(&in);
+    const uint8_t *flags = sm_read_bytes(&in, 1);
+    uint32_t count = sm_read_u32(&in);
     bool ok = in.ok && sx__terminated(pool, pool_len) && sx__terminated(stars, stars_len) &&
               (size_t)(in.end - in.at) == (size_t)count * 18 && pool_len < UINT32_MAX;
     if (ok) {
@@ -157,11 +108,11 @@ static bool sx__doc_read_back(const char *bytes, size_t len, sx_doc *doc)
     }
     for (uint32_t i = 0; ok && i < count; i++) {
         sx_binding b = {0};
-        b.name = sx__get_u32(&in);
-        b.len = sx__get_u32(&in);
-        b.module = sx__get_u32(&in);
-        b.params = sx__get_u32(&in);
-        const uint8_t *small = sx__get(&in, 2);
+        b.name = sm_read_u32(&in);
+        b.len = sm_read_u32(&in);
+        b.module = sm_read_u32(&in);
+        b.params = sm_read_u32(&in);
+        const uint8_t *small = sm_read_bytes(&in, 2);
         ok = in.ok && (uint64_t)b.name + b.len < pool_len && b.module < pool_len + (pool_len == 0) &&
              b.params < pool_len + (pool_len == 0) && small[0] <= SX_BIND_CLASS;
         if (ok) {
@@ -195,23 +146,24 @@ static void sx__load(sx__summaries *s)
         sm_buf_free(&entry);
         return;
     }
-    sx__in in = {(const uint8_t *)entry.data + 8, (const uint8_t *)entry.data + entry.len, true};
-    uint32_t count = sx__get_u32(&in);
+    sm_reader in;
+    sm_reader_init(&in, entry.data + 8, entry.len - 8);
+    uint32_t count = sm_read_u32(&in);
     for (uint32_t i = 0; in.ok && i < count && s->kept.size < SX__MAX_KEPT_SUMMARIES; i++) {
         size_t name_len, path_len, doc_len;
         const char *name = sx__get_bytes(&in, &name_len);
         const char *path = sx__get_bytes(&in, &path_len);
-        uint64_t st[5];
-        for (int k = 0; k < 5; k++)
-            st[k] = sx__get_u64(&in);
-        const uint8_t *writes = sx__get(&in, 1);
+        ca_key file;
+        file.a = sm_read_u64(&in);
+        file.b = sm_read_u64(&in);
+        const uint8_t *writes = sm_read_bytes(&in, 1);
         const char *doc = sx__get_bytes(&in, &doc_len);
         if (!in.ok)
             break;
         sx__kept *k = sm_calloc(1, sizeof *k);
         k->name = sm_strndup(name, name_len);
         k->path = sm_strndup(path, path_len);
-        memcpy(k->stat, st, sizeof st);
+        k->file = file;
         k->writes = *writes != 0;
         k->doc = sm_malloc(doc_len ? doc_len : 1);
         memcpy(k->doc, doc, doc_len);
@@ -248,18 +200,17 @@ void sx__summaries_free(sx__summaries *s)
     sm_free(s);
 }
 
-/* What stat() says of path now, as kept; false when it cannot be stat'ed. */
-static bool sx__stat_of(const char *path, uint64_t out[5])
+/* What stat() says of path now (device, inode, size, modification time),
+ * as kept; false when it cannot be stat'ed. */
+static bool sx__file_key(const char *path, ca_key *out)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return false;
-    out[0] = (uint64_t)st.st_dev;
-    out[1] = (uint64_t)st.st_ino;
-    out[2] = (uint64_t)st.st_size;
-    out[3] = (uint64_t)st.st_mtim.tv_sec;
-    out[4] = (uint64_t)st.st_mtim.tv_nsec;
-    return true;
+    ca_key_init(out);
+    return ca_key_add_stat(out, path);
+}
+
+static bool sx__same_file(const ca_key *a, const ca_key *b)
+{
+    return a->a == b->a && a->b == b->b;
 }
 
 static sx__kept *sx__find_kept(sx__summaries *s, const char *name, const char *path)
@@ -272,12 +223,12 @@ static sx__kept *sx__find_kept(sx__summaries *s, const char *name, const char *p
 
 bool sx__summaries_take(sx__summaries *s, const char *name, const char *path, sx_doc *doc, bool *writes)
 {
-    uint64_t now[5];
-    if (!s || !sx__stat_of(path, now))
+    ca_key now;
+    if (!s || !sx__file_key(path, &now))
         return false;
     pthread_mutex_lock(&s->lock);
     sx__kept *k = sx__find_kept(s, name, path);
-    bool taken = k && memcmp(k->stat, now, sizeof now) == 0 && sx__doc_read_back(k->doc, k->doc_len, doc);
+    bool taken = k && sx__same_file(&k->file, &now) && sx__doc_read_back(k->doc, k->doc_len, doc);
     if (taken)
         *writes = k->writes;
     pthread_mutex_unlock(&s->lock);
@@ -286,8 +237,8 @@ bool sx__summaries_take(sx__summaries *s, const char *name, const char *path, sx
 
 void sx__summaries_put(sx__summaries *s, const char *name, const char *path, const sx_doc *doc, bool writes)
 {
-    uint64_t now[5];
-    if (!s || !sx__stat_of(path, now))
+    ca_key now;
+    if (!s || !sx__file_key(path, &now))
         return;
     sm_buf bytes;
     sm_buf_init(&bytes, SX__MAX_KEPT_BYTES);
@@ -302,7 +253,7 @@ void sx__summaries_put(sx__summaries *s, const char *name, const char *path, con
     }
     if (k) {
         sm_free(k->doc);
-        memcpy(k->stat, now, sizeof now);
+        k->file = now;
         k->writes = writes;
         k->doc_len = bytes.len;
         k->doc = sm_buf_take(&bytes, NULL);
@@ -323,16 +274,16 @@ void sx__summaries_save(sx__summaries *s)
     pthread_mutex_lock(&s->lock);
     bool dirty = s->dirty;
     if (dirty) {
-        sx__put(&out, SX__KEPT_MAGIC, 8);
-        sx__put_u32(&out, s->kept.size);
+        sm_buf_append(&out, SX__KEPT_MAGIC, 8);
+        sm_buf_append_u32(&out, s->kept.size);
         for (uint32_t i = 0; i < s->kept.size; i++) {
             const sx__kept *k = s->kept.items[i];
             sx__put_bytes(&out, k->name, strlen(k->name));
             sx__put_bytes(&out, k->path, strlen(k->path));
-            for (int j = 0; j < 5; j++)
-                sx__put_u64(&out, k->stat[j]);
+            sm_buf_append_u64(&out, k->file.a);
+            sm_buf_append_u64(&out, k->file.b);
             uint8_t writes = k->writes;
-            sx__put(&out, &writes, 1);
+            sm_buf_append(&out, &writes, 1);
             sx__put_bytes(&out, k->doc, k->doc_len);
         }
         s->dirty = false;

@@ -31,8 +31,6 @@
 #include "seam_semantic.h"
 #include "seam_server.h"
 
-#include "seam_languages.h"
-
 #include <cJSON.h>
 #include <string.h>
 
@@ -286,12 +284,8 @@ static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *
         return NULL;
     }
     const char *language = named ? named->valuestring : grammars->language ? grammars->language : "python";
-    if (!lg_by_name(language)) {
-        char names[256];
-        lg_names(names, sizeof names);
-        snprintf(error, error_size, "there is no language \"%.40s\" (seam completes %.120s)", language, names);
+    if (!srv_language_named(language, error, error_size))
         return NULL;
-    }
     const cJSON *asked = cJSON_GetObjectItemCaseSensitive(request, "python_version");
     int version = grammars->version;
     if (asked) {

@@ -10,17 +10,24 @@
 #include <stdio.h>
 #include <string.h>
 
+const lg_language *srv_language_named(const char *name, char *why, size_t why_size)
+{
+    const lg_language *language = lg_by_name(name);
+    if (!language) {
+        char names[256];
+        lg_names(names, sizeof names);
+        snprintf(why, why_size, "there is no language \"%.40s\" (seam completes %s)", name, names);
+    }
+    return language;
+}
+
 const lg_language *srv_language_of(const cfg_config *config, const char *language_id, const char *path,
                                    const char *text, size_t len, char *why, size_t why_size)
 {
+    if (config->language)
+        return srv_language_named(config->language, why, why_size);
     char names[256];
     lg_names(names, sizeof names);
-    if (config->language) {
-        const lg_language *named = lg_by_name(config->language);
-        if (!named)
-            snprintf(why, why_size, "there is no language \"%s\" (seam completes %s)", config->language, names);
-        return named;
-    }
     const lg_language *language = language_id ? lg_by_language_id(language_id) : NULL;
     if (!language)
         language = lg_by_file(path, text, len);

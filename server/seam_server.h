@@ -51,6 +51,9 @@ struct lg_language;
  * when set, else its LSP languageId (NULL: none), else the file's name and
  * #! line (path and text may be NULL).  NULL when seam completes none of
  * them: why[0..why_size) says so, in a line for the log or stderr. */
+/* The language named `name` (a setting's or a case's); NULL, and why, when
+ * seam has none by that name. */
+const struct lg_language *srv_language_named(const char *name, char *why, size_t why_size);
 const struct lg_language *srv_language_of(const cfg_config *config, const char *language_id, const char *path,
                                           const char *text, size_t len, char *why, size_t why_size);
 

@@ -189,3 +189,28 @@ Test(base, logger_filters_by_level_and_writes_to_file)
     cr_assert_eq(level, SM_LOG_DEBUG);
     cr_assert_eq(sm_log_level_parse("loud", &level), SM_EINVAL);
 }
+
+Test(base, a_reader_reads_what_the_appends_wrote_and_stops_at_the_end)
+{
+    sm_buf out;
+    sm_buf_init(&out, 64);
+    cr_assert_eq(sm_buf_append_u32(&out, 0x01020304u), SM_OK);
+    cr_assert_eq(sm_buf_append_u64(&out, 0x1122334455667788ull), SM_OK);
+    cr_assert_eq(sm_buf_append(&out, "ab", 2), SM_OK);
+    sm_reader r;
+    sm_reader_init(&r, out.data, out.len);
+    cr_assert_eq(sm_read_u32(&r), 0x01020304u);
+    cr_assert_eq(sm_read_u64(&r), 0x1122334455667788ull);
+    const char *ab = sm_read_bytes(&r, 2);
+    cr_assert(r.ok && ab && memcmp(ab, "ab", 2) == 0);
+    cr_assert_eq(r.at, r.end);
+    /* past the end: NULL or zeros, and ok stays false */
+    cr_assert_eq(sm_read_u32(&r), 0u);
+    cr_assert_not(r.ok);
+    sm_reader_init(&r, out.data, out.len);
+    cr_assert_null(sm_read_bytes(&r, out.len + 1));
+    cr_assert_eq(sm_read_u32(&r), 0u, "after a failed read, nothing more is read");
+    cr_assert_not(r.ok);
+    sm_read_into(&r, NULL, 0);
+    sm_buf_free(&out);
+}

@@ -4,7 +4,6 @@
 #include "test_support.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,21 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void scratch(char dir[64])
-{
-    snprintf(dir, 64, "/tmp/seam-cache-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    return remove(path);
-}
-
-static void remove_dir(const char *dir)
-{
-    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
-}
 
 static ca_key key_of(const char *text)
 {
@@ -67,7 +51,7 @@ Test(cache, keys_tell_their_inputs_apart)
 
     /* a file's stat(): changed by writing it */
     char dir[64], path[128];
-    scratch(dir);
+    seam_test_scratch(dir, "cache");
     snprintf(path, sizeof path, "%s/f", dir);
     FILE *f = fopen(path, "w");
     fputs("one", f);
@@ -85,13 +69,13 @@ Test(cache, keys_tell_their_inputs_apart)
     ca_key missing;
     ca_key_init(&missing);
     cr_assert_not(ca_key_add_stat(&missing, "/nonexistent/seam"));
-    remove_dir(dir);
+    seam_test_remove_tree(dir);
 }
 
 Test(cache, an_entry_reads_back_as_written)
 {
     char dir[64];
-    scratch(dir);
+    seam_test_scratch(dir, "cache");
     ca_key key = key_of("round trip");
     sm_buf got;
     cr_assert_eq(ca_get(dir, "model", &key, 1 << 20, &got), SM_ENOTFOUND, "nothing written yet");
@@ -112,7 +96,7 @@ Test(cache, an_entry_reads_back_as_written)
     cr_assert_eq(ca_get(dir, "model", &key, 4, &got), SM_ENOTFOUND);
     sm_buf_free(&got);
     cr_assert_eq(ca_put(dir, "Bad/kind", &key, payload, 3, 4), SM_EINVAL, "kinds are [a-z_]");
-    remove_dir(dir);
+    seam_test_remove_tree(dir);
 }
 
 /* A file damaged in any byte, or cut short, is not trusted: it reads as
@@ -120,7 +104,7 @@ Test(cache, an_entry_reads_back_as_written)
 Test(cache, a_damaged_or_short_entry_is_removed_not_trusted)
 {
     char dir[64], path[256];
-    scratch(dir);
+    seam_test_scratch(dir, "cache");
     ca_key key = key_of("damaged");
     char payload[1000];
     for (size_t i = 0; i < sizeof payload; i++)
@@ -160,7 +144,7 @@ Test(cache, a_damaged_or_short_entry_is_removed_not_trusted)
     cr_assert_eq(symlink(other, path), 0);
     cr_assert_eq(ca_get(dir, "model", &key, 1 << 20, &got), SM_ENOTFOUND);
     sm_buf_free(&got);
-    remove_dir(dir);
+    seam_test_remove_tree(dir);
 }
 
 /* Two processes writing the same entry over and over while a third reads
@@ -168,7 +152,7 @@ Test(cache, a_damaged_or_short_entry_is_removed_not_trusted)
 Test(cache, writers_at_once_leave_whole_entries, .timeout = 60)
 {
     char dir[64];
-    scratch(dir);
+    seam_test_scratch(dir, "cache");
     ca_key key = key_of("contended");
     enum { SIZE = 300000, ROUNDS = 40 };
     pid_t writers[2];
@@ -207,13 +191,13 @@ Test(cache, writers_at_once_leave_whole_entries, .timeout = 60)
     cr_assert_eq(ca_get(dir, "model", &key, 1 << 20, &got), SM_OK, "a whole entry is left (%d read whole)", whole);
     sm_buf_free(&got);
     cr_assert_eq(count_entries(dir), 1, "no temporary file left behind");
-    remove_dir(dir);
+    seam_test_remove_tree(dir);
 }
 
 Test(cache, only_the_newest_entries_of_a_kind_are_kept)
 {
     char dir[64];
-    scratch(dir);
+    seam_test_scratch(dir, "cache");
     ca_key keys[5];
     for (int i = 0; i < 5; i++) {
         char name[16];
@@ -239,13 +223,13 @@ Test(cache, only_the_newest_entries_of_a_kind_are_kept)
     cr_assert_eq(ca_put(dir, "model", &late, "l", 1, 3), SM_OK);
     cr_assert(entry_path(dir, "model", &keys[2], path, sizeof path), "read lately: kept");
     cr_assert_not(entry_path(dir, "model", &keys[3], path, sizeof path), "the least recently used went");
-    remove_dir(dir);
+    seam_test_remove_tree(dir);
 }
 
 Test(cache, the_folder_comes_from_the_environment)
 {
     char dir[64], out[4096], want[160];
-    scratch(dir);
+    seam_test_scratch(dir, "cache");
     snprintf(want, sizeof want, "%s/own/cache", dir);
     setenv("SEAM_CACHE_DIR", want, 1);
     cr_assert_eq(ca_dir(out, sizeof out), SM_OK);
@@ -266,5 +250,5 @@ Test(cache, the_folder_comes_from_the_environment)
     unsetenv("XDG_CACHE_HOME");
     setenv("HOME", "", 1);
     cr_assert_eq(ca_dir(out, sizeof out), SM_ENOTFOUND);
-    remove_dir(dir);
+    seam_test_remove_tree(dir);
 }

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -595,18 +594,7 @@ Test(semantic, a_python_that_never_answers_holds_up_nothing)
 /* A fresh folder for a test's modules, and its removal with them. */
 static void scratch_dir(char dir[64])
 {
-    snprintf(dir, 64, "/tmp/seam-semantic-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    return remove(path);
-}
-
-static void remove_dir(const char *dir)
-{
-    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    seam_test_scratch(dir, "semantic");
 }
 
 /* Writes text to dir/name. */
@@ -647,7 +635,7 @@ Test(semantic, star_imports_that_fan_out_cost_each_module_once, .timeout = 30)
     cr_assert_not(complete_in(env, "import fan0\n", "fan0.missing", true));
     cr_assert(complete_in(env, "import fan0\n", "fan0.V39", true));
     sx_env_free(env);
-    remove_dir(dir);
+    seam_test_remove_tree(dir);
 }
 
 /* A module-level __getattr__ (PEP 562), defined or assigned, answers any
@@ -666,7 +654,7 @@ Test(semantic, a_module_getattr_leaves_the_module_open)
     cr_assert_not(complete_in(env, "import plain\n", "plain.anything", false));
     cr_assert(complete_in(env, "import plain\n", "plain.KNOWN", false));
     sx_env_free(env);
-    remove_dir(dir);
+    seam_test_remove_tree(dir);
 }
 
 /* A workspace module too large to read in the set-up's budget: the set-up
@@ -691,7 +679,7 @@ Test(semantic, a_module_too_large_for_the_budget_is_not_waited_for)
     cr_assert_not(complete_in(unlimited, "import huge\n", "huge.nothere", false));
     cr_assert(complete_in(unlimited, "import huge\n", "huge.function_number_69999", false));
     sx_env_free(unlimited);
-    remove_dir(dir);
+    seam_test_remove_tree(dir);
 }
 
 /* A standard library whose modules write their namespaces at run time
@@ -750,8 +738,8 @@ Test(semantic, standard_modules_that_write_their_namespace_are_asked_of_python)
     cr_assert(strcmp(asked.data, "child\nflags\nenums\n") == 0 || strcmp(asked.data, "child\nenums\nflags\n") == 0,
               "asked at once, and nothing else: %s", asked.data);
     sm_buf_free(&asked);
-    remove_dir(lib);
-    remove_dir(workspace);
+    seam_test_remove_tree(lib);
+    seam_test_remove_tree(workspace);
 }
 
 /* With a cache folder, what Python answered is kept for the next run with
@@ -793,7 +781,7 @@ Test(semantic, python_answers_are_kept_for_the_next_run)
         sm_buf_free(&asked);
         cr_assert_eq(children, run == 2 ? 2 : 1, "run %d: %zu children asked", run, children);
     }
-    remove_dir(lib);
+    seam_test_remove_tree(lib);
 }
 
 /* Module summaries are kept in the cache folder with the stat() of the
@@ -834,5 +822,5 @@ Test(semantic, module_summaries_are_kept_while_their_file_is_unchanged)
     cr_assert(check_with(env, all, text, "shapes.SQUARF", "\n").complete, "the file changed: read again");
     cr_assert_not(check_with(env, all, text, "shapes.SQUARE", "\n").complete);
     sx_env_free(env);
-    remove_dir(work);
+    seam_test_remove_tree(work);
 }

@@ -10,7 +10,11 @@
 #define SEAM_TEST_SUPPORT_H
 
 #include <criterion/criterion.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "seam_base.h"
 
@@ -47,6 +51,28 @@ static inline char *seam_test_open_brackets(size_t depth, size_t *len)
     text[4 + depth] = '\0';
     *len = depth + 4;
     return text;
+}
+
+/* A fresh folder under /tmp named after `what` (the test's module),
+ * written into dir (64 bytes); remove it with seam_test_remove_tree. */
+static inline void seam_test_scratch(char dir[64], const char *what)
+{
+    snprintf(dir, 64, "/tmp/seam-%.20s-XXXXXX", what);
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static inline int seam__remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Removes a folder with everything in it (links not followed). */
+static inline void seam_test_remove_tree(const char *dir)
+{
+    nftw(dir, seam__remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Declares a Criterion suite (kept as the one place to add suite options). */
