@@ -174,14 +174,12 @@ static mc_ngram *mc__files_model(const mc_corpus *corpus, uint32_t max_nodes, co
     if (corpus->cache_dir) {
         mc__files_key(corpus, max_nodes, &key);
         sm_buf saved;
-        if (ca_get(corpus->cache_dir, "ngram", &key, MC__MAX_SAVED, &saved) == SM_OK) {
-            mc_ngram *model = mc_ngram_load(saved.data, saved.len);
-            sm_buf_free(&saved);
-            if (model)
-                return model;
-        } else {
-            sm_buf_free(&saved);
-        }
+        mc_ngram *kept = ca_get(corpus->cache_dir, "ngram", &key, MC__MAX_SAVED, &saved) == SM_OK
+                             ? mc_ngram_load(saved.data, saved.len)
+                             : NULL;
+        sm_buf_free(&saved);
+        if (kept)
+            return kept;
     }
     uint64_t started = sm_now_ns();
     mc_ngram *model = mc__train_files(corpus, max_nodes, stop);
@@ -199,9 +197,10 @@ static mc_ngram *mc__files_model(const mc_corpus *corpus, uint32_t max_nodes, co
     return model;
 }
 
-/* Trains on the corpus: its files first (with room left), or their model
- * from the cache; then the open buffers, three times each, since they are
- * what the user is writing now.  NULL when *stop was set. */
+/* Trains on the corpus: its files first, or their model from the cache;
+ * then the open buffers, three times each, since they are what the user is
+ * writing now, with an eighth more nodes of their own.  NULL when *stop
+ * was set. */
 static mc_ngram *mc__train_until(const mc_corpus *corpus, uint32_t max_nodes, const atomic_bool *stop)
 {
     mc_ngram *model = mc__files_model(corpus, max_nodes, stop);

@@ -128,30 +128,35 @@ bool srv_find_stdlib(char *out, size_t size)
 sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm_logger *logger, char *why,
                              size_t why_size)
 {
-    char stdlib[4096];
-    bool have_stdlib = srv_find_stdlib(stdlib, sizeof stdlib);
     srv_python_env *py = sm_calloc(1, sizeof *py);
+    bool venv = srv_python_env_find(config, workspace, py);
+    bool found = venv || srv_python_env_from_path(py);
     /* the interpreter asked about compiled modules: the environment's when
      * it may be run, else the user's own python3 (the standard library's
      * compiled modules only) */
     char path_python[4096];
-    const char *user_python = srv_python_on_path(path_python, sizeof path_python) ? path_python : NULL;
-    sx_env *env;
-    char said[4400];
+    const char *python = NULL;
+    if (found && py->trusted)
+        python = py->interpreter;
+    else if (srv_python_on_path(path_python, sizeof path_python))
+        python = path_python;
+    /* a virtual environment's base library; python3's unless one is named */
+    char stdlib[4096];
     bool named = getenv("SEAM_PYTHON_STDLIB") && *getenv("SEAM_PYTHON_STDLIB");
-    bool venv = srv_python_env_find(config, workspace, py);
-    if (venv || srv_python_env_from_path(py)) {
-        /* a virtual environment's base library; python3's unless one is named */
-        env = sx_env_new(py->stdlib[0] && (venv || !named) ? py->stdlib : have_stdlib ? stdlib : NULL, workspace,
-                         py->trusted ? py->interpreter : user_python);
+    const char *library = NULL;
+    if (found && py->stdlib[0] && (venv || !named))
+        library = py->stdlib;
+    else if (srv_find_stdlib(stdlib, sizeof stdlib))
+        library = stdlib;
+    sx_env *env = sx_env_new(library, workspace, python);
+    char said[4400];
+    if (found) {
         for (unsigned i = 0; i < py->site_count; i++)
             sx_env_add_site(env, py->sites[i], py->trusted);
         snprintf(said, sizeof said, "%s: %u package folders", py->why[0] ? py->why : py->interpreter,
                  py->site_count);
     } else {
-        env = sx_env_new(have_stdlib ? stdlib : NULL, workspace, user_python);
-        snprintf(said, sizeof said, "no Python found: the standard library %s only",
-                 have_stdlib ? stdlib : "(none)");
+        snprintf(said, sizeof said, "no Python found: the standard library %s only", library ? library : "(none)");
     }
     char cache[4096];
     if (config->disk_cache && ca_dir(cache, sizeof cache) == SM_OK)
