@@ -152,6 +152,18 @@ int sm_read_file(const char *path, size_t max, sm_buf *out);
  * bytes are not a complete valid sequence (and SM_EINVAL when len is 0). */
 int sm_utf8_decode(const uint8_t *text, size_t len, uint32_t *code_point);
 
+/* The value of a hexadecimal digit, or -1 when c is none. */
+static inline int sm_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 /* Writes the UTF-8 form of code_point into out (4 bytes of room); returns
  * its length, or 0 for a value that is not a Unicode scalar value. */
 int sm_utf8_encode(uint32_t code_point, uint8_t out[4]);

@@ -5,5 +5,13 @@
 #include "seam_languages.h"
 
 extern const lg_language lg_python;
+extern const lg_language lg_javascript;
+
+/* JavaScript's token checks (javascript/lexical.c, javascript/regex.c). */
+bool lg_js_identifier_valid(const char *text, size_t len);
+bool lg_js_string_valid(const char *text, size_t len);
+bool lg_js_string_strict_valid(const char *text, size_t len);
+bool lg_js_template_valid(const char *text, size_t len);
+bool lg_js_regex_valid(const char *text, size_t len);
 
 #endif

@@ -8,7 +8,35 @@
 
 /* The one table: a new language is a row here and a folder beside this
  * file. */
-static const lg_language *const lg__languages[] = {&lg_python, NULL};
+static const lg_language *const lg__languages[] = {&lg_python, &lg_javascript, NULL};
+
+/* The token checks grammar files may name. */
+static const struct {
+    const char *name;
+    lg_token_check check;
+} lg__checks[] = {
+    {"js_identifier", lg_js_identifier_valid},
+    {"js_string", lg_js_string_valid},
+    {"js_string_strict", lg_js_string_strict_valid},
+    {"js_template", lg_js_template_valid},
+    {"js_regex", lg_js_regex_valid},
+};
+
+int lg_dialect(const lg_language *language, const char *name)
+{
+    for (size_t i = 0; name && language->dialects && language->dialects[i]; i++)
+        if (strcmp(language->dialects[i], name) == 0)
+            return (int)i + 1;
+    return 0;
+}
+
+lg_token_check lg_token_check_named(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof lg__checks / sizeof lg__checks[0]; i++)
+        if (strcmp(lg__checks[i].name, name) == 0)
+            return lg__checks[i].check;
+    return NULL;
+}
 
 const lg_language *const *lg_languages(void)
 {

@@ -14,11 +14,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* A language's check of a finished token beyond its lexeme's pattern
+ * (grammar files name one with %check): whether text[0..len) is valid. */
+typedef bool (*lg_token_check)(const char *text, size_t len);
+
 typedef struct lg_language {
     const char *name;                     /* "python": settings, seam check's "language", --json */
     const char *const *language_ids;      /* LSP languageIds, NULL-terminated */
     const char *const *extensions;        /* file name endings with their dot, NULL-terminated */
     const char *const *interpreters;      /* names a #! line runs it with ("python3"), NULL-terminated */
+    /* Its grammar file (docs/GRAMMAR_FORMAT.md), NUL-terminated, or NULL
+     * while it still lives in parser/ (Python); and its dialects, the
+     * names its %dialects line gives in the same order, NULL-terminated
+     * (JavaScript: "script", "module"), or NULL. */
+    const char *grammar;
+    const char *const *dialects;
 } lg_language;
 
 /* The languages, NULL-terminated, in the registry's order. */
@@ -31,6 +41,11 @@ const lg_language *lg_by_language_id(const char *language_id);
  * ending (a script), by the #! line that starts `text` (may be NULL, `len`
  * bytes); NULL when none. */
 const lg_language *lg_by_file(const char *path, const char *text, size_t len);
+/* The version number of dialect `name` of a language (its index + 1), or
+ * 0 when it has none by that name. */
+int lg_dialect(const lg_language *language, const char *name);
+/* The token check a grammar names (%check NAME); NULL when none. */
+lg_token_check lg_token_check_named(const char *name);
 /* Writes the languages' names, ", "-separated, into out[0..size), for
  * messages. */
 void lg_names(char *out, size_t size);

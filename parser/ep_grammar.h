@@ -12,6 +12,7 @@
 
 #include "ep_lexdfa.h"
 #include "seam_parser.h"
+#include "seam_languages.h"
 
 #define EP_END UINT32_MAX
 #define EP_NONE UINT32_MAX
@@ -26,7 +27,10 @@ enum {
     EP_LEX_ERROR,            /* the text is invalid */
 };
 
-enum { EP_LAYOUT_NONE = 0, EP_LAYOUT_PYTHON };
+enum { EP_LAYOUT_NONE = 0, EP_LAYOUT_PYTHON, EP_LAYOUT_ASI };
+
+/* At most this many %goal lexemes in a grammar. */
+#define EP_MAX_GOALS 8
 
 /* Bracket roles of lexemes, for the Python layout. */
 enum { EP_BRACKET_NONE = 0, EP_BRACKET_OPEN, EP_BRACKET_CLOSE };
@@ -36,6 +40,14 @@ typedef struct ep_lexeme {
     uint8_t kind;             /* EP_LEX_* */
     uint8_t bracket;          /* EP_BRACKET_* */
     bool fstring;             /* Python: check f-string replacement fields */
+    bool first;               /* %first: only at the start of the text */
+    /* %goal: this lexeme's bit, taken only where the parser expects it; a
+     * rival is not taken where a goal lexeme it yields to is expected. */
+    uint8_t goal_bit;
+    uint8_t rival_of;
+    /* %check: the language's check of a finished token (a token it fails
+     * is scanned only as its %also terminal, or refused without one). */
+    lg_token_check check;
     uint32_t terminals[2];    /* terminals it may be scanned as; EP_NONE if unused */
 } ep_lexeme;
 
@@ -85,6 +97,10 @@ struct ep_grammar {
     struct ep_grammar *reversed;
     uint32_t t_newline, t_indent, t_dedent, t_endmarker;  /* EP_NONE if absent */
     uint32_t t_number;    /* Python's NUMBER (its integers' digit limit), or EP_NONE */
+    /* %layout asi: the inserted semicolons, "no line break here" and "}" */
+    uint32_t t_asi, t_asi_do, t_same_line, t_rbrace;
+    uint32_t goal_count;
+    uint32_t goal_lexemes[EP_MAX_GOALS];
     /* The Python version a built-in grammar was compiled for (100 * major +
      * minor), 0 for any other grammar.  From 312 on, f- and t-strings are
      * read with the tokenizer's modes (seam_pylex.h's px_fscan). */

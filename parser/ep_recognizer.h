@@ -41,6 +41,13 @@ typedef struct ep_run {
     bool line_has_tokens;
     bool continued;          /* the last token was a backslash join */
     bool dead;
+    /* %layout asi (asi.c): a line terminator since the last token; the
+     * charts the token in progress may also be scanned from (after SL,
+     * after an inserted ASI or ASI_DO; EP_NONE when not); the %goal
+     * lexemes the parser expects for it. */
+    bool line_break;
+    uint8_t goals;
+    uint32_t same_line, asi, asi_do;
 } ep_run;
 
 typedef struct ep_cursor_path {
@@ -135,6 +142,9 @@ struct ep_recognizer {
     ep_tokens captured;
     uint32_t min_depth;          /* the least bracket depth met while tokenizing */
     ep_earley earley;
+    /* %layout asi: scratch for the lexemes the token in progress may be
+     * (lex_words words, owned) */
+    uint64_t *asi_allowed;
     SM_ARRAY(char) text;
     SM_ARRAY(ep_indent) indents;
     SM_ARRAY(ep_snapshot) saves;
@@ -216,6 +226,25 @@ bool ep_layout_real_token(const ep_grammar *g, uint32_t state);
 void ep_layout_stack(const ep_recognizer *rec, const ep_run *run, ep_indent *out, uint32_t *levels);
 /* Whether a run's indentation stack is the one the left context ended with. */
 bool ep_layout_stack_is_left(const ep_recognizer *rec, const ep_run *run);
+
+/* Automatic semicolon insertion (asi.c).  At the start of a real token:
+ * the charts it may also be scanned from and the goal lexemes expected
+ * (`first` is its first byte: a "}" may have ASI before it). */
+void ep_asi_token_start(ep_recognizer *rec, ep_run *run, uint8_t first);
+/* Whether a lexeme is not to be taken for the token in progress (a %goal
+ * lexeme not expected, or a rival of one that is). */
+bool ep_asi_excluded(const ep_grammar *g, const ep_run *run, int32_t lexeme);
+/* Scans a token, with SL, ASI or ASI_DO in front where the rules call for
+ * it; false if the parser refuses it every way. */
+bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uint32_t count);
+/* At the end of the input: whether the program is complete, with an
+ * inserted semicolon if it needs one. */
+bool ep_asi_can_end(ep_recognizer *rec, ep_run *run);
+/* The lexemes allowed for the token in progress, from every chart it may
+ * be scanned from, into out[0..lex_words). */
+void ep_asi_allowed(const ep_recognizer *rec, const ep_run *run, uint64_t *out);
+/* Whether text holds a line terminator (LF, CR, U+2028, U+2029). */
+bool ep_asi_line_terminator(const char *text, size_t len);
 
 /* Drops the text after `len` (a rollback, recognizer.c). */
 void ep_text_truncate(ep_recognizer *rec, uint32_t len);

@@ -207,6 +207,18 @@ static uint32_t ep__depth_needed(const ep_grammar *grammar, const char *right, s
     return ok ? needed : EP_NONE;
 }
 
+/* Keeps a copy of the right context in the recognizer: its first `split`
+ * bytes are the head that can_end feeds after the middle. */
+static void ep__keep_right(ep_recognizer *rec, const char *right, size_t right_len, size_t split)
+{
+    rec->right_head = sm_malloc(right_len + 1);
+    memcpy(rec->right_head, right, right_len);
+    rec->right_head[right_len] = '\0';
+    rec->right_head_len = split;
+    rec->right_whole = rec->right_head;
+    rec->right_len = right_len;
+}
+
 /* Opens a fill-in-the-middle recognizer for a grammar with a layout.  The
  * quotient stands for the right context from its first usable top-level
  * line on (the tail), and the text before that line (right_head) is fed
@@ -306,12 +318,7 @@ static int ep__new_fim_layout(const ep_grammar *grammar, const char *left, size_
     rec->base = grammar;
     rec->tail_split = tail;
     rec->accept_symbol = tail ? seqs[0].start : grammar->start_symbol;
-    rec->right_head = sm_malloc(right_len + 1);
-    memcpy(rec->right_head, right, right_len);
-    rec->right_head[right_len] = '\0';
-    rec->right_head_len = split;
-    rec->right_whole = rec->right_head;
-    rec->right_len = right_len;
+    ep__keep_right(rec, right, right_len, split);
     if (block || paths) {
         for (uint32_t i = 0; i < left_state->levels; i++)
             sm_array_push(&rec->left_stack, left_state->stack[i]);
@@ -335,6 +342,22 @@ static int ep__new_fim_layout(const ep_grammar *grammar, const char *left, size_
     return rc;
 }
 
+/* A recognizer on the grammar itself whose can_end feeds the whole right
+ * context after the middle (automatic semicolon insertion: which line
+ * breaks of the right context end a statement depends on the parse, so its
+ * tokens are not known apart from the middle).  can_end is exact; viability
+ * is that of the text before the right context. */
+static int ep__new_fim_text(const ep_grammar *grammar, const char *right, size_t right_len, ep_recognizer **out)
+{
+    int rc = ep_recognizer_new(grammar, out);
+    if (rc)
+        return rc;
+    ep_recognizer *rec = *out;
+    rec->base = grammar;
+    ep__keep_right(rec, right, right_len, right_len);
+    return SM_OK;
+}
+
 int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t left_len, const char *right,
                           size_t right_len, ep_recognizer **out)
 {
@@ -346,6 +369,8 @@ int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t le
         /* The quotient by nothing is the grammar itself: the end of the
          * text is the program's. */
         rc = ep_recognizer_new(grammar, out);
+    } else if (grammar->layout == EP_LAYOUT_ASI) {
+        rc = ep__new_fim_text(grammar, right, right_len, out);
     } else if (grammar->layout != EP_LAYOUT_NONE) {
         rc = ep__new_fim_layout(grammar, left, left_len, right, right_len, out);
     } else {

@@ -9,6 +9,7 @@
  * prediction closures and the initial positions of every symbol.
  */
 #include "ep_grammar.h"
+#include "seam_languages.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -41,6 +42,10 @@ typedef struct ep_lexdef {
     uint32_t line;
     bool fstring;
     char *also;       /* %also: a declared terminal it may be scanned as too */
+    bool first;       /* %first: only at the start of the text */
+    char *check;      /* %check: the language's check of a finished token */
+    SM_ARRAY(char *) rivals;  /* %goal: the literal lexemes it is chosen over */
+    bool goal;
 } ep_lexdef;
 
 typedef struct ep_ruledef {
@@ -311,7 +316,7 @@ static uint32_t ep__literal_lexeme(ep_builder *b, char *text, uint32_t len)
         sm_free(text);
         return (uint32_t)found;
     }
-    ep_lexdef def = {name, text, len, true, 1, EP_LEX_TOKEN, b->line, false, NULL};
+    ep_lexdef def = {.name = name, .pattern = text, .pattern_len = len, .literal = true, .priority = 1, .kind = EP_LEX_TOKEN, .line = b->line};
     sm_array_push(&b->lexdefs, def);
     return b->lexdefs.size - 1;
 }
@@ -621,6 +626,23 @@ static void ep__parse_options(ep_builder *b, ep_lexdef *def)
         else if (strcmp(word, "continuation") == 0) def->kind = EP_LEX_CONTINUATION;
         else if (strcmp(word, "error") == 0) def->kind = EP_LEX_ERROR;
         else if (strcmp(word, "fstring") == 0) def->fstring = true;
+        else if (strcmp(word, "first") == 0) def->first = true;
+        else if (strcmp(word, "check") == 0) {
+            sm_free(def->check);
+            def->check = ep__read_name(b);
+            if (!def->check || !lg_token_check_named(def->check))
+                ep__fail(b, "%%check needs the name of a token check seam has");
+        } else if (strcmp(word, "goal") == 0) {
+            def->goal = true;
+            while (!ep__at_end_of_definition(b) && b->src[b->at] == '"' && !b->failed) {
+                uint32_t len;
+                char *text = ep__read_string(b, &len);
+                if (text)
+                    sm_array_push(&def->rivals, ep__literal_name(text, len));
+                sm_free(text);
+                ep__skip_space(b);
+            }
+        }
         else if (strcmp(word, "also") == 0) {
             sm_free(def->also);
             def->also = ep__read_name(b);
@@ -650,7 +672,7 @@ static void ep__parse_lexeme(ep_builder *b, char *name)
         return;
     }
     ep__skip_space(b);
-    ep_lexdef def = {name, NULL, 0, false, 0, EP_LEX_TOKEN, b->line, false, NULL};
+    ep_lexdef def = {.name = name, .kind = EP_LEX_TOKEN, .line = b->line};
     if (b->at < b->len && b->src[b->at] == '/') {
         def.pattern = ep__read_regex(b, &def.pattern_len);
     } else if (b->at < b->len && b->src[b->at] == '"') {
@@ -703,8 +725,10 @@ static void ep__parse_directive(ep_builder *b)
         char *kind = ep__read_name(b);
         if (kind && strcmp(kind, "python") == 0)
             b->layout = EP_LAYOUT_PYTHON;
+        else if (kind && strcmp(kind, "asi") == 0)
+            b->layout = EP_LAYOUT_ASI;
         else
-            ep__fail(b, "unknown layout (only 'python' exists)");
+            ep__fail(b, "unknown layout (there are 'python' and 'asi')");
         sm_free(kind);
     } else if (strcmp(word, "declare") == 0) {
         while (!ep__at_end_of_definition(b) && !b->failed) {
@@ -719,7 +743,7 @@ static void ep__parse_directive(ep_builder *b)
                 sm_free(name);
                 break;
             }
-            ep_lexdef def = {name, NULL, 0, false, 0, EP_LEX_TOKEN, b->line, false, NULL};
+            ep_lexdef def = {.name = name, .kind = EP_LEX_TOKEN, .line = b->line};
             sm_array_push(&b->lexdefs, def);
         }
     } else if (strcmp(word, "soft") == 0) {
@@ -1042,6 +1066,46 @@ void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known)
     sm_free(direct);
 }
 
+/* The lexeme index of the definition named `name`, or -1. */
+static int64_t ep__lexeme_of(ep_builder *b, const ep_grammar *g, const char *name)
+{
+    for (uint32_t i = 0; i < g->lexeme_count; i++)
+        if (g->lexemes[i].name && strcmp(g->lexemes[i].name, name) == 0)
+            return i;
+    (void)b;
+    return -1;
+}
+
+/* Numbers the %goal lexemes (at most EP_MAX_GOALS) and marks their rivals. */
+static int ep__build_goals(ep_builder *b, ep_grammar *g)
+{
+    uint32_t lex = 0;
+    for (uint32_t t = 0; t < b->lexdefs.size; t++) {
+        const ep_lexdef *def = &b->lexdefs.items[t];
+        if (!def->pattern)
+            continue;
+        if (def->goal) {
+            if (g->goal_count == EP_MAX_GOALS) {
+                ep__fail(b, "more than %d %%goal lexemes", EP_MAX_GOALS);
+                return SM_EINVAL;
+            }
+            uint32_t slot = g->goal_count++;
+            g->goal_lexemes[slot] = lex;
+            g->lexemes[lex].goal_bit = (uint8_t)(1u << slot);
+            for (uint32_t r = 0; r < def->rivals.size; r++) {
+                int64_t rival = ep__lexeme_of(b, g, def->rivals.items[r]);
+                if (rival < 0) {
+                    ep__fail(b, "%%goal of %s: %s is not a literal of the grammar", def->name, def->rivals.items[r]);
+                    return SM_EINVAL;
+                }
+                g->lexemes[rival].rival_of |= (uint8_t)(1u << slot);
+            }
+        }
+        lex++;
+    }
+    return SM_OK;
+}
+
 /* Builds the lexeme tables and the automaton from the lexeme definitions
  * that have a pattern. */
 static int ep__build_lexemes(ep_builder *b, ep_grammar *g)
@@ -1109,8 +1173,14 @@ static int ep__build_lexemes(ep_builder *b, ep_grammar *g)
         for (int k = 0; k < 2; k++)
             if (lexeme->terminals[k] != EP_NONE)
                 ep_set_add(g->terminal_lexemes + (size_t)lexeme->terminals[k] * g->lex_words, lex);
+        lexeme->first = def->first;
+        lexeme->check = def->check ? lg_token_check_named(def->check) : NULL;
         specs[lex] = (ep_lexeme_spec){def->pattern, def->pattern_len, def->literal, def->priority};
         lex++;
+    }
+    if (ep__build_goals(b, g) != SM_OK) {
+        sm_free(specs);
+        return SM_EINVAL;
     }
     char message[256] = "";
     int rc = ep_dfa_build(specs, count, &g->dfa, message, sizeof message);
@@ -1144,6 +1214,14 @@ static int ep__check(ep_builder *b, ep_grammar *g)
     g->t_dedent = ep__find_terminal(g, "DEDENT");
     g->t_endmarker = ep__find_terminal(g, "ENDMARKER");
     g->t_number = ep__find_terminal(g, "NUMBER");
+    g->t_asi = ep__find_terminal(g, "ASI");
+    g->t_asi_do = ep__find_terminal(g, "ASI_DO");
+    g->t_same_line = ep__find_terminal(g, "SL");
+    g->t_rbrace = ep__find_terminal(g, "\"}\"");
+    if (g->layout == EP_LAYOUT_ASI && g->t_asi == EP_NONE) {
+        ep__fail(b, "%%layout asi needs %%declare ASI (ASI_DO and SL are optional)");
+        return SM_EINVAL;
+    }
     if (g->layout == EP_LAYOUT_PYTHON &&
         (g->t_newline == EP_NONE || g->t_indent == EP_NONE || g->t_dedent == EP_NONE ||
          g->t_endmarker == EP_NONE)) {
@@ -1159,6 +1237,10 @@ static void ep__builder_free(ep_builder *b)
         sm_free(b->lexdefs.items[i].name);
         sm_free(b->lexdefs.items[i].pattern);
         sm_free(b->lexdefs.items[i].also);
+        sm_free(b->lexdefs.items[i].check);
+        for (uint32_t r = 0; r < b->lexdefs.items[i].rivals.size; r++)
+            sm_free(b->lexdefs.items[i].rivals.items[r]);
+        sm_array_free(&b->lexdefs.items[i].rivals);
     }
     sm_array_free(&b->lexdefs);
     for (uint32_t i = 0; i < b->nt_names.size; i++)

@@ -10,6 +10,9 @@
  * Lines a condition leaves out, and the directives themselves, become empty
  * lines, so that the compiler's messages keep their line numbers.
  * Conditions compare the version with ==, !=, <, <=, > or >=; blocks nest.
+ * A grammar with dialects instead (JavaScript's script and module) names
+ * them on a "%dialects script module" line; "%if module" then holds when
+ * the version is that name's place in the list (from 1).
  */
 #include "ep_grammar.h"
 
@@ -18,6 +21,7 @@
 #include <string.h>
 
 #define EP_SELECT_DEPTH 16
+#define EP_SELECT_DIALECTS 8
 
 /* "3.12" -> 312; -1 when malformed. */
 static int ep__version_number(const char *text, const char **end)
@@ -32,6 +36,53 @@ static int ep__version_number(const char *text, const char **end)
         return -1;
     *end = after;
     return (int)(major * 100 + minor);
+}
+
+/* The dialects a %dialects line names: the selected version is the index
+ * of one of them plus 1. */
+typedef struct ep_dialects {
+    const char *names[EP_SELECT_DIALECTS];
+    size_t lens[EP_SELECT_DIALECTS];
+    int count;
+} ep_dialects;
+
+static const char *ep__skip_blank(const char *text, const char *end)
+{
+    while (text < end && (*text == ' ' || *text == '\t' || *text == '\r'))
+        text++;
+    return text;
+}
+
+/* Reads the names of a %dialects line; false when there are too many. */
+static bool ep__read_dialects(const char *text, const char *end, ep_dialects *out)
+{
+    out->count = 0;
+    for (text = ep__skip_blank(text, end); text < end; text = ep__skip_blank(text, end)) {
+        const char *word = text;
+        while (text < end && *text != ' ' && *text != '\t' && *text != '\r')
+            text++;
+        if (out->count == EP_SELECT_DIALECTS)
+            return false;
+        out->names[out->count] = word;
+        out->lens[out->count++] = (size_t)(text - word);
+    }
+    return out->count > 0;
+}
+
+/* "%if NAME" with a dialect's name: whether it is the selected one; -1
+ * when NAME is no dialect. */
+static int ep__dialect_condition(const char *text, const char *line_end, int version, const ep_dialects *d)
+{
+    text = ep__skip_blank(text, line_end);
+    const char *end = text;
+    while (end < line_end && *end != ' ' && *end != '\t' && *end != '\r')
+        end++;
+    if (ep__skip_blank(end, line_end) != line_end)
+        return -1;
+    for (int i = 0; i < d->count; i++)
+        if (d->lens[i] == (size_t)(end - text) && strncmp(d->names[i], text, d->lens[i]) == 0)
+            return version == i + 1;
+    return -1;
 }
 
 /* Whether "python OP X.Y" holds for `version`; -1 when malformed. */
@@ -81,6 +132,7 @@ static bool ep__directive(const char *line, const char *end, const char *word)
 
 int ep_grammar_select(const char *source, size_t len, int version, sm_buf *out, char *error, size_t error_size)
 {
+    ep_dialects dialects = {.count = 0};
     bool keep[EP_SELECT_DEPTH + 1] = {true};
     bool taken[EP_SELECT_DEPTH + 1] = {true};
     int depth = 0;
@@ -92,11 +144,17 @@ int ep_grammar_select(const char *source, size_t len, int version, sm_buf *out, 
         line_no++;
         at = (size_t)(end - source) + (nl ? 1 : 0);
         bool directive = true;
-        if (ep__directive(line, end, "%if")) {
-            int holds = ep__condition(line + 3, end, version);
+        if (ep__directive(line, end, "%dialects")) {
+            if (!ep__read_dialects(line + 9, end, &dialects)) {
+                snprintf(error, error_size, "line %u: %%dialects takes 1 to %d names", line_no, EP_SELECT_DIALECTS);
+                return SM_EINVAL;
+            }
+        } else if (ep__directive(line, end, "%if")) {
+            int holds = dialects.count ? ep__dialect_condition(line + 3, end, version, &dialects)
+                                       : ep__condition(line + 3, end, version);
             if (holds < 0 || depth == EP_SELECT_DEPTH) {
                 snprintf(error, error_size, "line %u: %s", line_no,
-                         holds < 0 ? "%if takes \"python OP X.Y\" (OP: == != < <= > >=)" : "%if nests too deep");
+                         holds < 0 ? dialects.count ? "%if takes a name from %dialects" : "%if takes \"python OP X.Y\" (OP: == != < <= > >=)" : "%if nests too deep");
                 return SM_EINVAL;
             }
             depth++;

@@ -87,11 +87,17 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         return false;
     const ep_lexeme *lex = &g->lexemes[lexeme];
     bool python = g->layout == EP_LAYOUT_PYTHON;
+    bool asi = g->layout == EP_LAYOUT_ASI;
+    if (lex->first && run->tok_start != 0)
+        return false;
     switch (lex->kind) {
     case EP_LEX_ERROR:
         return false;
     case EP_LEX_IGNORE:
     case EP_LEX_COMMENT:
+        if (asi && lex->kind == EP_LEX_COMMENT &&
+            ep_asi_line_terminator(rec->text.items + run->tok_start, end - run->tok_start))
+            run->line_break = true;
         /* a file may not end right after a backslash join, but anything
          * after the join, even a comment or spaces, is a line of its own */
         run->continued = false;
@@ -101,6 +107,7 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         return true;
     case EP_LEX_NEWLINE:
         run->continued = false;
+        run->line_break = true;
         if (!python || run->depth > 0)
             return true;
         if (run->line_has_tokens && !ep_layout_scan(rec, run, g->t_newline))
@@ -128,8 +135,15 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     if (python && lex->terminals[0] == g->t_number && g->t_number != EP_NONE &&
         ep__int_too_long(token, end - run->tok_start))
         return false;
+    const uint32_t *terminals = lex->terminals;
     uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
-    if (!ep_layout_scan_token(rec, run, lex->terminals, count))
+    if (lex->check && !lex->check(token, end - run->tok_start)) {
+        if (count == 1)
+            return false;
+        terminals++;   /* scanned only as its %also terminal */
+        count = 1;
+    }
+    if (asi ? !ep_asi_scan(rec, run, terminals, count) : !ep_layout_scan_token(rec, run, terminals, count))
         return false;
     run->line_has_tokens = true;
     run->at_line_start = false;
@@ -214,8 +228,12 @@ bool ep_lex_byte(ep_recognizer *rec, ep_run *run, uint32_t at)
             return false;
         run->at_line_start = false;
     }
+    if (run->dfa == EP_DFA_START && g->layout == EP_LAYOUT_ASI && !rec->capture && ep_layout_real_token(g, next))
+        ep_asi_token_start(rec, run, byte);
     run->dfa = next;
     int32_t winner = g->dfa.winner[next];
+    if (winner >= 0 && g->goal_count && ep_asi_excluded(g, run, winner))
+        winner = -1;
     if (winner >= 0) {
         run->accept_end = at + 1;
         run->accept_lexeme = winner;
@@ -231,6 +249,10 @@ bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run)
     const ep_grammar *g = rec->grammar;
     const uint64_t *reachable = ep_dfa_reachable(&g->dfa, run->dfa);
     const uint64_t *allowed = ep_earley_allowed(&rec->earley, run->chart);
+    if (g->layout == EP_LAYOUT_ASI && !rec->capture) {
+        ep_asi_allowed(rec, run, rec->asi_allowed);
+        allowed = rec->asi_allowed;
+    }
     bool newline_ok = g->layout != EP_LAYOUT_PYTHON || run->depth > 0 || !run->line_has_tokens ||
                       ep_earley_can_scan(&rec->earley, run->chart, g->t_newline);
     for (uint32_t w = 0; w < g->lex_words; w++) {

@@ -42,6 +42,9 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->run.accept_lexeme = -1;
     rec->run.indent = 0;
     rec->run.at_line_start = true;
+    rec->run.same_line = rec->run.asi = rec->run.asi_do = EP_NONE;
+    if (grammar->layout == EP_LAYOUT_ASI)
+        rec->asi_allowed = sm_calloc(grammar->lex_words, sizeof *rec->asi_allowed);
     rec->utf8_lo = 0x80;
     rec->utf8_hi = 0xBF;
     rec->string_check.tok_start = UINT32_MAX;
@@ -63,6 +66,7 @@ void ep_recognizer_free(ep_recognizer *rec)
     if (!rec)
         return;
     ep_earley_free(&rec->earley);
+    sm_free(rec->asi_allowed);
     ep_modal_free(&rec->modal);
     ep_grammar_free(rec->owned_grammar);
     sm_free(rec->right_head);
@@ -147,6 +151,8 @@ bool ep_run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end)
         if (!ep_layout_scan(rec, run, g->t_endmarker))
             return false;
     }
+    if (g->layout == EP_LAYOUT_ASI && !rec->capture)
+        return ep_asi_can_end(rec, run);
     return rec->capture || ep_earley_accepts_symbol(&rec->earley, run->chart, rec->accept_symbol);
 }
 

@@ -127,17 +127,6 @@ static bool px__blank(uint8_t c)
     return c == ' ' || c == '\t' || c == '\f' || px__newline(c);
 }
 
-static int px__hex(uint8_t c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Pops a string that just closed: the token closes with the outermost. */
 static int px__close_string(px_fscan *scan)
 {
@@ -288,7 +277,7 @@ static int px__text(px_fscan *scan, const char *token, px_fs_frame *f, uint8_t c
         f->sub = PX__BODY;
         return c == '\n' ? PX_FS_MORE : PX__AGAIN;
     case PX__HEX: {
-        int d = px__hex(c);
+        int d = sm_hex_digit(c);
         if (d < 0)
             return PX_FS_ERROR;
         f->hex_value = f->hex_value * 16 + (uint32_t)d;

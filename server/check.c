@@ -30,6 +30,7 @@
 #include "seam_parser.h"
 #include "seam_semantic.h"
 #include "seam_server.h"
+#include "seam_languages.h"
 
 #include <cJSON.h>
 #include <string.h>
@@ -231,8 +232,32 @@ const ep_grammar *srv_grammars_get(srv_grammars *grammars, int version, char *er
     return *slot;
 }
 
+const ep_grammar *srv_grammars_dialect(srv_grammars *grammars, const lg_language *language, const char *dialect,
+                                       char *error, size_t error_size)
+{
+    size_t index = 0;
+    const lg_language *const *all = lg_languages();
+    while (all[index] && all[index] != language)
+        index++;
+    int number = dialect ? lg_dialect(language, dialect) : 1;
+    if (number <= 0 || number > SRV_MAX_DIALECTS || index >= SRV_MAX_LANGUAGES || !language->grammar) {
+        snprintf(error, error_size, "%s has no dialect \"%.40s\"", language->name, dialect ? dialect : "");
+        return NULL;
+    }
+    ep_grammar **slot = &grammars->by_dialect[index][number - 1];
+    if (!*slot && ep_grammar_compile_version(language->grammar, strlen(language->grammar), number, slot, error,
+                                             error_size) != SM_OK)
+        return NULL;
+    return *slot;
+}
+
 void srv_grammars_free(srv_grammars *grammars)
 {
+    for (size_t i = 0; i < SRV_MAX_LANGUAGES; i++)
+        for (size_t d = 0; d < SRV_MAX_DIALECTS; d++) {
+            ep_grammar_free(grammars->by_dialect[i][d]);
+            grammars->by_dialect[i][d] = NULL;
+        }
     for (size_t i = 0; i < sizeof grammars->by_version / sizeof *grammars->by_version; i++) {
         ep_grammar_free(grammars->by_version[i]);
         grammars->by_version[i] = NULL;
@@ -251,9 +276,13 @@ int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out)
             grammars.language = argv[++i];
             continue;
         }
+        if (i + 1 < argc && strcmp(argv[i], "--source-type") == 0) {
+            grammars.dialect = argv[++i];
+            continue;
+        }
         int v = i + 1 < argc && strcmp(argv[i], "--python-version") == 0 ? cfg_python_version_parse(argv[++i]) : -2;
         if (v < 0) {
-            fprintf(stderr, "seam: check takes --language NAME, --python-version auto|3.9 .. 3.14 and --python-path P%s\n",
+            fprintf(stderr, "seam: check takes --language NAME, --source-type module|script, --python-version auto|3.9 .. 3.14 and --python-path P%s\n",
                     v == -1 ? " (bad version)" : "");
             return 64;
         }
@@ -284,8 +313,18 @@ static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *
         return NULL;
     }
     const char *language = named ? named->valuestring : grammars->language ? grammars->language : "python";
-    if (!srv_language_named(language, error, error_size))
+    const lg_language *found = srv_language_named(language, error, error_size);
+    if (!found)
         return NULL;
+    if (found->grammar) {
+        const cJSON *source_type = cJSON_GetObjectItemCaseSensitive(request, "source_type");
+        if (source_type && !cJSON_IsString(source_type)) {
+            snprintf(error, error_size, "source_type must be a string");
+            return NULL;
+        }
+        return srv_grammars_dialect(grammars, found, source_type ? source_type->valuestring : grammars->dialect,
+                                    error, error_size);
+    }
     const cJSON *asked = cJSON_GetObjectItemCaseSensitive(request, "python_version");
     int version = grammars->version;
     if (asked) {

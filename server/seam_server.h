@@ -91,6 +91,9 @@ int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summa
  * SM_EIO (errno tells why) or SM_ETOOBIG; `out` is freed on error. */
 int srv_read_file(const char *path, sm_buf *out);
 
+#define SRV_MAX_LANGUAGES 8
+#define SRV_MAX_DIALECTS 4
+
 /* The Python grammars of each version, compiled when first asked for and
  * kept (check.c).  Zero-initialise; free with srv_grammars_free. */
 typedef struct srv_grammars {
@@ -99,8 +102,17 @@ typedef struct srv_grammars {
     int auto_version;   /* what auto chose for the working folder; 0 until asked */
     const char *python_path;   /* the interpreter of the semantic cases' packages, or NULL */
     const char *language;      /* the cases' default language (a registry name), or NULL: python */
+    const char *dialect;       /* the cases' default dialect ("module", "script"), or NULL: the language's first */
+    /* The grammars of the languages with a grammar file, by the language's
+     * place in the registry and the dialect's number (from 1). */
+    ep_grammar *by_dialect[SRV_MAX_LANGUAGES][SRV_MAX_DIALECTS];
 } srv_grammars;
 const ep_grammar *srv_grammars_get(srv_grammars *grammars, int version, char *error, size_t error_size);
+/* The grammar of `language` (one with a grammar file) in `dialect` (a name
+ * from the language's dialects, or NULL: its first), compiled when first
+ * asked for and kept. */
+const ep_grammar *srv_grammars_dialect(srv_grammars *grammars, const struct lg_language *language,
+                                       const char *dialect, char *error, size_t error_size);
 void srv_grammars_free(srv_grammars *grammars);
 
 /* `seam check [--python-version V] [--python-path P]`: reads JSON Lines cases from `in` and

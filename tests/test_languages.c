@@ -10,18 +10,20 @@ Test(languages, by_name_and_language_id)
     cr_assert_not_null(python);
     cr_assert_str_eq(python->name, "python");
     cr_assert_eq(lg_by_language_id("python"), python);
-    cr_assert_null(lg_by_name("javascript"));
-    cr_assert_null(lg_by_language_id("javascript"));
+    const lg_language *js = lg_by_name("javascript");
+    cr_assert_not_null(js);
+    cr_assert_eq(lg_by_language_id("javascript"), js);
+    cr_assert_null(lg_by_name("typescript"));
     cr_assert_null(lg_by_language_id("plaintext"));
     cr_assert_null(lg_by_name(NULL));
     cr_assert_null(lg_by_language_id(NULL));
     size_t count = 0;
     for (const lg_language *const *l = lg_languages(); *l; l++)
         count++;
-    cr_assert_eq(count, 1);
+    cr_assert_eq(count, 2);
     char names[64];
     lg_names(names, sizeof names);
-    cr_assert_str_eq(names, "python");
+    cr_assert_str_eq(names, "python, javascript");
 }
 
 Test(languages, by_the_files_name)
@@ -30,7 +32,11 @@ Test(languages, by_the_files_name)
     cr_assert_eq(lg_by_file("/src/app.py", NULL, 0), python);
     cr_assert_eq(lg_by_file("stubs/os.pyi", NULL, 0), python);
     cr_assert_eq(lg_by_file("gui.pyw", "", 0), python);
-    cr_assert_null(lg_by_file("blog.js", NULL, 0));
+    const lg_language *js = lg_by_name("javascript");
+    cr_assert_eq(lg_by_file("blog.js", NULL, 0), js);
+    cr_assert_eq(lg_by_file("lib/index.mjs", NULL, 0), js);
+    cr_assert_eq(lg_by_file("lib/index.cjs", NULL, 0), js);
+    cr_assert_null(lg_by_file("types.ts", NULL, 0));
     cr_assert_null(lg_by_file("/a.py/Makefile", NULL, 0), "a dot in a folder's name is not the file's");
     cr_assert_null(lg_by_file(".py", NULL, 0), "a hidden file named .py has no ending");
     cr_assert_null(lg_by_file("notes.txt", NULL, 0));
@@ -48,12 +54,48 @@ Test(languages, by_the_hashbang_line)
     for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
         cr_assert_eq(lg_by_file("tool", yes[i], strlen(yes[i])), python, "%s", yes[i]);
     static const char *const no[] = {
-        "#!/bin/sh\nexec python3 \"$@\"\n", "#!/usr/bin/env node\n", "# python3\n", "#!\n", "", "#!/usr/bin/env -S\n",
+        "#!/bin/sh\nexec python3 \"$@\"\n", "# python3\n", "#!\n", "", "#!/usr/bin/env -S\n",
         "#!/usr/bin/pythonista\n",
     };
     for (size_t i = 0; i < sizeof no / sizeof *no; i++)
         cr_assert_null(lg_by_file("tool", no[i], strlen(no[i])), "%s", no[i]);
+    cr_assert_eq(lg_by_file("tool", "#!/usr/bin/env node\n", 20), lg_by_name("javascript"));
     /* a #! line tells only for a name with no ending */
-    cr_assert_null(lg_by_file("x.js", "#!/usr/bin/python3\n", 19));
+    cr_assert_eq(lg_by_file("x.js", "#!/usr/bin/python3\n", 19), lg_by_name("javascript"));
+    cr_assert_null(lg_by_file("x.txt", "#!/usr/bin/python3\n", 19));
     cr_assert_eq(lg_by_file("/home/a.b/tool", "#!/usr/bin/python3\n", 19), python);
+}
+
+Test(languages, dialects_and_token_checks)
+{
+    const lg_language *js = lg_by_name("javascript");
+    cr_assert_eq(lg_dialect(js, "script"), 1);
+    cr_assert_eq(lg_dialect(js, "module"), 2);
+    cr_assert_eq(lg_dialect(js, "commonjs"), 0);
+    cr_assert_eq(lg_dialect(lg_by_name("python"), "module"), 0);
+    cr_assert_null(lg_token_check_named("no_such_check"));
+
+    lg_token_check id = lg_token_check_named("js_identifier");
+    cr_assert(id("caf\xc3\xa9", 5));
+    cr_assert(id("\\u0061b", 7), "an escaped letter");
+    cr_assert(id("#priv", 5));
+    cr_assert_not(id("\\u0069f", 7), "an escaped keyword is no identifier");
+    cr_assert_not(id("\\u0031a", 7), "a digit may not start one");
+    cr_assert_not(id("a\xe2\x82\xac", 4), "U+20AC is no identifier character");
+
+    lg_token_check tpl = lg_token_check_named("js_template");
+    cr_assert(tpl("`a\\n\\x41\\u{1F600}`", 19));
+    cr_assert_not(tpl("`\\unicode`", 10), "an untagged template needs valid escapes");
+    cr_assert_not(tpl("`\\01`", 6), "no octal escape in a template");
+    cr_assert(tpl("`\\0`", 5));
+
+    lg_token_check re = lg_token_check_named("js_regex");
+    static const char *const good[] = {"/a+b*/gi", "/(?<y>\\d{4})-(?:x|y)/d", "/[a-z]{2,3}/v", "/(?i:ab)c/",
+                                       "/a{/", "/(?=a)*/", "/[\\d-z]/"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        cr_assert(re(good[i], strlen(good[i])), "%s", good[i]);
+    static const char *const bad[] = {"/a/gg", "/a/uv", "/a/x", "/(a/", "/a)/", "/a|*b/", "/a**/",
+                                      "/a{3,2}/", "/[z-a]/", "/(?<=a)+/", "/a{/u", "/(?x:a)/"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_assert_not(re(bad[i], strlen(bad[i])), "%s", bad[i]);
 }

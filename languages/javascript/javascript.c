@@ -1,0 +1,22 @@
+/*
+ * javascript.c - JavaScript's row of the registry: how its documents are
+ * told.  Its grammar (javascript.grammar, both goal symbols) and its token
+ * checks (lexical.c, regex.c) are in this folder.
+ */
+#include "lg_internal.h"
+
+static const char *const lg__js_ids[] = {"javascript", NULL};
+static const char *const lg__js_extensions[] = {".js", ".mjs", ".cjs", NULL};
+static const char *const lg__js_interpreters[] = {"node", "nodejs", NULL};
+static const char *const lg__js_dialects[] = {"script", "module", NULL};
+
+extern const char ep_grammar_source_javascript[];
+
+const lg_language lg_javascript = {
+    .name = "javascript",
+    .language_ids = lg__js_ids,
+    .extensions = lg__js_extensions,
+    .interpreters = lg__js_interpreters,
+    .grammar = ep_grammar_source_javascript,
+    .dialects = lg__js_dialects,
+};

@@ -1,0 +1,272 @@
+/*
+ * regex.c - JavaScript's check of a regular expression literal: its flags
+ * (each of "dgimsuyv" at most once, not both "u" and "v") and the shape of
+ * its pattern as acorn 8.19 reads it: groups opened and closed, group
+ * kinds ("(?:", lookarounds, "(?<name>", modifiers "(?ims-ims:"), a
+ * quantifier only after something it repeats, "{n,m}" in order, a class's
+ * ranges in order.  What it does not read yet (Unicode property names,
+ * the "v" flag's class set operations, named references) is listed in
+ * docs/JAVASCRIPT_DIFFERENCES.md.
+ */
+#include "lg_internal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define LG_REGEX_MAX_DEPTH 256
+
+static bool lg__flags_valid(const char *flags, size_t len)
+{
+    unsigned seen = 0;
+    for (size_t i = 0; i < len; i++) {
+        const char *at = memchr("dgimsuyv", flags[i], 8);
+        if (!at || !flags[i])
+            return false;
+        unsigned bit = 1u << (at - "dgimsuyv");
+        if (seen & bit)
+            return false;
+        seen |= bit;
+    }
+    unsigned u = 1u << 5, v = 1u << 7;
+    return (seen & (u | v)) != (u | v);
+}
+
+static bool lg__digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Reads "{n}", "{n,}" or "{n,m}" at p[*at]; true with *at past it when it
+ * is one (then n <= m is required of it by the caller). */
+static bool lg__braces(const char *p, size_t len, size_t *at, bool *ordered)
+{
+    size_t i = *at + 1;
+    uint64_t n = 0, m = 0;
+    size_t start = i;
+    while (i < len && lg__digit(p[i]) && n < UINT32_MAX)
+        n = n * 10 + (uint64_t)(p[i++] - '0');
+    if (i == start)
+        return false;
+    m = n;
+    if (i < len && p[i] == ',') {
+        i++;
+        size_t mstart = i;
+        m = UINT64_MAX;
+        if (i < len && lg__digit(p[i])) {
+            m = 0;
+            while (i < len && lg__digit(p[i]) && m < UINT32_MAX)
+                m = m * 10 + (uint64_t)(p[i++] - '0');
+        }
+        (void)mstart;
+    }
+    if (i >= len || p[i] != '}')
+        return false;
+    *at = i + 1;
+    *ordered = n <= m;
+    return true;
+}
+
+/* The code point a class atom at p[*at] stands for (a single character,
+ * or an escape of one), moving past it; UINT32_MAX for a class escape
+ * such as \d (no range may use it). */
+static uint32_t lg__class_atom(const char *p, size_t len, size_t *at)
+{
+    unsigned char c = (unsigned char)p[*at];
+    if (c != '\\') {
+        size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        uint32_t cp = n == 1 ? c : c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+        for (size_t k = 1; k < n && *at + k < len; k++)
+            cp = (cp << 6) | ((unsigned char)p[*at + k] & 0x3F);
+        *at += n;
+        return cp;
+    }
+    if (*at + 1 >= len) {
+        *at = len;
+        return UINT32_MAX;
+    }
+    char e = p[*at + 1];
+    *at += 2;
+    switch (e) {
+    case 'd': case 'D': case 'w': case 'W': case 's': case 'S': case 'p': case 'P':
+        if ((e == 'p' || e == 'P') && *at < len && p[*at] == '{') {
+            const char *close = memchr(p + *at, '}', len - *at);
+            *at = close ? (size_t)(close - p) + 1 : len;
+        }
+        return UINT32_MAX;
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'v': return '\v';
+    case 'f': return '\f';
+    case 'b': return '\b';
+    case '0': return 0;
+    default: return (unsigned char)e;
+    }
+}
+
+/* Skips a character class at p[*at] ('['); false when a range is out of
+ * order or it never closes. */
+static bool lg__class(const char *p, size_t len, size_t *at)
+{
+    size_t i = *at + 1;
+    if (i < len && p[i] == '^')
+        i++;
+    while (i < len && p[i] != ']') {
+        uint32_t lo = lg__class_atom(p, len, &i);
+        if (i + 1 < len && p[i] == '-' && p[i + 1] != ']') {
+            i++;
+            uint32_t hi = lg__class_atom(p, len, &i);
+            if (lo != UINT32_MAX && hi != UINT32_MAX && lo > hi)
+                return false;
+        }
+    }
+    if (i >= len)
+        return false;
+    *at = i + 1;
+    return true;
+}
+
+/* Reads "(?" at p[at - 2]: the kind of group; sets *lookbehind, *quantifiable.
+ * Moves *at past the group's opening. */
+static bool lg__group_open(const char *p, size_t len, size_t *at, bool *lookbehind)
+{
+    size_t i = *at;
+    *lookbehind = false;
+    if (i >= len)
+        return false;
+    if (p[i] == ':' || p[i] == '=' || p[i] == '!') {
+        *at = i + 1;
+        return true;
+    }
+    if (p[i] == '<' && i + 1 < len && (p[i + 1] == '=' || p[i + 1] == '!')) {
+        *lookbehind = true;
+        *at = i + 2;
+        return true;
+    }
+    if (p[i] == '<') {
+        const char *close = memchr(p + i, '>', len - i);
+        if (!close || close == p + i + 1)
+            return false;
+        *at = (size_t)(close - p) + 1;
+        return true;
+    }
+    /* modifiers: (?ims-ims:...) with no flag twice and something named */
+    unsigned seen = 0;
+    size_t named = 0;
+    bool minus = false;
+    for (; i < len && p[i] != ':'; i++) {
+        if (p[i] == '-' && !minus) {
+            minus = true;
+            continue;
+        }
+        const char *f = memchr("ims", p[i], 3);
+        if (!f || !p[i])
+            return false;
+        unsigned bit = 1u << (f - "ims");
+        if (seen & bit)
+            return false;
+        seen |= bit;
+        named++;
+    }
+    if (i >= len || (named == 0 && minus) || (named == 0 && !minus))
+        return false;
+    *at = i + 1;
+    return true;
+}
+
+bool lg_js_regex_valid(const char *text, size_t len)
+{
+    const char *end = memrchr(text, '/', len);
+    if (!end || end == text)
+        return false;
+    if (!lg__flags_valid(end + 1, len - (size_t)(end - text) - 1))
+        return false;
+    const char *p = text + 1;
+    size_t plen = (size_t)(end - p);
+    bool unicode = memchr(end + 1, 'u', len - (size_t)(end - text) - 1) ||
+                   memchr(end + 1, 'v', len - (size_t)(end - text) - 1);
+    bool lookbehind_stack[LG_REGEX_MAX_DEPTH];
+    int depth = 0;
+    bool can_repeat = false;   /* an atom stands just before */
+    for (size_t i = 0; i < plen;) {
+        char c = p[i];
+        switch (c) {
+        case '\\':
+            i += 2;
+            can_repeat = true;
+            break;
+        case '[':
+            if (!lg__class(p, plen, &i))
+                return false;
+            can_repeat = true;
+            break;
+        case '(': {
+            bool behind = false;
+            i++;
+            if (i < plen && p[i] == '?') {
+                i++;
+                if (!lg__group_open(p, plen, &i, &behind))
+                    return false;
+            }
+            if (depth == LG_REGEX_MAX_DEPTH)
+                return false;
+            lookbehind_stack[depth++] = behind;
+            can_repeat = false;
+            break;
+        }
+        case ')':
+            if (depth == 0)
+                return false;
+            depth--;
+            i++;
+            /* a lookbehind is never quantified; lookaheads only without u */
+            can_repeat = !lookbehind_stack[depth];
+            break;
+        case '|':
+            i++;
+            can_repeat = false;
+            break;
+        case '^': case '$':
+            i++;
+            can_repeat = false;
+            break;
+        case '*': case '+': case '?':
+            if (!can_repeat)
+                return false;
+            i++;
+            if (i < plen && p[i] == '?')
+                i++;
+            can_repeat = false;
+            break;
+        case '{': {
+            bool ordered = true;
+            size_t at = i;
+            if (lg__braces(p, plen, &at, &ordered)) {
+                if (!can_repeat || !ordered)
+                    return false;
+                i = at;
+                if (i < plen && p[i] == '?')
+                    i++;
+                can_repeat = false;
+            } else {
+                if (unicode)
+                    return false;   /* a lone brace needs Annex B */
+                i++;
+                can_repeat = true;
+            }
+            break;
+        }
+        case '}': case ']':
+            if (unicode)
+                return false;
+            i++;
+            can_repeat = true;
+            break;
+        default:
+            i++;
+            can_repeat = true;
+            break;
+        }
+    }
+    return depth == 0;
+}
