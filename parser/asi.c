@@ -33,31 +33,122 @@ static uint32_t ep__scan_one(ep_recognizer *rec, uint32_t from, uint32_t t)
     return ep_earley_scan(&rec->earley, from, &t, 1);
 }
 
-/* Whether a chart (EP_NONE: none) allows lexeme `lex`. */
+/* Adds the lexemes that may begin `symbol` to a lexeme set. */
+static void ep__add_first(const ep_grammar *g, uint32_t symbol, uint64_t *lexemes)
+{
+    if (ep_is_terminal(g, symbol)) {
+        const uint64_t *lex = g->terminal_lexemes + (size_t)symbol * g->lex_words;
+        for (uint32_t k = 0; k < g->lex_words; k++)
+            lexemes[k] |= lex[k];
+        return;
+    }
+    const uint64_t *closure = g->predict_closure + (size_t)(symbol - g->terminal_count) * g->nt_words;
+    for (uint32_t w = 0; w < g->nt_words; w++) {
+        for (uint64_t bits = closure[w]; bits; bits &= bits - 1) {
+            uint32_t nt = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            const uint64_t *initial = g->initial_terminals + (size_t)nt * g->term_words;
+            for (uint32_t tw = 0; tw < g->term_words; tw++)
+                for (uint64_t tb = initial[tw]; tb; tb &= tb - 1)
+                    ep__add_first(g, tw * 64 + (uint32_t)__builtin_ctzll(tb), lexemes);
+        }
+    }
+}
+
+void ep_asi_tables_init(ep_asi_tables *t, const ep_grammar *g)
+{
+    t->words = g->lex_words;
+    uint32_t combos = 1u << g->goal_count;
+    t->sets = sm_calloc((size_t)(2 + EP_MAX_GOALS + combos) * g->lex_words, sizeof(uint64_t));
+    t->after_same_line = t->sets;
+    t->scratch = t->sets + g->lex_words;
+    t->excluded = t->sets + (size_t)(2 + EP_MAX_GOALS) * g->lex_words;
+    for (uint32_t s = 0; s < g->goal_count; s++) {
+        uint64_t *rivals = t->sets + (size_t)(2 + s) * g->lex_words;
+        for (uint32_t r = 0; r < g->lexeme_count; r++)
+            if (g->lexemes[r].rival_of & (1u << s))
+                ep_set_add(rivals, r);
+    }
+    for (uint32_t goals = 0; goals < combos; goals++) {
+        ep_run run = {.goals = (uint8_t)goals};
+        for (uint32_t r = 0; r < g->lexeme_count; r++)
+            if (ep_asi_excluded(g, &run, (int32_t)r))
+                ep_set_add(t->excluded + (size_t)goals * g->lex_words, r);
+    }
+    /* what may follow SL anywhere: the first lexemes of what comes after
+     * it, past nullable symbols */
+    for (uint32_t p = 0; g->t_same_line != EP_NONE && p < g->position_count; p++) {
+        if (g->body[p] != g->t_same_line)
+            continue;
+        for (uint32_t q = p + 1; g->body[q] != EP_END; q++) {
+            ep__add_first(g, g->body[q], t->after_same_line);
+            if (!g->nullable[g->body[q]])
+                break;
+        }
+    }
+}
+
+void ep_asi_tables_free(ep_asi_tables *t)
+{
+    sm_free(t->sets);
+    t->sets = NULL;
+}
+
+bool ep_asi_can_grow(const ep_recognizer *rec, const ep_run *run, uint32_t state)
+{
+    const ep_grammar *g = rec->grammar;
+    const uint64_t *reachable = ep_dfa_reachable(&g->dfa, state);
+    const uint64_t *excluded = rec->asi_tables.excluded + (size_t)run->goals * g->lex_words;
+    for (uint32_t w = 0; w < g->lex_words; w++)
+        if (reachable[w] & ~excluded[w])
+            return true;
+    return false;
+}
+
+/* Whether a chart (EP_NONE: none) allows a lexeme of `set`. */
+static bool ep__allows_any(const ep_recognizer *rec, uint32_t chart, const uint64_t *set)
+{
+    if (chart == EP_NONE)
+        return false;
+    const uint64_t *allowed = ep_earley_allowed(&rec->earley, chart);
+    for (uint32_t w = 0; w < rec->grammar->lex_words; w++)
+        if (allowed[w] & set[w])
+            return true;
+    return false;
+}
+
 static bool ep__allows(const ep_recognizer *rec, uint32_t chart, uint32_t lex)
 {
     return chart != EP_NONE && ep_set_has(ep_earley_allowed(&rec->earley, chart), lex);
+}
+
+/* The chart after SL for the token in progress, made on first need. */
+static uint32_t ep__same_line(ep_recognizer *rec, ep_run *run)
+{
+    if (run->same_line == EP_NONE && run->same_line_possible) {
+        run->same_line = ep__scan_one(rec, run->chart, rec->grammar->t_same_line);
+        run->same_line_possible = false;
+    }
+    return run->same_line;
 }
 
 /* The goal lexemes the parser expects for a token scanned from the run's
  * charts: where neither a goal lexeme nor a rival of it may come directly,
  * the token is offending and the charts after an inserted semicolon
  * decide. */
-static uint8_t ep__goals(const ep_recognizer *rec, const ep_run *run)
+static uint8_t ep__goals(ep_recognizer *rec, ep_run *run)
 {
     const ep_grammar *g = rec->grammar;
+    uint32_t same_line = ep__same_line(rec, run);
     uint8_t goals = 0;
     for (uint32_t s = 0; s < g->goal_count; s++) {
         uint32_t lex = g->goal_lexemes[s];
         uint8_t bit = (uint8_t)(1u << s);
-        if (ep__allows(rec, run->chart, lex) || ep__allows(rec, run->same_line, lex)) {
+        if (ep__allows(rec, run->chart, lex) || ep__allows(rec, same_line, lex)) {
             goals |= bit;
             continue;
         }
-        bool rival_direct = false;
-        for (uint32_t r = 0; r < g->lexeme_count && !rival_direct; r++)
-            if (g->lexemes[r].rival_of & bit)
-                rival_direct = ep__allows(rec, run->chart, r) || ep__allows(rec, run->same_line, r);
+        const uint64_t *rivals = rec->asi_tables.sets + (size_t)(2 + s) * g->lex_words;
+        bool rival_direct = ep__allows_any(rec, run->chart, rivals) || ep__allows_any(rec, same_line, rivals);
         if (!rival_direct && (ep__allows(rec, run->asi, lex) || ep__allows(rec, run->asi_do, lex)))
             goals |= bit;
     }
@@ -67,10 +158,13 @@ static uint8_t ep__goals(const ep_recognizer *rec, const ep_run *run)
 void ep_asi_token_start(ep_recognizer *rec, ep_run *run, uint8_t first)
 {
     const ep_grammar *g = rec->grammar;
-    run->same_line = run->line_break ? EP_NONE : ep__scan_one(rec, run->chart, g->t_same_line);
+    run->same_line = EP_NONE;
+    run->same_line_possible = !run->line_break && g->t_same_line != EP_NONE &&
+                              ep_earley_can_scan(&rec->earley, run->chart, g->t_same_line);
     run->asi = run->line_break || first == '}' ? ep__scan_one(rec, run->chart, g->t_asi) : EP_NONE;
     run->asi_do = ep__scan_one(rec, run->chart, g->t_asi_do);
-    run->goals = g->goal_count ? ep__goals(rec, run) : 0;
+    /* the goal matters only for the first bytes of goal lexemes and rivals */
+    run->goals = g->goal_count && (first == '/' || first == '}') ? ep__goals(rec, run) : 0;
 }
 
 bool ep_asi_excluded(const ep_grammar *g, const ep_run *run, int32_t lexeme)
@@ -90,7 +184,10 @@ static uint32_t ep__scan_pair(ep_recognizer *rec, uint32_t chart, uint32_t also,
     uint32_t n = 0;
     uint32_t from[2] = {chart, also};
     for (int i = 0; i < 2; i++) {
-        if (from[i] == EP_NONE)
+        bool scans = false;
+        for (uint32_t k = 0; from[i] != EP_NONE && k < count; k++)
+            scans |= ep_earley_can_scan(&rec->earley, from[i], terminals[k]);
+        if (!scans)
             continue;
         edges[n].from = from[i];
         edges[n].count = count;
@@ -108,17 +205,16 @@ static uint32_t ep__scan_pair(ep_recognizer *rec, uint32_t chart, uint32_t also,
 bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uint32_t count)
 {
     const ep_grammar *g = rec->grammar;
-    uint32_t next = ep__scan_pair(rec, run->chart, run->same_line, terminals, count);
+    uint32_t same_line = ep__same_line(rec, run);
+    uint32_t next = ep__scan_pair(rec, run->chart, same_line, terminals, count);
     if (next == EP_NONE) {
         /* the offending token: a semicolon before it after a line break or
          * before "}", or the do-while's */
         bool brace = g->t_rbrace != EP_NONE && terminals[0] == g->t_rbrace;
-        uint32_t asi = run->asi;
-        if (asi == EP_NONE && brace)
-            asi = ep__scan_one(rec, run->chart, g->t_asi);
-        next = ep__scan_pair(rec, run->line_break || brace ? asi : EP_NONE, run->asi_do, terminals, count);
+        next = ep__scan_pair(rec, run->line_break || brace ? run->asi : EP_NONE, run->asi_do, terminals, count);
     }
     run->line_break = false;
+    run->same_line_possible = false;
     run->same_line = run->asi = run->asi_do = EP_NONE;
     run->goals = 0;
     if (next == EP_NONE)
@@ -141,9 +237,10 @@ bool ep_asi_can_end(ep_recognizer *rec, ep_run *run)
     return false;
 }
 
-void ep_asi_allowed(const ep_recognizer *rec, const ep_run *run, uint64_t *out)
+const uint64_t *ep_asi_allowed(const ep_recognizer *rec, const ep_run *run)
 {
     const ep_grammar *g = rec->grammar;
+    uint64_t *out = rec->asi_tables.scratch;
     const uint32_t charts[4] = {run->chart, run->same_line, run->asi, run->asi_do};
     memset(out, 0, g->lex_words * sizeof *out);
     for (int i = 0; i < 4; i++) {
@@ -153,6 +250,10 @@ void ep_asi_allowed(const ep_recognizer *rec, const ep_run *run, uint64_t *out)
         for (uint32_t w = 0; w < g->lex_words; w++)
             out[w] |= allowed[w];
     }
+    if (run->same_line_possible)
+        for (uint32_t w = 0; w < g->lex_words; w++)
+            out[w] |= rec->asi_tables.after_same_line[w];
+    return out;
 }
 
 bool ep_asi_line_terminator(const char *text, size_t len)

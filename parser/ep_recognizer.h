@@ -46,9 +46,22 @@ typedef struct ep_run {
      * after an inserted ASI or ASI_DO; EP_NONE when not); the %goal
      * lexemes the parser expects for it. */
     bool line_break;
+    bool same_line_possible;  /* SL may be scanned; its chart is made when needed */
     uint8_t goals;
     uint32_t same_line, asi, asi_do;
 } ep_run;
+
+/* What automatic semicolon insertion reads of a grammar (asi.c): the
+ * lexemes that may follow SL anywhere (viability's bound while the chart
+ * after SL is not made), each goal lexeme's rivals, and scratch; lex_words
+ * words each, in one allocation. */
+typedef struct ep_asi_tables {
+    uint64_t *sets;              /* owned */
+    uint64_t *after_same_line;
+    uint64_t *scratch;
+    uint64_t *excluded;          /* [goals]: the lexemes ep_asi_excluded leaves out */
+    uint32_t words;
+} ep_asi_tables;
 
 typedef struct ep_cursor_path {
     uint32_t offset;         /* where, in the right context, the lexeme starts */
@@ -142,9 +155,7 @@ struct ep_recognizer {
     ep_tokens captured;
     uint32_t min_depth;          /* the least bracket depth met while tokenizing */
     ep_earley earley;
-    /* %layout asi: scratch for the lexemes the token in progress may be
-     * (lex_words words, owned) */
-    uint64_t *asi_allowed;
+    ep_asi_tables asi_tables;    /* %layout asi */
     SM_ARRAY(char) text;
     SM_ARRAY(ep_indent) indents;
     SM_ARRAY(ep_snapshot) saves;
@@ -234,6 +245,9 @@ void ep_asi_token_start(ep_recognizer *rec, ep_run *run, uint8_t first);
 /* Whether a lexeme is not to be taken for the token in progress (a %goal
  * lexeme not expected, or a rival of one that is). */
 bool ep_asi_excluded(const ep_grammar *g, const ep_run *run, int32_t lexeme);
+/* Whether automaton state `state` of the token in progress can still
+ * reach a lexeme that is not excluded for it (else the token ends). */
+bool ep_asi_can_grow(const ep_recognizer *rec, const ep_run *run, uint32_t state);
 /* Scans a token, with SL, ASI or ASI_DO in front where the rules call for
  * it; false if the parser refuses it every way. */
 bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uint32_t count);
@@ -241,8 +255,10 @@ bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uin
  * inserted semicolon if it needs one. */
 bool ep_asi_can_end(ep_recognizer *rec, ep_run *run);
 /* The lexemes allowed for the token in progress, from every chart it may
- * be scanned from, into out[0..lex_words). */
-void ep_asi_allowed(const ep_recognizer *rec, const ep_run *run, uint64_t *out);
+ * be scanned from (the recognizer's scratch, valid until the next call). */
+const uint64_t *ep_asi_allowed(const ep_recognizer *rec, const ep_run *run);
+void ep_asi_tables_init(ep_asi_tables *tables, const ep_grammar *g);
+void ep_asi_tables_free(ep_asi_tables *tables);
 /* Whether text holds a line terminator (LF, CR, U+2028, U+2029). */
 bool ep_asi_line_terminator(const char *text, size_t len);
 

@@ -217,6 +217,10 @@ bool ep_lex_byte(ep_recognizer *rec, ep_run *run, uint32_t at)
         return ep__feed_modal(rec, run, at);
     }
     uint32_t next = ep_dfa_step(&g->dfa, run->dfa, byte);
+    /* a token that can only grow into excluded goal lexemes ends here */
+    if (next != EP_DFA_DEAD && g->goal_count && run->dfa != EP_DFA_START && !rec->capture &&
+        !ep_asi_can_grow(rec, run, next))
+        next = EP_DFA_DEAD;
     if (next == EP_DFA_DEAD) {
         if (run->dfa == EP_DFA_START)
             return false;
@@ -249,10 +253,8 @@ bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run)
     const ep_grammar *g = rec->grammar;
     const uint64_t *reachable = ep_dfa_reachable(&g->dfa, run->dfa);
     const uint64_t *allowed = ep_earley_allowed(&rec->earley, run->chart);
-    if (g->layout == EP_LAYOUT_ASI && !rec->capture) {
-        ep_asi_allowed(rec, run, rec->asi_allowed);
-        allowed = rec->asi_allowed;
-    }
+    if (g->layout == EP_LAYOUT_ASI && !rec->capture)
+        allowed = ep_asi_allowed(rec, run);
     bool newline_ok = g->layout != EP_LAYOUT_PYTHON || run->depth > 0 || !run->line_has_tokens ||
                       ep_earley_can_scan(&rec->earley, run->chart, g->t_newline);
     for (uint32_t w = 0; w < g->lex_words; w++) {

@@ -44,7 +44,7 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->run.at_line_start = true;
     rec->run.same_line = rec->run.asi = rec->run.asi_do = EP_NONE;
     if (grammar->layout == EP_LAYOUT_ASI)
-        rec->asi_allowed = sm_calloc(grammar->lex_words, sizeof *rec->asi_allowed);
+        ep_asi_tables_init(&rec->asi_tables, grammar);
     rec->utf8_lo = 0x80;
     rec->utf8_hi = 0xBF;
     rec->string_check.tok_start = UINT32_MAX;
@@ -66,7 +66,7 @@ void ep_recognizer_free(ep_recognizer *rec)
     if (!rec)
         return;
     ep_earley_free(&rec->earley);
-    sm_free(rec->asi_allowed);
+    ep_asi_tables_free(&rec->asi_tables);
     ep_modal_free(&rec->modal);
     ep_grammar_free(rec->owned_grammar);
     sm_free(rec->right_head);

@@ -24,6 +24,10 @@ SEAM_VSCODE_DIR=$(scripts/vscode.sh) || exit 1
 # once): each version's grammar is checked against its own parser.
 SEAM_PYODIDE_DIR=$(scripts/pyodide.sh) || exit 1
 export SEAM_PYODIDE_DIR
+# acorn 8.19, JavaScript's reference parser, and ES module packages to
+# check against (npm, pinned, a few MB once).
+SEAM_JAVASCRIPT_DIR=$(scripts/javascript.sh) || exit 1
+export SEAM_JAVASCRIPT_DIR
 SEAM_VSIX=$(scripts/vsix.sh) || exit 1
 export SEAM_VSCODE_DIR SEAM_VSIX
 SEAM_WITH_LLAMA="$SEAM_LLAMA_DIR" scripts/setup.sh debug asan || exit 1
@@ -52,7 +56,7 @@ for build in debug asan; do
     echo "$build: $line"
     passed=$((passed + $(sed -n 's/^[a-z]*: \([0-9]*\) passed.*/\1/p' <<<"$line")))
     failed=$((failed + $(sed -n 's/.* \([0-9]*\) failed$/\1/p' <<<"$line")))
-  done < <(grep -aE '^(corpus|versions|venv|untrusted|backends|llama|inproc|models|lsp|scope|neovim|emacs|vscode|typing): [0-9]+ passed, [0-9]+ failed$' "$log")
+  done < <(grep -aE '^(corpus|javascript|versions|venv|untrusted|backends|llama|inproc|models|lsp|scope|neovim|emacs|vscode|typing): [0-9]+ passed, [0-9]+ failed$' "$log")
   # a test executable that failed without reporting a failed case (a crash,
   # a time-out) still counts as one failure
   if [ "$meson_ok" -eq 0 ] && [ "$failed" -eq "$failed_before" ]; then

@@ -9,6 +9,7 @@
  * docs/JAVASCRIPT_DIFFERENCES.md.
  */
 #include "lg_internal.h"
+#include "seam_base.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -99,7 +100,43 @@ static uint32_t lg__class_atom(const char *p, size_t len, size_t *at)
     case 'v': return '\v';
     case 'f': return '\f';
     case 'b': return '\b';
-    case '0': return 0;
+    case 'x':
+        if (*at + 2 <= len && sm_hex_digit(p[*at]) >= 0 && sm_hex_digit(p[*at + 1]) >= 0) {
+            *at += 2;
+            return (uint32_t)(sm_hex_digit(p[*at - 2]) * 16 + sm_hex_digit(p[*at - 1]));
+        }
+        return 'x';
+    case 'u': {
+        uint32_t cp = 0;
+        size_t i = *at;
+        if (i < len && p[i] == '{') {
+            for (i++; i < len && sm_hex_digit(p[i]) >= 0 && cp <= 0x10FFFF; i++)
+                cp = cp * 16 + (uint32_t)sm_hex_digit(p[i]);
+            if (i < len && p[i] == '}') {
+                *at = i + 1;
+                return cp;
+            }
+            return 'u';
+        }
+        for (int k = 0; k < 4; k++, i++) {
+            if (i >= len || sm_hex_digit(p[i]) < 0)
+                return 'u';
+            cp = cp * 16 + (uint32_t)sm_hex_digit(p[i]);
+        }
+        *at = i;
+        return cp;
+    }
+    case 'c':
+        if (*at < len && ((p[*at] >= 'a' && p[*at] <= 'z') || (p[*at] >= 'A' && p[*at] <= 'Z')))
+            return (uint32_t)(p[(*at)++] % 32);
+        return '\\';   /* Annex B: "\\c" stands for itself */
+    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+        /* Annex B: a legacy octal escape in a class */
+        uint32_t cp = (uint32_t)(e - '0');
+        for (int k = 0; k < 2 && *at < len && p[*at] >= '0' && p[*at] <= '7' && cp * 8 + (uint32_t)(p[*at] - '0') <= 0377; k++)
+            cp = cp * 8 + (uint32_t)(p[(*at)++] - '0');
+        return cp;
+    }
     default: return (unsigned char)e;
     }
 }

@@ -65,8 +65,9 @@ def pick_files(paths, count: int, seed: int, max_bytes: int) -> list[tuple[Path,
     return chosen
 
 
-def mutants(text: str, count: int, rng: random.Random):
-    """Yields (kind, offset, mutated text) for single-character edits."""
+def mutants(text: str, count: int, rng: random.Random, inserted=INSERTED):
+    """Yields (kind, offset, mutated text) for single-character edits, an
+    insertion taking a character of `inserted`."""
     if not text:
         return
     for _ in range(count):
@@ -75,7 +76,7 @@ def mutants(text: str, count: int, rng: random.Random):
         if kind == "delete":
             yield kind, i, text[:i] + text[i + 1:]
         elif kind == "insert":
-            yield kind, i, text[:i] + rng.choice(INSERTED) + text[i:]
+            yield kind, i, text[:i] + rng.choice(inserted) + text[i:]
         elif i + 1 < len(text):
             yield kind, i, text[:i] + text[i + 1] + text[i] + text[i + 2:]
 
