@@ -66,6 +66,7 @@ static const cfg__field cfg__strings[] = {
     {"model_path", offsetof(cfg_config, model_path)},
     {"python_path", offsetof(cfg_config, python_path)},
     {"language", offsetof(cfg_config, language)},
+    {"source_type", offsetof(cfg_config, source_type)},
 };
 
 enum { CFG__STRING_COUNT = sizeof cfg__strings / sizeof *cfg__strings };
@@ -177,7 +178,7 @@ const char *const *cfg_names(void)
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "tls_verify",
         "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",
         "cached_documents", "semantic", "semantic_names", "semantic_attributes", "semantic_keywords",
-        "python_version", "python_path", "workspace_trusted", "disk_cache", "language", NULL,
+        "python_version", "python_path", "workspace_trusted", "disk_cache", "language", "source_type", NULL,
     };
     return names;
 }
@@ -272,13 +273,20 @@ int cfg_set(cfg_config *config, const char *name, const char *value, char *error
         config->llamacpp_mode = (cfg_llamacpp_mode)i;
         return SM_OK;
     }
+    if (strcmp(name, "source_type") == 0) {
+        if (strcmp(value, "auto") != 0 && strcmp(value, "module") != 0 && strcmp(value, "script") != 0)
+            return cfg__fail(error, error_size, name, value, "auto, module or script");
+        sm_free(config->source_type);
+        config->source_type = strcmp(value, "auto") == 0 ? NULL : sm_strdup(value);
+        return SM_OK;
+    }
     if (strcmp(name, "language") == 0 && strcmp(value, "auto") == 0) {
         sm_free(config->language);
         config->language = NULL;   /* each document's own */
         return SM_OK;
     }
     if (strcmp(name, "language") == 0 && (strlen(value) > 32 || strspn(value, "abcdefghijklmnopqrstuvwxyz") != strlen(value)))
-        return cfg__fail(error, error_size, name, value, "auto or a language's name (python)");
+        return cfg__fail(error, error_size, name, value, "auto or a language's name (python, javascript)");
     char **slot = cfg__string_slot(config, name);
     if (slot) {
         if (!*value)

@@ -75,6 +75,7 @@ typedef struct cfg_config {
     uint32_t python_version;    /* 100 * major + minor (309 .. 314), or 0: auto, from the project */
     char *python_path;          /* owned; the interpreter that runs the user's code, or NULL */
     char *language;             /* owned; the language every document is read as (a registry name), NULL: auto */
+    char *source_type;          /* owned; JavaScript's goal, "module" or "script", NULL: auto (as Node decides) */
     /* the user trusts the workspace: its virtual environment's interpreter
      * may be run (docs/SECURITY.md); false by default */
     bool workspace_trusted;

@@ -13,5 +13,6 @@ bool lg_js_string_valid(const char *text, size_t len);
 bool lg_js_string_strict_valid(const char *text, size_t len);
 bool lg_js_template_valid(const char *text, size_t len);
 bool lg_js_regex_valid(const char *text, size_t len);
+int lg_js_dialect_of(const char *path, const char *text, size_t len);
 
 #endif

@@ -22,6 +22,16 @@ static const struct {
     {"js_regex", lg_js_regex_valid},
 };
 
+void lg_all_extensions(const char **out, size_t size)
+{
+    size_t n = 0;
+    for (size_t i = 0; lg__languages[i]; i++)
+        for (size_t k = 0; lg__languages[i]->extensions[k] && n + 1 < size; k++)
+            out[n++] = lg__languages[i]->extensions[k];
+    if (size)
+        out[n] = NULL;
+}
+
 int lg_dialect(const lg_language *language, const char *name)
 {
     for (size_t i = 0; name && language->dialects && language->dialects[i]; i++)

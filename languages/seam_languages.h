@@ -29,6 +29,17 @@ typedef struct lg_language {
      * (JavaScript: "script", "module"), or NULL. */
     const char *grammar;
     const char *const *dialects;
+    /* The dialect a file is read in (its number, from 1), from its path (may
+     * be NULL) and text, as the language's own tools decide; NULL when the
+     * language has no dialects. */
+    int (*dialect_of)(const char *path, const char *text, size_t len);
+    /* Folders of its code on the machine that the embedded model learns
+     * from beside the workspace (NULL-terminated, or NULL; Python's
+     * standard library is found by the server). */
+    const char *const *corpus_dirs;
+    /* Whether seam's scope rules (tree-sitter) and semantic pruners know it. */
+    bool scope;
+    bool semantic;
 } lg_language;
 
 /* The languages, NULL-terminated, in the registry's order. */
@@ -46,6 +57,9 @@ const lg_language *lg_by_file(const char *path, const char *text, size_t len);
 int lg_dialect(const lg_language *language, const char *name);
 /* The token check a grammar names (%check NAME); NULL when none. */
 lg_token_check lg_token_check_named(const char *name);
+/* The file name endings of every language into out[0..size), the list
+ * NULL-terminated (cut short to fit). */
+void lg_all_extensions(const char **out, size_t size);
 /* Writes the languages' names, ", "-separated, into out[0..size), for
  * messages. */
 void lg_names(char *out, size_t size);

@@ -290,9 +290,11 @@ typedef struct mc_corpus {
 void mc_corpus_init(mc_corpus *corpus, size_t max_bytes);
 void mc_corpus_add_path(mc_corpus *corpus, const char *path);
 void mc_corpus_add_text(mc_corpus *corpus, const char *text, size_t len);
-/* Adds the *.py files under dir, sorted, depth first, skipping hidden
- * folders, site-packages and __pycache__; at most max_files. */
-void mc_corpus_add_tree(mc_corpus *corpus, const char *dir, uint32_t max_files);
+/* Adds the files under dir whose names end with one of `endings`
+ * (NULL-terminated, ".py"), sorted, depth first, skipping hidden folders,
+ * site-packages, dist-packages, node_modules and __pycache__; at most
+ * max_files. */
+void mc_corpus_add_tree(mc_corpus *corpus, const char *dir, const char *const *endings, uint32_t max_files);
 /* Keeps the model of the corpus's files in `dir` (a cache folder, ca_dir),
  * and takes it from there when the files have not changed; NULL: never. */
 void mc_corpus_set_cache(mc_corpus *corpus, const char *dir);

@@ -71,7 +71,19 @@ static bool mc__skip_dir(const char *name)
            strcmp(name, "node_modules") == 0 || strcmp(name, "dist-packages") == 0;
 }
 
-static void mc__walk(mc_corpus *corpus, const char *dir, uint32_t depth, uint32_t *left)
+/* Whether a file's name ends with one of `endings` (with their dot). */
+static bool mc__wanted(const char *name, const char *const *endings)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; endings && endings[i]; i++) {
+        size_t n = strlen(endings[i]);
+        if (len > n && strcmp(name + len - n, endings[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void mc__walk(mc_corpus *corpus, const char *dir, const char *const *endings, uint32_t depth, uint32_t *left)
 {
     struct dirent **names;
     int n = scandir(dir, &names, NULL, alphasort);
@@ -86,10 +98,9 @@ static void mc__walk(mc_corpus *corpus, const char *dir, uint32_t depth, uint32_
             sm_buf_printf(&path, "%s/%s", dir, name) == SM_OK) {
             struct stat st;
             if (lstat(path.data, &st) == 0) {
-                size_t len = strlen(name);
                 if (S_ISDIR(st.st_mode) && !mc__skip_dir(name) && depth < MC__MAX_DEPTH)
-                    mc__walk(corpus, path.data, depth + 1, left);
-                else if (S_ISREG(st.st_mode) && len > 3 && strcmp(name + len - 3, ".py") == 0) {
+                    mc__walk(corpus, path.data, endings, depth + 1, left);
+                else if (S_ISREG(st.st_mode) && mc__wanted(name, endings)) {
                     mc_corpus_add_path(corpus, path.data);
                     (*left)--;
                 }
@@ -101,10 +112,10 @@ static void mc__walk(mc_corpus *corpus, const char *dir, uint32_t depth, uint32_
     sm_buf_free(&path);
 }
 
-void mc_corpus_add_tree(mc_corpus *corpus, const char *dir, uint32_t max_files)
+void mc_corpus_add_tree(mc_corpus *corpus, const char *dir, const char *const *endings, uint32_t max_files)
 {
     uint32_t left = max_files;
-    mc__walk(corpus, dir, 0, &left);
+    mc__walk(corpus, dir, endings, 0, &left);
 }
 
 /* Reads a whole file of at most MC__MAX_FILE bytes; NULL otherwise. */

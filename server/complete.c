@@ -72,18 +72,22 @@ static cJSON *srv__token_json(const char *bytes, size_t len)
 }
 
 static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset, const srv_request *request,
-                            const lg_language *language)
+                            const lg_language *language, const char *dialect)
 {
     const srv_scope *scope = &request->scope;
     cJSON *o = cJSON_CreateObject();
     const mc_completion *c = r->completion;
-    const srv_python_choice *python = srv_engine_python(e);
-    char version[16];
-    snprintf(version, sizeof version, "3.%d", python->version % 100);
     cJSON_AddStringToObject(o, "language", language->name);
-    cJSON_AddStringToObject(o, "python_version", version);
-    cJSON_AddStringToObject(o, "python_version_why", python->why);
-    cJSON_AddStringToObject(o, "packages", srv_engine_packages(e));
+    if (dialect) {
+        cJSON_AddStringToObject(o, "source_type", dialect);
+    } else {
+        const srv_python_choice *python = srv_engine_python(e);
+        char version[16];
+        snprintf(version, sizeof version, "3.%d", python->version % 100);
+        cJSON_AddStringToObject(o, "python_version", version);
+        cJSON_AddStringToObject(o, "python_version_why", python->why);
+        cJSON_AddStringToObject(o, "packages", srv_engine_packages(e));
+    }
     if (c) {
         cJSON_AddStringToObject(o, "completion", c->text);
         cJSON_AddBoolToObject(o, "found", c->found);
@@ -294,7 +298,8 @@ int srv_cmd_complete(int argc, char **argv)
     const char *body = text.data ? text.data : "";
     srv_tree *tree = srv_tree_new(body, text.len);
     srv_request request;
-    srv_request_prepare(&request, srv_engine_config(engine), tree, body, text.len, offset, true);
+    const char *dialect = srv_dialect_of(srv_engine_config(engine), language, spec, body, text.len);
+    srv_request_prepare(&request, srv_engine_config(engine), language, dialect, tree, body, text.len, offset, true);
     request.options.tree = srv_tree_copy(tree);
     const srv_scope *scope = &request.scope;
     sm_log(&logger, SM_LOG_DEBUG, "scope %s at %s, %u lines, recognizer contexts [%zu, %zu)",
@@ -309,7 +314,7 @@ int srv_cmd_complete(int argc, char **argv)
         fprintf(stderr, "seam: the completion did not finish\n");
         status = 1;
     } else if (json) {
-        srv__print_json(&result, engine, offset, &request, language);
+        srv__print_json(&result, engine, offset, &request, language, dialect);
     } else if (result.completion) {
         fwrite(result.completion->text, 1, result.completion->len, stdout);
         putchar('\n');

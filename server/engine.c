@@ -4,6 +4,7 @@
  * backend the configuration names.
  */
 #include "seam_server.h"
+#include "seam_languages.h"
 
 #include <stdatomic.h>
 #include "seam_models.h"
@@ -38,6 +39,7 @@ struct srv_engine {
     cfg_config config;
     ep_grammar *grammar;
     srv_python_choice python;      /* the version the grammar is for, and why */
+    srv_grammars others;           /* the grammars of the other languages, compiled on the loop when first asked */
     mc_backend *backend;
     mc_template *custom_template;
     srv__shared_model *model;    /* the embedded model, once trained */
@@ -58,6 +60,7 @@ struct srv_engine {
 
 struct srv_job {
     srv_engine *engine;
+    const ep_grammar *grammar;   /* the engine's, for the job's language */
     uv_work_t work;
     char *text;
     size_t len, offset;
@@ -479,6 +482,7 @@ static void srv__engine_release(srv_engine *e)
     mc_template_free(e->custom_template);
     srv__model_release(e->model);
     ep_grammar_free(e->grammar);
+    srv_grammars_free(&e->others);
     sx_env_free(e->env);
     sm_free(e->workspace);
     sm_array_free(&e->waiting);
@@ -541,11 +545,16 @@ const ep_grammar *srv_engine_grammar(const srv_engine *e)
 void srv_engine_corpus(const srv_engine *e, mc_corpus *corpus, const char *workspace)
 {
     mc_corpus_init(corpus, e->config.corpus_bytes);
+    const char *endings[32];
+    lg_all_extensions(endings, sizeof endings / sizeof *endings);
     if (workspace && *workspace)
-        mc_corpus_add_tree(corpus, workspace, 4000);
+        mc_corpus_add_tree(corpus, workspace, endings, 4000);
     char stdlib[1024];
     if (e->config.train_stdlib && srv_find_stdlib(stdlib, sizeof stdlib))
-        mc_corpus_add_tree(corpus, stdlib, 4000);
+        mc_corpus_add_tree(corpus, stdlib, endings, 4000);
+    for (const lg_language *const *l = lg_languages(); e->config.train_stdlib && *l; l++)
+        for (size_t i = 0; (*l)->corpus_dirs && (*l)->corpus_dirs[i]; i++)
+            mc_corpus_add_tree(corpus, (*l)->corpus_dirs[i], (*l)->extensions, 1000);
     char cache[4096];
     if (e->config.disk_cache && ca_dir(cache, sizeof cache) == SM_OK)
         mc_corpus_set_cache(corpus, cache);
@@ -718,7 +727,8 @@ static unsigned srv__pruners(const cfg_config *config)
 static void srv__semantic_setup(srv_job *job)
 {
     unsigned pruners = srv__pruners(&job->engine->config);
-    if (!pruners || !job->engine->env)
+    const lg_language *language = job->options.language;
+    if (!pruners || !job->engine->env || (language && !language->semantic))
         return;
     TSTree *tree = job->tree;
     job->tree = NULL;
@@ -764,7 +774,7 @@ static void srv__setup_work(uv_work_t *work)
     if (job->read_bytes > job->engine->config.parse_bytes) {
         job->setup_rc = SM_ETOOBIG; /* answered, with why, in srv__setup_after */
     } else {
-        job->setup_rc = srv_bound_open(job->engine->grammar, job->text, job->len, job->offset, contexts, job->cache,
+        job->setup_rc = srv_bound_open(job->grammar, job->text, job->len, job->offset, contexts, job->cache,
                                        &job->bound);
         srv__semantic_setup(job);
     }
@@ -847,6 +857,20 @@ static void srv__start_job(srv_job *job)
     }
 }
 
+/* The grammar of a language and dialect (NULL language: Python, the
+ * engine's version), compiled on the loop the first time; NULL when it
+ * does not compile (logged). */
+static const ep_grammar *srv__grammar_for(srv_engine *e, const lg_language *language, const char *dialect)
+{
+    if (!language || !language->grammar)
+        return e->grammar;
+    char why[256];
+    const ep_grammar *g = srv_grammars_dialect(&e->others, language, dialect, why, sizeof why);
+    if (!g)
+        sm_log(e->logger, SM_LOG_ERROR, "%s: %s", language->name, why);
+    return g;
+}
+
 int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offset, const srv_job_options *options,
                         srv_job_cb on_done, void *data, srv_job **out)
 {
@@ -876,6 +900,11 @@ int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offs
     job->start_ns = srv__now_ns();
     if (out)
         *out = job;
+    job->grammar = srv__grammar_for(e, job->options.language, job->options.dialect);
+    if (!job->grammar) {
+        srv__fail_job(job, "the language's grammar does not compile");
+        return SM_OK;
+    }
     if (!e->backend && e->load_error) {
         srv__fail_job(job, e->load_error);
         return SM_OK;

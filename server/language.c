@@ -38,3 +38,14 @@ const lg_language *srv_language_of(const cfg_config *config, const char *languag
                  path ? path : "the document", names);
     return language;
 }
+
+const char *srv_dialect_of(const cfg_config *config, const lg_language *language, const char *path, const char *text,
+                           size_t len)
+{
+    if (!language->dialects)
+        return NULL;
+    if (config->source_type && lg_dialect(language, config->source_type))
+        return language->dialects[lg_dialect(language, config->source_type) - 1];
+    int number = language->dialect_of ? language->dialect_of(path, text, len) : 1;
+    return language->dialects[number > 0 ? number - 1 : 0];
+}

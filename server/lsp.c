@@ -38,6 +38,11 @@ typedef struct srv__doc {
     srv_rec_cache *cache;          /* the recognizer of the last completion */
     struct srv__pending *active;   /* the completion in flight */
     bool language_told;            /* the log said its language is not one seam completes */
+    /* the dialect it is read in, and the language and source_type setting
+     * it was decided for */
+    const char *dialect;
+    const lg_language *dialect_language;
+    const char *dialect_config;
 } srv__doc;
 
 typedef struct srv__pending {
@@ -606,17 +611,28 @@ static char *srv__uri_to_path(const char *uri);
 
 /* The language document d is read in (its languageId, else its name and
  * #! line); NULL when seam completes none, said once in the log. */
-static const lg_language *srv__document_language(srv_lsp *lsp, srv__doc *d, const char *uri)
+/* The document's language, and its dialect into *dialect (decided when the
+ * document is first completed: the package.json that types a JavaScript
+ * file is read once). */
+static const lg_language *srv__document_language(srv_lsp *lsp, srv__doc *d, const char *uri, const char **dialect)
 {
     char why[512];
     char *path = srv__uri_to_path(uri);
     const lg_language *language = srv_language_of(&lsp->config, d->doc->language, path ? path : uri,
                                                   d->doc->text.data, d->doc->text.len, why, sizeof why);
-    sm_free(path);
     if (!language && !d->language_told) {
         sm_log(lsp->logger, SM_LOG_INFO, "%s: no completions there", why);
         d->language_told = true;
     }
+    if (language && (d->dialect_language != language || d->dialect_config != lsp->config.source_type)) {
+        d->dialect = srv_dialect_of(&lsp->config, language, path, d->doc->text.data, d->doc->text.len);
+        d->dialect_language = language;
+        d->dialect_config = lsp->config.source_type;
+        if (d->dialect)
+            sm_log(lsp->logger, SM_LOG_INFO, "%s: %s, read as a %s", path ? path : uri, language->name, d->dialect);
+    }
+    sm_free(path);
+    *dialect = language ? d->dialect : NULL;
     return language;
 }
 
@@ -642,7 +658,9 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
         srv__reply_error(lsp, id, SRV__INVALID_PARAMS, "the position is outside the document");
         return;
     }
-    if (!srv__document_language(lsp, d, uri)) {
+    const char *dialect;
+    const lg_language *language = srv__document_language(lsp, d, uri, &dialect);
+    if (!language) {
         /* never read with another language's grammar: no completion */
         cJSON *result = cJSON_CreateObject();
         if (!inline_kind)
@@ -715,8 +733,8 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     p->text_len = len;
     /* The tree matches the document, not a text with a selected item in it. */
     srv_tree_refresh(d->tree, d->doc->text.data, d->doc->text.len);
-    srv_request_prepare(&p->request, &lsp->config, edited ? NULL : d->tree, p->job_text, p->job_len, p->job_offset,
-                        !p->automatic);
+    srv_request_prepare(&p->request, &lsp->config, language, dialect, edited ? NULL : d->tree, p->job_text, p->job_len,
+                        p->job_offset, !p->automatic);
     /* for the semantic pruners, taken now: the document may change before the job starts */
     p->tree = edited ? NULL : srv_tree_copy(d->tree);
     sm_array_push(&lsp->pending, p);

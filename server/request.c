@@ -28,6 +28,7 @@
  * docs/RECOGNIZER.md has the exactness argument.
  */
 #include "seam_server.h"
+#include "seam_languages.h"
 
 #include <string.h>
 
@@ -92,10 +93,10 @@ void srv_rec_cache_free(srv_rec_cache *cache)
 }
 
 /* Whether the cached recognizer serves these contexts. */
-static bool srv__cache_fits(const srv_rec_cache *c, const char *left, size_t left_len, const char *right,
-                            size_t right_len)
+static bool srv__cache_fits(const srv_rec_cache *c, const ep_grammar *grammar, const char *left, size_t left_len,
+                            const char *right, size_t right_len)
 {
-    return c && c->rec && c->left_len <= left_len && c->right_len == right_len &&
+    return c && c->rec && c->grammar == grammar && c->left_len <= left_len && c->right_len == right_len &&
            memcmp(c->left, left, c->left_len) == 0 && memcmp(c->right, right, right_len) == 0;
 }
 
@@ -106,7 +107,7 @@ static int srv__open(const ep_grammar *grammar, srv_rec_cache *c, const char *le
                      size_t right_len, bool *reused)
 {
     *reused = false;
-    if (srv__cache_fits(c, left, left_len, right, right_len)) {
+    if (srv__cache_fits(c, grammar, left, left_len, right, right_len)) {
         ep_restore(c->rec, c->point);
         ep_feed(c->rec, left + c->left_len, left_len - c->left_len);
         c->point = ep_save(c->rec);
@@ -125,6 +126,7 @@ static int srv__open(const ep_grammar *grammar, srv_rec_cache *c, const char *le
     int rc = ep_recognizer_new_fim(grammar, left, left_len, right, right_len, &c->rec);
     if (rc != SM_OK)
         return rc;
+    c->grammar = grammar;
     c->point = ep_save(c->rec);
     c->left = sm_strndup(left, left_len);
     c->left_len = left_len;
@@ -321,12 +323,23 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
 
 /* ---- The request ------------------------------------------------------------------- */
 
-void srv_request_prepare(srv_request *r, const cfg_config *config, const srv_tree *tree, const char *text, size_t len,
-                         size_t offset, bool explicit_request)
+void srv_request_prepare(srv_request *r, const cfg_config *config, const lg_language *language, const char *dialect,
+                         const srv_tree *tree, const char *text, size_t len, size_t offset, bool explicit_request)
 {
     memset(r, 0, sizeof *r);
-    srv_scope_at(tree, text, len, offset, config->multiline, config->max_lines, &r->scope);
     srv_job_options *o = &r->options;
+    o->language = language;
+    o->dialect = dialect;
+    if (language && !language->scope) {
+        /* no scope rules for it yet: the whole text, bound whole */
+        r->scope.kind = SRV_SCOPE_LINE;
+        r->scope.max_lines = config->multiline ? config->max_lines : 1;
+        r->scope.node_type = "";
+        o->max_lines = r->scope.max_lines;
+        o->explicit_request = explicit_request;
+        return;
+    }
+    srv_scope_at(tree, text, len, offset, config->multiline, config->max_lines, &r->scope);
     o->max_lines = r->scope.max_lines;
     o->explicit_request = explicit_request;
     if (config->escape_guard) {

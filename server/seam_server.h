@@ -56,6 +56,12 @@ struct lg_language;
 const struct lg_language *srv_language_named(const char *name, char *why, size_t why_size);
 const struct lg_language *srv_language_of(const cfg_config *config, const char *language_id, const char *path,
                                           const char *text, size_t len, char *why, size_t why_size);
+/* The dialect a document of `language` is read in: the setting
+ * `source_type` when set (and one of the language's), else as the
+ * language's own tools decide from the path (may be NULL) and text; NULL
+ * for a language without dialects.  Static text. */
+const char *srv_dialect_of(const cfg_config *config, const struct lg_language *language, const char *path,
+                           const char *text, size_t len);
 
 /* With no such environment, the one of the first python3 on PATH, also
  * found without running it: its prefix's standard library, the user site
@@ -273,6 +279,7 @@ void srv_contexts_of(const srv_scope *scope, const char *text, size_t len, size_
  * feeding only the new bytes.  Owned by whoever holds it. */
 typedef struct srv_rec_cache {
     ep_recognizer *rec;
+    const ep_grammar *grammar;  /* the one rec was made with (borrowed: the engine's) */
     ep_savepoint point;     /* the state right after `left` */
     char *left;
     size_t left_len;
@@ -344,6 +351,8 @@ typedef struct srv_job_options {
     srv_contexts contexts;
     bool explicit_request;     /* asked for by the user, not an automatic trigger:
                                   a non-empty completion is preferred */
+    const struct lg_language *language;  /* the text's language (NULL: Python) */
+    const char *dialect;       /* its dialect (a name of language->dialects, static), or NULL */
 } srv_job_options;
 
 /* One request, set up as every front end sets it up: the scope at the
@@ -354,8 +363,12 @@ typedef struct srv_request {
     srv_job_options options;
 } srv_request;
 
-void srv_request_prepare(srv_request *request, const cfg_config *config, const srv_tree *tree, const char *text,
-                         size_t len, size_t offset, bool explicit_request);
+/* `language` (the document's, from srv_language_of) and `dialect` (from
+ * srv_dialect_of) choose the grammar; a language without seam's scope
+ * rules is read whole, with no escape filter. */
+void srv_request_prepare(srv_request *request, const cfg_config *config, const struct lg_language *language,
+                         const char *dialect, const srv_tree *tree, const char *text, size_t len, size_t offset,
+                         bool explicit_request);
 
 
 /* ---- The completion engine (engine.c) ----------------------------------------------

@@ -79,6 +79,7 @@ Test(config, every_setting_resets_to_the_base_value)
         {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"disk_cache", "false"}, {"language", "python"}, {"llamacpp_mode", "infill"}, {"stream", "false"}, {"model_path", "/tmp/m.gguf"}, {"mask_every_step", "true"}, {"cached_documents", "2"},
         {"semantic", "false"}, {"semantic_names", "false"}, {"semantic_attributes", "false"}, {"semantic_keywords", "false"},
         {"python_version", "3.12"}, {"python_path", "/tmp/venv/bin/python"}, {"workspace_trusted", "true"},
+        {"source_type", "module"},
     };
     size_t n = sizeof changes / sizeof *changes;
     size_t names = 0;

@@ -99,3 +99,42 @@ Test(languages, dialects_and_token_checks)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         cr_assert_not(re(bad[i], strlen(bad[i])), "%s", bad[i]);
 }
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+Test(languages, javascript_goal_as_node_decides)
+{
+    const lg_language *js = lg_by_name("javascript");
+    char dir[64];
+    seam_test_scratch(dir, "goal");
+    char path[256], sub[256];
+    snprintf(sub, sizeof sub, "%s/pkg", dir);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    /* no package.json: module syntax decides */
+    snprintf(path, sizeof path, "%s/pkg/a.js", dir);
+    cr_assert_eq(js->dialect_of(path, "const x = require('y')\n", 23), 1);
+    cr_assert_eq(js->dialect_of(path, "// tool\nimport x from 'y'\n", 26), 2);
+    cr_assert_eq(js->dialect_of(path, "x = import('y')\n", 16), 1, "a dynamic import is no module syntax");
+    cr_assert_eq(js->dialect_of(NULL, "export {}\n", 10), 2);
+    /* the endings, whatever the text */
+    snprintf(path, sizeof path, "%s/pkg/a.mjs", dir);
+    cr_assert_eq(js->dialect_of(path, "x\n", 2), 2);
+    snprintf(path, sizeof path, "%s/pkg/a.cjs", dir);
+    cr_assert_eq(js->dialect_of(path, "import x from 'y'\n", 18), 1);
+    /* the nearest package.json, above the file */
+    snprintf(path, sizeof path, "%s/package.json", dir);
+    write_file(path, "{\"name\": \"outer\", \"type\": \"module\"}");
+    snprintf(path, sizeof path, "%s/pkg/a.js", dir);
+    cr_assert_eq(js->dialect_of(path, "x\n", 2), 2);
+    snprintf(path, sizeof path, "%s/pkg/package.json", dir);
+    write_file(path, "{\"name\": \"inner\", \"exports\": {\"type\": \"module\"}}");
+    snprintf(path, sizeof path, "%s/pkg/a.js", dir);
+    cr_assert_eq(js->dialect_of(path, "import x from 'y'\n", 18), 1, "the nearest one types it commonjs");
+    seam_test_remove_tree(dir);
+}

@@ -437,7 +437,7 @@ Test(scope, a_byte_order_mark_starts_the_file_not_the_program)
         char text[256];
         size_t offset = unmark(marked[i], text, sizeof text);
         srv_request request;
-        srv_request_prepare(&request, &config, NULL, text, strlen(text), offset, true);
+        srv_request_prepare(&request, &config, NULL, NULL, NULL, text, strlen(text), offset, true);
         srv_rec_cache *cache = sm_calloc(1, sizeof *cache);
         srv_bound b;
         cr_assert_eq(srv_bound_open(g, text, strlen(text), offset, &request.options.contexts, cache, &b), SM_OK);

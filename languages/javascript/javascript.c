@@ -9,6 +9,9 @@ static const char *const lg__js_ids[] = {"javascript", NULL};
 static const char *const lg__js_extensions[] = {".js", ".mjs", ".cjs", NULL};
 static const char *const lg__js_interpreters[] = {"node", "nodejs", NULL};
 static const char *const lg__js_dialects[] = {"script", "module", NULL};
+/* npm's own sources, where Node's installation has them */
+static const char *const lg__js_corpus[] = {"/usr/lib/node_modules/npm/lib", "/usr/local/lib/node_modules/npm/lib",
+                                            NULL};
 
 extern const char ep_grammar_source_javascript[];
 
@@ -19,4 +22,6 @@ const lg_language lg_javascript = {
     .interpreters = lg__js_interpreters,
     .grammar = ep_grammar_source_javascript,
     .dialects = lg__js_dialects,
+    .dialect_of = lg_js_dialect_of,
+    .corpus_dirs = lg__js_corpus,
 };

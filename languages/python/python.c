@@ -14,4 +14,6 @@ const lg_language lg_python = {
     .language_ids = lg__python_ids,
     .extensions = lg__python_extensions,
     .interpreters = lg__python_interpreters,
+    .scope = true,
+    .semantic = true,
 };

@@ -1237,24 +1237,48 @@ def summaries_run_no_module_code(seam, ch, workdir):
 BLOG_JS = "function foo() {\nlet one = 1;\nlet two = \nlet four = 4;\n}\n"
 
 
+def node_accepts(text, name="check.js"):
+    """Whether Node's own parser accepts text as a file named `name`
+    (`node --check` parses, runs nothing)."""
+    folder = tempfile.mkdtemp(prefix="node-check-")
+    path = os.path.join(folder, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    run = subprocess.run(["node", "--check", path], capture_output=True, text=True, timeout=60)
+    return run.returncode == 0
+
+
 def languages(seam, ch, workdir):
-    """A document in a language seam does not complete is never read as
-    Python: in the server it gets no completion and one line in the log;
-    `seam complete` says so and completes nothing; `seam check` answers a
-    case in an unknown language with an error.  Python is told by its
-    languageId, its name and its #! line, or named with `language`."""
+    """A document is read in its own language: a JavaScript one gets a
+    completion that keeps it valid (Node's parser says so), in the server,
+    from `seam complete` and in `seam check`; one in a language seam does
+    not complete is never read as Python: no completion and one line in the
+    log; `seam complete` says so.  Python is told by its languageId, its
+    name and its #! line, or named with `language`."""
     c = Client(seam)
     try:
         init(c)
         js = "file://" + os.path.join(workdir, "blog.js")
         c.notify("textDocument/didOpen", {"textDocument": {"uri": js, "languageId": "javascript", "version": 1,
                                                            "text": BLOG_JS}})
-        answers = [ask_inline(c, js, 2, 10) for _ in range(2)]
+        r = ask_inline(c, js, 2, 10)
+        items = (r or {}).get("result", {}).get("items", [])
+        text = items[0].get("insertText", "") if items else ""
+        if isinstance(text, dict):
+            text = text.get("value", "")
+        lines = BLOG_JS.split("\n")
+        whole = "\n".join(lines[:2] + [lines[2] + text] + lines[3:])
+        ch.check(bool(items) and text.strip() != "" and node_accepts(whole),
+                 "a JavaScript document gets a completion that keeps it valid: %r" % r)
+        ruby = "file://" + os.path.join(workdir, "blog.rb")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": ruby, "languageId": "ruby", "version": 1,
+                                                           "text": "def foo\n  x = \nend\n"}})
+        answers = [ask_inline(c, ruby, 1, 6) for _ in range(2)]
         ch.check(all(a is not None and a.get("result") == {"items": []} for a in answers),
-                 "a JavaScript document: no completion: %r" % answers)
+                 "a Ruby document: no completion: %r" % answers)
         time.sleep(0.3)
         log = read_stderr_now(c)
-        ch.check(log.count("not javascript") == 1, "one line in the log, not one per request: %r" % log[-400:])
+        ch.check(log.count("not ruby") == 1, "one line in the log, not one per request: %r" % log[-400:])
         # a Python script with no .py name, opened as plaintext: its #! line tells
         script = "file://" + os.path.join(workdir, "tool")
         c.notify("textDocument/didOpen", {"textDocument": {"uri": script, "languageId": "plaintext", "version": 1,
@@ -1267,9 +1291,18 @@ def languages(seam, ch, workdir):
     path = os.path.join(workdir, "blog.js")
     with open(path, "w", encoding="utf-8") as f:
         f.write(BLOG_JS)
-    run = subprocess.run([seam, "complete", path + ":3:11"], capture_output=True, text=True, timeout=60)
+    run = subprocess.run([seam, "complete", path + ":3:11", "--json"], capture_output=True, text=True, timeout=60)
+    answer = json.loads(run.stdout) if run.returncode == 0 and run.stdout.startswith("{") else {}
+    completion = answer.get("completion", "")
+    ch.check(answer.get("language") == "javascript" and answer.get("source_type") == "script" and completion.strip()
+             and node_accepts(BLOG_JS.replace("let two = ", "let two = " + completion)),
+             "seam complete on a .js file keeps it valid: %r %r" % (run.stdout[:300], run.stderr[-300:]))
+    rb = os.path.join(workdir, "blog.rb")
+    with open(rb, "w", encoding="utf-8") as f:
+        f.write("def foo\n  x = \nend\n")
+    run = subprocess.run([seam, "complete", rb + ":2:7"], capture_output=True, text=True, timeout=60)
     ch.check(run.returncode == 1 and run.stdout == "" and "not in a language seam completes" in run.stderr,
-             "seam complete on a .js file: %r %r" % (run.returncode, run.stderr))
+             "seam complete on a .rb file: %r %r" % (run.returncode, run.stderr))
     run = subprocess.run([seam, "complete", path + ":3:11", "--language", "cobol"], capture_output=True, text=True,
                          timeout=60)
     ch.check(run.returncode == 1 and 'no language "cobol"' in run.stderr, "an unknown --language: %r" % run.stderr)
@@ -1281,12 +1314,20 @@ def languages(seam, ch, workdir):
              {"id": 2, "language": "python", "left": "x = ", "middle": "2", "right": "\n"},
              {"id": 3, "left": "x = ", "middle": "2", "right": "\n"},
              # a byte-order mark starts the file: skipped, as seam complete and the server skip it
-             {"id": 4, "left": "\ufeffx = ", "middle": "2", "right": "\n"}]
+             {"id": 4, "left": "\ufeffx = ", "middle": "2", "right": "\n"},
+             {"id": 5, "language": "cobol", "left": "", "middle": "", "right": ""},
+             {"id": 6, "language": "javascript", "source_type": "module", "left": "", "middle": "import x from 'y'",
+              "right": "\n"},
+             {"id": 7, "language": "javascript", "source_type": "script", "left": "", "middle": "import x from 'y'",
+              "right": "\n"}]
     run = subprocess.run([seam, "check"], input="".join(json.dumps(x) + "\n" for x in cases), capture_output=True,
                          text=True, timeout=60)
     results = {r["id"]: r for r in map(json.loads, run.stdout.splitlines())}
-    ch.check('no language "javascript"' in results.get(1, {}).get("error", "") and results.get(2, {}).get("complete")
-             and results.get(3, {}).get("complete"), "seam check by a case's language: %r" % results)
+    ch.check(results.get(1, {}).get("complete") and results.get(2, {}).get("complete")
+             and results.get(3, {}).get("complete") and 'no language "cobol"' in results.get(5, {}).get("error", ""),
+             "seam check by a case's language: %r" % results)
+    ch.check(results.get(6, {}).get("complete") is True and results.get(7, {}).get("complete") is False,
+             "seam check by a case's source_type: %r" % results)
     ch.check(results.get(4, {}).get("complete") is True, "seam check skips a byte-order mark: %r" % results.get(4))
 
 
