@@ -204,7 +204,7 @@ function itemsEnabled() {
 function makeClient(seam, names, log, status, offer, python) {
   const serverOptions = { command: seam, args: ['lsp', '--stdio'] };
   const clientOptions = {
-    documentSelector: [{ language: 'python' }],
+    documentSelector: [{ language: 'python' }, { language: 'javascript' }],
     outputChannel: log,
     initializationOptions: () => seamSettings(names, python),
     connectionOptions: { maxRestartCount: 3 },

@@ -19,16 +19,22 @@ for await (const line of lines) {
   if (!line) continue;
   const request = JSON.parse(line);
   const answer = { id: request.id, ok: true };
-  try {
-    acorn.parse(request.text, {
-      ecmaVersion: "latest",
-      sourceType: request.source_type === "module" ? "module" : "script",
-      allowHashBang: true,
-    });
-  } catch (error) {
-    answer.ok = false;
-    answer.pos = error.pos ?? null;
-    answer.message = String(error.message);
+  const options = {
+    ecmaVersion: "latest",
+    sourceType: request.source_type === "module" ? "module" : "script",
+    allowHashBang: true,
+  };
+  for (let run = 0; run < (request.repeat || 1); run++) {
+    const start = process.hrtime.bigint();
+    try {
+      acorn.parse(request.text, options);
+    } catch (error) {
+      answer.ok = false;
+      answer.pos = error.pos ?? null;
+      answer.message = String(error.message);
+    }
+    const us = Number(process.hrtime.bigint() - start) / 1000;
+    if (request.repeat && (answer.us === undefined || us < answer.us)) answer.us = us;
   }
   process.stdout.write(JSON.stringify(answer) + "\n");
 }
