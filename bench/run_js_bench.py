@@ -28,21 +28,11 @@ sys.path.insert(0, str(HERE))
 import js_check  # noqa: E402
 import stdlib_check  # noqa: E402
 from run_parser_bench import ast_time_us  # noqa: E402
+from run_fim_bench import best_of_runs  # noqa: E402
 
 
 def seam_rows(seam: str, cases: list, runs: int = 3) -> list:
-    payload = "".join(json.dumps(c) + "\n" for c in cases)
-    best = None
-    for _ in range(runs):
-        out = subprocess.run([seam, "check"], input=payload, capture_output=True, text=True, check=True)
-        rows = [json.loads(line) for line in out.stdout.splitlines()]
-        if best is None:
-            best = rows
-        else:
-            for b, r in zip(best, rows):
-                for k in ("setup_us", "feed_us", "can_end_us"):
-                    b[k] = min(b[k], r[k])
-    return best
+    return best_of_runs(seam, "".join(json.dumps(c) + "\n" for c in cases), runs)
 
 
 def acorn_us(cache: Path, items: list) -> list:
