@@ -91,6 +91,34 @@ TYPED = [
     (None, "    with open(", " as f:\n        pass\n"),
 ]
 
+# The same in a JavaScript file: the language server reads it with
+# JavaScript's grammar, and Node's parser judges the file.
+TYPING_JS = """const fs = require("fs");
+
+function listFiles(root) {
+  const names = [];
+  return names;
+}
+
+"""
+
+TYPED_JS = [
+    ("  const names = [];", "  names.push(...fs.readdirSync(", ""),
+    (None, "console.log(listFiles(", ";\n"),
+]
+
+
+def node_parses(text):
+    """Whether Node's parser accepts text as a CommonJS file (`node
+    --check` parses and runs nothing)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".js", delete=False, encoding="utf-8") as f:
+        f.write(text)
+    try:
+        return subprocess.run(["node", "--check", f.name], capture_output=True, timeout=60).returncode == 0
+    finally:
+        os.unlink(f.name)
+
+
 # Where to type: after the line that starts with the anchor (its first
 # occurrence in the file as it is then), a new line with this text.
 POSITIONS = [
@@ -188,18 +216,20 @@ def closers_of(typed):
     return "".join(reversed(stack))
 
 
-def typing_checks(driver, work, check, artifacts):
+def typing_checks(driver, work, check, artifacts, name="typing.py", lines=TYPED, valid=parses,
+                  reference="CPython"):
     """Lines typed with auto-closing on, at the end of a file and in the
     middle of one: ghost text for each, accepted with Tab, the line
-    finished past the editor's closers, the file valid for CPython."""
+    finished past the editor's closers, the file valid for the language's
+    own parser (`valid`)."""
     folder_settings = os.path.join(work, ".vscode", "settings.json")
     write_json(folder_settings, {"editor.autoClosingBrackets": "languageDefined",
                                  "editor.autoClosingQuotes": "languageDefined"})
     time.sleep(4)   # (the settings file is watched)
-    path = os.path.join(work, "typing.py")
-    r = driver.do("open", file="typing.py")
-    check(r.get("ok"), "Quick Open opens typing.py: %r" % r)
-    for anchor, typed, finish in TYPED:
+    path = os.path.join(work, name)
+    r = driver.do("open", file=name)
+    check(r.get("ok"), "Quick Open opens %s: %r" % (name, r))
+    for anchor, typed, finish in lines:
         if anchor is None:
             before = read(path)
             at = len(before)
@@ -210,7 +240,7 @@ def typing_checks(driver, work, check, artifacts):
             head = typed
         else:
             before, at = type_after(driver, path, anchor, typed)
-            if not check(at >= 0, "anchor %r in typing.py" % anchor):
+            if not check(at >= 0, "anchor %r in %s" % (anchor, name)):
                 continue
             head = "\n" + typed
         where = "at the end of the file" if anchor is None else "in the middle of the file"
@@ -252,8 +282,8 @@ def typing_checks(driver, work, check, artifacts):
             time.sleep(0.1)
         check(got == expected, "typed %r %s, ghost %r, the line finished with %r: the file is %r, not %r"
               % (typed, where, text, finish, got, expected))
-        check(parses(got), "the file after typing %r and finishing the line is valid for CPython:\n%s"
-              % (typed + text, got))
+        check(valid(got), "the file after typing %r and finishing the line is valid for %s:\n%s"
+              % (typed + text, reference, got))
     write_json(folder_settings, {})
     time.sleep(4)   # (the settings file is watched)
     if os.environ.get("SEAM_VSCODE_DEBUG"):
@@ -462,6 +492,8 @@ def main():
     # knows it (a file made later waits for the file watcher)
     with open(os.path.join(work, "typing.py"), "w", encoding="utf-8") as f:
         f.write(TYPING)
+    with open(os.path.join(work, "typing.js"), "w", encoding="utf-8") as f:
+        f.write(TYPING_JS)
     settings_path = os.path.join(data, "User", "settings.json")
     settings = {
         "workbench.startupEditor": "none",
@@ -682,6 +714,7 @@ def main():
               "seam.path removed: seam found in ~/.local/bin, ready: %r %r" % (r, seam_processes(top)))
 
         typing_checks(driver, work, check, args.artifacts)
+        typing_checks(driver, work, check, args.artifacts, "typing.js", TYPED_JS, node_parses, "Node")
         download_checks(driver, check, env, seam_log)
         # another interpreter selected in the Python extension: seam follows
         with open(env["SEAM_TEST_INTERPRETER"], "w") as f:
