@@ -202,10 +202,23 @@ static uint32_t ep__scan_pair(ep_recognizer *rec, uint32_t chart, uint32_t also,
     return ep_earley_scan_edges(&rec->earley, edges, n);
 }
 
-bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uint32_t count)
+/* Whether the scoped names' declared terminal may be scanned from one of
+ * the run's charts. */
+static bool ep__declaration(const ep_recognizer *rec, const ep_run *run)
+{
+    uint32_t t = rec->grammar->t_scoped_decl;
+    const uint32_t charts[4] = {run->chart, run->same_line, run->asi, run->asi_do};
+    for (int i = 0; i < 4; i++)
+        if (charts[i] != EP_NONE && ep_earley_can_scan(&rec->earley, charts[i], t))
+            return true;
+    return false;
+}
+
+bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uint32_t count, uint32_t end)
 {
     const ep_grammar *g = rec->grammar;
     uint32_t same_line = ep__same_line(rec, run);
+    bool declaration = g->t_scoped_decl != EP_NONE && terminals[0] == g->t_scoped_use && ep__declaration(rec, run);
     uint32_t next = ep__scan_pair(rec, run->chart, same_line, terminals, count);
     if (next == EP_NONE) {
         /* the offending token: a semicolon before it after a line break or
@@ -220,7 +233,7 @@ bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uin
     if (next == EP_NONE)
         return false;
     run->chart = next;
-    return true;
+    return g->t_scoped_use == EP_NONE || ep_scoped_token(rec, run, terminals[0], declaration, end);
 }
 
 bool ep_asi_can_end(ep_recognizer *rec, ep_run *run)

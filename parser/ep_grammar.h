@@ -41,6 +41,8 @@ typedef struct ep_lexeme {
     uint8_t bracket;          /* EP_BRACKET_* */
     bool fstring;             /* Python: check f-string replacement fields */
     bool first;               /* %first: only at the start of the text */
+    uint8_t keep;             /* %keep: only the first `keep` bytes are the token, the rest is read
+                                 again (trailing context; 0: the whole text) */
     /* %goal: this lexeme's bit, taken only where the parser expects it; a
      * rival is not taken where a goal lexeme it yields to is expected. */
     uint8_t goal_bit;
@@ -98,7 +100,10 @@ struct ep_grammar {
     uint32_t t_newline, t_indent, t_dedent, t_endmarker;  /* EP_NONE if absent */
     uint32_t t_number;    /* Python's NUMBER (its integers' digit limit), or EP_NONE */
     /* %layout asi: the inserted semicolons, "no line break here" and "}" */
-    uint32_t t_asi, t_asi_do, t_same_line, t_rbrace;
+    uint32_t t_asi, t_asi_do, t_same_line, t_rbrace, t_lbrace;
+    /* %scoped: a name's terminal, and the one it is scanned as where it is
+     * declared (between "{" and "}"); EP_NONE without */
+    uint32_t t_scoped_use, t_scoped_decl;
     uint32_t goal_count;
     uint32_t goal_lexemes[EP_MAX_GOALS];
     /* The Python version a built-in grammar was compiled for (100 * major +

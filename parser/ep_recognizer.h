@@ -47,6 +47,9 @@ typedef struct ep_run {
      * lexemes the parser expects for it. */
     bool line_break;
     bool same_line_possible;  /* SL may be scanned; its chart is made when needed */
+    /* %scoped (scoped.c): the innermost open scope and the last name of
+     * it (indices into the recognizer's scoped entries; EP_NONE: none) */
+    uint32_t scope, names;
     uint8_t goals;
     uint32_t same_line, asi, asi_do;
 } ep_run;
@@ -98,11 +101,21 @@ typedef struct ep_modal {
     bool fields_moved;       /* the fields recognizer is past its EP__FIELD_START */
 } ep_modal;
 
+/* An entry of %scoped's array (scoped.c): a scope, or a name in one. */
+enum { EP_SCOPED_SCOPE = 0, EP_SCOPED_DECL, EP_SCOPED_USE };
+typedef struct ep_scoped {
+    uint32_t start, len;   /* a name: where its text is */
+    uint32_t next;         /* a name: the name before it in its scope; a scope: the one around it */
+    uint32_t names;        /* a scope: the last name of the one around it when it opened */
+    uint8_t kind;
+} ep_scoped;
+
 typedef struct ep_snapshot {
     ep_run run;
     ep_earley_mark earley;
     uint32_t text_len;
     uint32_t indents;
+    uint32_t scoped;
     uint8_t utf8_need;
     uint8_t utf8_lo, utf8_hi;
 } ep_snapshot;
@@ -158,6 +171,7 @@ struct ep_recognizer {
     ep_asi_tables asi_tables;    /* %layout asi */
     SM_ARRAY(char) text;
     SM_ARRAY(ep_indent) indents;
+    SM_ARRAY(ep_scoped) scoped;  /* %scoped, append-only */
     SM_ARRAY(ep_snapshot) saves;
     ep_run run;
     /* UTF-8 validation across feeds: continuation bytes still expected and
@@ -250,7 +264,7 @@ bool ep_asi_excluded(const ep_grammar *g, const ep_run *run, int32_t lexeme);
 bool ep_asi_can_grow(const ep_recognizer *rec, const ep_run *run, uint32_t state);
 /* Scans a token, with SL, ASI or ASI_DO in front where the rules call for
  * it; false if the parser refuses it every way. */
-bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uint32_t count);
+bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uint32_t count, uint32_t end);
 /* At the end of the input: whether the program is complete, with an
  * inserted semicolon if it needs one. */
 bool ep_asi_can_end(ep_recognizer *rec, ep_run *run);
@@ -259,6 +273,11 @@ bool ep_asi_can_end(ep_recognizer *rec, ep_run *run);
 const uint64_t *ep_asi_allowed(const ep_recognizer *rec, const ep_run *run);
 void ep_asi_tables_init(ep_asi_tables *tables, const ep_grammar *g);
 void ep_asi_tables_free(ep_asi_tables *tables);
+/* %scoped (scoped.c): a token scanned, `terminal` its first terminal,
+ * `declaration` whether it was taken where a declaration stands, its text
+ * text[tok_start, end).  False when it is a use no enclosing scope can
+ * declare any more. */
+bool ep_scoped_token(ep_recognizer *rec, ep_run *run, uint32_t terminal, bool declaration, uint32_t end);
 /* Whether text holds a line terminator (LF, CR, U+2028, U+2029). */
 bool ep_asi_line_terminator(const char *text, size_t len);
 

@@ -43,6 +43,7 @@ typedef struct ep_lexdef {
     bool fstring;
     char *also;       /* %also: a declared terminal it may be scanned as too */
     bool first;       /* %first: only at the start of the text */
+    uint8_t keep;     /* %keep: only this many bytes are the token (0: all) */
     char *check;      /* %check: the language's check of a finished token */
     SM_ARRAY(char *) rivals;  /* %goal: the literal lexemes it is chosen over */
     bool goal;
@@ -77,6 +78,7 @@ typedef struct ep_builder {
     SM_ARRAY(ep_helper) helpers;
     SM_ARRAY(char *) soft_literals;
     char *soft_target;
+    char *scoped_use, *scoped_decl;    /* %scoped */
     char *start_name;
     uint8_t layout;
     bool rules_pass;                   /* second pass: rules only */
@@ -627,6 +629,15 @@ static void ep__parse_options(ep_builder *b, ep_lexdef *def)
         else if (strcmp(word, "error") == 0) def->kind = EP_LEX_ERROR;
         else if (strcmp(word, "fstring") == 0) def->fstring = true;
         else if (strcmp(word, "first") == 0) def->first = true;
+        else if (strcmp(word, "keep") == 0) {
+            ep__skip_space(b);
+            char *end;
+            long value = strtol(b->src + b->at, &end, 10);
+            if (end == b->src + b->at || value < 1 || value > 255)
+                ep__fail(b, "%%keep needs a count of bytes from 1 to 255");
+            b->at = (size_t)(end - b->src);
+            def->keep = (uint8_t)value;
+        }
         else if (strcmp(word, "check") == 0) {
             sm_free(def->check);
             def->check = ep__read_name(b);
@@ -746,6 +757,13 @@ static void ep__parse_directive(ep_builder *b)
             ep_lexdef def = {.name = name, .kind = EP_LEX_TOKEN, .line = b->line};
             sm_array_push(&b->lexdefs, def);
         }
+    } else if (strcmp(word, "scoped") == 0) {
+        sm_free(b->scoped_use);
+        sm_free(b->scoped_decl);
+        b->scoped_use = ep__read_name(b);
+        b->scoped_decl = b->scoped_use ? ep__read_name(b) : NULL;
+        if (!b->scoped_decl)
+            ep__fail(b, "%%scoped takes the terminal of a name and the declared terminal of its declarations");
     } else if (strcmp(word, "soft") == 0) {
         b->soft_target = ep__read_name(b);
         while (b->soft_target && !ep__at_end_of_definition(b) && !b->failed) {
@@ -1174,6 +1192,7 @@ static int ep__build_lexemes(ep_builder *b, ep_grammar *g)
             if (lexeme->terminals[k] != EP_NONE)
                 ep_set_add(g->terminal_lexemes + (size_t)lexeme->terminals[k] * g->lex_words, lex);
         lexeme->first = def->first;
+        lexeme->keep = def->keep;
         lexeme->check = def->check ? lg_token_check_named(def->check) : NULL;
         specs[lex] = (ep_lexeme_spec){def->pattern, def->pattern_len, def->literal, def->priority};
         lex++;
@@ -1218,6 +1237,14 @@ static int ep__check(ep_builder *b, ep_grammar *g)
     g->t_asi_do = ep__find_terminal(g, "ASI_DO");
     g->t_same_line = ep__find_terminal(g, "SL");
     g->t_rbrace = ep__find_terminal(g, "\"}\"");
+    g->t_lbrace = ep__find_terminal(g, "\"{\"");
+    g->t_scoped_use = b->scoped_use ? ep__find_terminal(g, b->scoped_use) : EP_NONE;
+    g->t_scoped_decl = b->scoped_decl ? ep__find_terminal(g, b->scoped_decl) : EP_NONE;
+    if (b->scoped_use && (g->t_scoped_use == EP_NONE || g->t_scoped_decl == EP_NONE || g->t_lbrace == EP_NONE ||
+                          g->t_rbrace == EP_NONE || g->layout != EP_LAYOUT_ASI)) {
+        ep__fail(b, "%%scoped needs %%layout asi, its two terminals and the literals \"{\" and \"}\"");
+        return SM_EINVAL;
+    }
     if (g->layout == EP_LAYOUT_ASI && g->t_asi == EP_NONE) {
         ep__fail(b, "%%layout asi needs %%declare ASI (ASI_DO and SL are optional)");
         return SM_EINVAL;
@@ -1257,6 +1284,8 @@ static void ep__builder_free(ep_builder *b)
         sm_free(b->soft_literals.items[i]);
     sm_array_free(&b->soft_literals);
     sm_free(b->soft_target);
+    sm_free(b->scoped_use);
+    sm_free(b->scoped_decl);
     sm_free(b->start_name);
 }
 

@@ -143,7 +143,7 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         terminals++;   /* scanned only as its %also terminal */
         count = 1;
     }
-    if (asi ? !ep_asi_scan(rec, run, terminals, count) : !ep_layout_scan_token(rec, run, terminals, count))
+    if (asi ? !ep_asi_scan(rec, run, terminals, count, end) : !ep_layout_scan_token(rec, run, terminals, count))
         return false;
     run->line_has_tokens = true;
     run->at_line_start = false;
@@ -167,6 +167,9 @@ bool ep_lex_relex(ep_recognizer *rec, ep_run *run, uint32_t end)
     uint32_t relex_from = run->accept_end;
     if (relex_from == run->tok_start)
         return false; /* no lexeme accepts any prefix: a lexical error */
+    uint8_t keep = rec->grammar->lexemes[run->accept_lexeme].keep;
+    if (keep && run->tok_start + keep < relex_from)
+        relex_from = run->tok_start + keep;   /* trailing context: read again */
     if (!ep__commit(rec, run, run->accept_lexeme, relex_from))
         return false;
     run->dfa = EP_DFA_START;

@@ -43,6 +43,7 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->run.indent = 0;
     rec->run.at_line_start = true;
     rec->run.same_line = rec->run.asi = rec->run.asi_do = EP_NONE;
+    rec->run.scope = rec->run.names = EP_NONE;
     if (grammar->layout == EP_LAYOUT_ASI)
         ep_asi_tables_init(&rec->asi_tables, grammar);
     rec->utf8_lo = 0x80;
@@ -74,6 +75,7 @@ void ep_recognizer_free(ep_recognizer *rec)
     sm_array_free(&rec->captured);
     sm_array_free(&rec->text);
     sm_array_free(&rec->indents);
+    sm_array_free(&rec->scoped);
     sm_array_free(&rec->saves);
     sm_free(rec);
 }
@@ -87,11 +89,12 @@ static bool ep__shorter_token_viable(ep_recognizer *rec, const ep_run *run, uint
     if (run->accept_end == run->tok_start || run->accept_end >= end)
         return false;
     ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
-    uint32_t indents = rec->indents.size;
+    uint32_t indents = rec->indents.size, scoped = rec->scoped.size;
     ep_run branch = *run;
     bool viable = ep_lex_relex(rec, &branch, end) && ep__run_viable(rec, &branch, end);
     ep_earley_reset_to(&rec->earley, mark);
     rec->indents.size = indents;
+    rec->scoped.size = scoped;
     return viable;
 }
 
@@ -234,7 +237,7 @@ bool ep_can_end(ep_recognizer *rec)
     if (rec->right_head)
         rec->can_end_ways[EP_CAN_END_HEAD]++;
     ep_earley_mark mark = ep_earley_get_mark(&rec->earley);
-    uint32_t indents = rec->indents.size;
+    uint32_t indents = rec->indents.size, scoped = rec->scoped.size;
     uint32_t text_len = rec->text.size;
     ep_run run = rec->run;
     bool ok = true;
@@ -249,6 +252,7 @@ bool ep_can_end(ep_recognizer *rec)
     }
     ep_earley_reset_to(&rec->earley, mark);
     rec->indents.size = indents;
+    rec->scoped.size = scoped;
     ep_text_truncate(rec, text_len);
     return ok;
 }
@@ -266,7 +270,7 @@ size_t ep_fed_bytes(const ep_recognizer *rec)
 ep_snapshot ep_snapshot_take(const ep_recognizer *rec)
 {
     return (ep_snapshot){rec->run, ep_earley_get_mark(&rec->earley), rec->text.size,
-                         rec->indents.size, rec->utf8_need, rec->utf8_lo, rec->utf8_hi};
+                         rec->indents.size, rec->scoped.size, rec->utf8_need, rec->utf8_lo, rec->utf8_hi};
 }
 
 void ep_snapshot_apply(ep_recognizer *rec, const ep_snapshot *snap)
@@ -275,6 +279,7 @@ void ep_snapshot_apply(ep_recognizer *rec, const ep_snapshot *snap)
     ep_earley_reset_to(&rec->earley, snap->earley);
     ep_text_truncate(rec, snap->text_len);
     rec->indents.size = snap->indents;
+    rec->scoped.size = snap->scoped;
     rec->utf8_need = snap->utf8_need;
     rec->utf8_lo = snap->utf8_lo;
     rec->utf8_hi = snap->utf8_hi;

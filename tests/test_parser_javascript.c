@@ -85,14 +85,14 @@ Test(javascript, lexical_goals_and_tokens)
     static const char *const valid[] = {
         "a = b / c / d", "x = /ab+c/gi.test(s)", "x = a /= 2", "f(/[/]/)", "t = `a${b + `c${d}`}e`",
         "f`\\unicode`", "x = { a: `}` }", "x = 1_000n + 0x1Fn + .5e-3 + 0b1_0", "x = a?.b?.[c]?.(d)",
-        "x = a ?.5 : 1", "class A { #x = 1; static { this.y = 2 } get z() { return this.#x } }",
+        "x = a ?.5 : 1", "x = a?.5:.5", "x = a ?.5e3 + b : c", "x = a?.\nb", "class A { #x = 1; static { this.y = 2 } get z() { return this.#x } }",
         "#!/usr/bin/env node\nx", "x = '\\u{1F600}\\x41'", "caf\xc3\xa9 = 1", "x = a ?? (b || c)",
         "x = (-a) ** b", "x = 010 + 08", "<!-- comment\nx", "with (a) {}",
     };
     static const char *const invalid[] = {
         "t = `\\unicode`", "x = /a/gg", "x = /(a/", "x = 1__0", "x = 0_1", "x = 1.5n", "x = 3in y",
         "x = a ?? b || c", "x = -a ** b", "x = '\\u{110000}'", "x = '\\u{41}\\\\\\u{110000}'", "x = 'a\nb'", "x = \\u0069f",
-        "y\n#!/usr/bin/env node", "const a", "{a: 1, b: 2}", "x = a?.b`t`", "[1] = x",
+        "y\n#!/usr/bin/env node", "const a", "{a: 1, b: 2}", "x = a?.b`t`", "[1] = x", "x = a ? . b", "x = a ?. 5",
     };
     JUDGE(g, valid, invalid);
     ep_grammar_free(g);
@@ -118,4 +118,32 @@ Test(javascript, modules_and_scripts)
     cr_assert(program(module, "await f()"), "top-level await");
     ep_grammar_free(module);
     ep_grammar_free(script);
+}
+
+Test(javascript, private_names_need_a_class_that_declares_them)
+{
+    ep_grammar *g = js_grammar("module");
+    static const char *const valid[] = {
+        "class A { m() { return this.#x } #x = 1 }", "class A { #x; static f(o) { return #x in o } }",
+        "class A { #x; m() { return class { n() { return this.#x } } } }",
+        "class A { get #v() { return 1 } set #v(x) {} m() { this.#v = 2 } }",
+        "class A { static #s() {} static { A.#s() } }", "class A { #a\n#b = this.#a }",
+    };
+    static const char *const invalid[] = {
+        "class A { m() { this.#y } }", "this.#x", "function f() { this.#x }", "{ class A { #x } this.#x }",
+        "class A { m() { return class { #y } } n() { this.#y } }", "class A { #x } class B { m() { this.#x } }",
+    };
+    JUDGE(g, valid, invalid);
+    /* refused once the class's closing brace is a token, not before */
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new(g, &rec), SM_OK);
+    const char *text = "class A { m() { this.#y } }";
+    size_t fed = 0;
+    while (text[fed] && ep_feed(rec, text + fed, 1) == 1)
+        fed++;
+    cr_assert_eq(fed, strlen(text), "every prefix viable: %zu", fed);
+    cr_assert_not(ep_can_end(rec));
+    cr_assert_eq(ep_feed(rec, "\n", 1), 0, "the brace, ended, closes the class with #y undeclared");
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
 }
