@@ -7,10 +7,13 @@
  * agree with each other and with a plain recognizer fed left + middle +
  * right: the middle can end exactly when that text is a program, and a
  * middle whose text is a program is never refused on the way.  The third
- * byte's high bit picks Python 3.14's grammar (f-strings with modes, t-strings)
- * over 3.11's.
+ * byte's two high bits pick the grammar: bit 6 JavaScript (automatic
+ * semicolon insertion, the lexical goals, private names) instead of
+ * Python; bit 7 Python 3.14's (f-strings with modes, t-strings) over
+ * 3.11's, or JavaScript's module goal over its script goal.
  */
 #include "fuzz_split.h"
+#include "seam_languages.h"
 #include "seam_parser.h"
 
 #include <stdlib.h>
@@ -21,17 +24,22 @@ typedef struct verdict {
     bool can_end;
 } verdict;
 
-/* Python 3.11's grammar, or 3.14's (f- and t-strings read with modes)
- * when the high bit of the input's third byte is set. */
-static const ep_grammar *fuzz__grammar(bool newest)
+/* The grammar the input's third byte picks (see above), compiled once for
+ * the process. */
+static const ep_grammar *fuzz__grammar(uint8_t selector)
 {
-    static ep_grammar *grammars[2]; /* compiled once for the process */
-    if (!grammars[newest]) {
+    static ep_grammar *grammars[4];
+    unsigned kind = selector >> 6;   /* bit 6: JavaScript; bit 7: the newer Python, or a module */
+    if (!grammars[kind]) {
         char error[256];
-        if (ep_grammar_python_version(newest ? 314 : 311, &grammars[newest], error, sizeof error) != SM_OK)
+        const lg_language *js = lg_by_name("javascript");
+        int rc = kind & 1 ? ep_grammar_compile_version(js->grammar, strlen(js->grammar), kind & 2 ? 2 : 1,
+                                                       &grammars[kind], error, sizeof error)
+                          : ep_grammar_python_version(kind & 2 ? 314 : 311, &grammars[kind], error, sizeof error);
+        if (rc != SM_OK)
             abort();
     }
-    return grammars[newest];
+    return grammars[kind];
 }
 
 /* Feeds `len` bytes in pieces of `step`; returns the last answer. */
@@ -50,10 +58,10 @@ static int fuzz__feed(ep_recognizer *rec, const char *bytes, size_t len, size_t 
     return rc;
 }
 
-static bool fuzz__run(const fuzz_split *s, bool newest, size_t step, bool detours, verdict *out)
+static bool fuzz__run(const fuzz_split *s, uint8_t selector, size_t step, bool detours, verdict *out)
 {
     ep_recognizer *rec;
-    int rc = ep_recognizer_new_fim(fuzz__grammar(newest), s->left, s->left_len, s->right, s->right_len, &rec);
+    int rc = ep_recognizer_new_fim(fuzz__grammar(selector), s->left, s->left_len, s->right, s->right_len, &rec);
     if (rc != SM_OK)
         return false;
     bool started = ep_viable(rec);
@@ -73,10 +81,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fuzz_split_input(data, size, &s))
         return 0;
     verdict whole, pieces, bytes;
-    bool newest = data[2] & 0x80;
-    if (!fuzz__run(&s, newest, 0, false, &whole))
+    uint8_t selector = data[2];
+    if (!fuzz__run(&s, selector, 0, false, &whole))
         return 0; /* contexts that are not UTF-8 */
-    if (!fuzz__run(&s, newest, s.step, true, &pieces) || !fuzz__run(&s, newest, 1, false, &bytes))
+    if (!fuzz__run(&s, selector, s.step, true, &pieces) || !fuzz__run(&s, selector, 1, false, &bytes))
         abort();
     if (whole.viable == SM_EUTF8 || pieces.viable == SM_EUTF8 || bytes.viable == SM_EUTF8) {
         /* a middle that is not UTF-8: refused however it is cut */
@@ -90,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the plain recognizer on the whole text */
     size_t len = s.left_len + s.middle_len + s.right_len;
     ep_recognizer *plain;
-    if (ep_recognizer_new(fuzz__grammar(newest), &plain) != SM_OK)
+    if (ep_recognizer_new(fuzz__grammar(selector), &plain) != SM_OK)
         abort();
     bool program = ep_feed(plain, s.left, len) == 1 && ep_can_end(plain);
     ep_recognizer_free(plain);
