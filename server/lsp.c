@@ -102,6 +102,9 @@ struct srv_lsp {
      * status bar. */
     bool status_supported;
     char status_sent[1024];        /* state, backend, model and message last sent */
+    /* the language and dialect (static) of the document last completed, for
+     * the status; NULL before any */
+    const char *status_language, *status_dialect;
 };
 
 /* ---- Output -------------------------------------------------------------------- */
@@ -182,8 +185,9 @@ static void srv__status(srv_lsp *lsp, const char *state, const char *message)
     const char *model = used->backend == CFG_BACKEND_LLAMA ? used->model_path : NULL;
     bool offer = srv__offers_model(lsp, used);
     char key[sizeof lsp->status_sent];
-    snprintf(key, sizeof key, "%s\n%s\n%s\n%s\n%d", state, cfg_backend_name(used->backend), message ? message : "",
-             model ? model : "", offer);
+    snprintf(key, sizeof key, "%s\n%s\n%s\n%s\n%d\n%s\n%s", state, cfg_backend_name(used->backend),
+             message ? message : "", model ? model : "", offer, lsp->status_language ? lsp->status_language : "",
+             lsp->status_dialect ? lsp->status_dialect : "");
     if (strcmp(key, lsp->status_sent) == 0)
         return;
     memcpy(lsp->status_sent, key, sizeof key);
@@ -194,6 +198,10 @@ static void srv__status(srv_lsp *lsp, const char *state, const char *message)
         cJSON_AddStringToObject(p, "model", model);
     if (offer)
         cJSON_AddBoolToObject(p, "offer_model", true);
+    if (lsp->status_language)
+        cJSON_AddStringToObject(p, "language", lsp->status_language);
+    if (lsp->status_dialect)
+        cJSON_AddStringToObject(p, "source_type", lsp->status_dialect);
     if (lsp->engine) {
         const srv_python_choice *python = srv_engine_python(lsp->engine);
         char version[16];
@@ -735,6 +743,8 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     srv_tree_refresh(d->tree, d->doc->text.data, d->doc->text.len);
     srv_request_prepare(&p->request, &lsp->config, language, dialect, edited ? NULL : d->tree, p->job_text, p->job_len,
                         p->job_offset, !p->automatic);
+    lsp->status_language = language->name;
+    lsp->status_dialect = dialect;
     /* for the semantic pruners, taken now: the document may change before the job starts */
     p->tree = edited ? NULL : srv_tree_copy(d->tree);
     sm_array_push(&lsp->pending, p);

@@ -116,7 +116,7 @@ class Status {
     this.server = 'starting';
     this.detail = '';
     this.model = '';
-    this.python = '';
+    this.language = '';
     this.download = undefined;
     this.enabled = true;
     this.item.show();
@@ -137,9 +137,14 @@ class Status {
     this.render();
   }
 
-  // The Python version seam's grammar is for, and why.
-  setPython(version, why) {
-    this.python = version ? `Python ${version}${why ? ` (${why})` : ''}` : '';
+  // The language of the document last completed: JavaScript with its goal
+  // (module or script), or the Python version seam's grammar is for, and why.
+  setLanguage(language, sourceType, version, why) {
+    if (language === 'javascript') {
+      this.language = `JavaScript${sourceType ? ` (${sourceType})` : ''}`;
+    } else {
+      this.language = version ? `Python ${version}${why ? ` (${why})` : ''}` : '';
+    }
     this.render();
   }
 
@@ -169,8 +174,8 @@ class Status {
     this.item.text = `${state.icon} ${state.text}`;
     this.item.accessibilityInformation = { label: state.label };
     const model = this.model ? `\nmodel: ${path.basename(this.model)}` : '';
-    const python = this.python ? `\n${this.python}` : '';
-    this.item.tooltip = (this.detail ? `${state.label}: ${this.detail}` : state.label) + model + python;
+    const language = this.language ? `\n${this.language}` : '';
+    this.item.tooltip = (this.detail ? `${state.label}: ${this.detail}` : state.label) + model + language;
     this.item.backgroundColor = state.warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 
@@ -241,7 +246,7 @@ function makeClient(seam, names, log, status, offer, python) {
     if (params && typeof params.state === 'string') {
       status.set(params.state, params.message);
       status.setModel(params.model);
-      status.setPython(params.python_version, params.python_version_why);
+      status.setLanguage(params.language, params.source_type, params.python_version, params.python_version_why);
       offer.onStatus(params);
       log.info(`state: ${params.state}${params.message ? ` (${params.message})` : ''}`);
     }

@@ -817,7 +817,8 @@ def status_notifications(seam, ch, workdir):
         expected = {"state": "ready", "backend": "embedded"}
         if "llama (GGUF" in version:
             expected["offer_model"] = True
-        last = {k: v for k, v in (got[-1] if got else {}).items() if not k.startswith("python_version")}
+        last = {k: v for k, v in (got[-1] if got else {}).items()
+                if not k.startswith("python_version") and k not in ("language", "source_type")}
         ch.check(got and last == expected,
                  "settings unset: back to the embedded model, ready again: %r" % got)
     finally:
@@ -1285,6 +1286,31 @@ def languages(seam, ch, workdir):
                                                            "text": "#!/usr/bin/env python3\nimport os\nx = os.\n"}})
         r = ask_inline(c, script, 2, 7)
         ch.check(r is not None and "result" in r and "error" not in r, "a #! python3 script is completed: %r" % r)
+        c.notify("exit", None)
+    finally:
+        c.close()
+    # the status says the language and goal of the document last completed
+    c = Client(seam)
+    try:
+        rid = c.request("initialize", {"processId": os.getpid(), "rootUri": None,
+                                       "capabilities": {"experimental": {"seamStatus": True}},
+                                       "initializationOptions": {"train_stdlib": False, "debounce_ms": 0}})
+        c.response(rid)
+        c.notify("initialized", {})
+        mjs = "file://" + os.path.join(workdir, "blog.mjs")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": mjs, "languageId": "javascript", "version": 1,
+                                                           "text": BLOG_JS}})
+        c.request("textDocument/inlineCompletion", {"textDocument": {"uri": mjs},
+                                                    "position": {"line": 2, "character": 10},
+                                                    "context": {"triggerKind": 1}})
+        said, deadline = [], time.monotonic() + 30
+        while time.monotonic() < deadline and not any(s.get("language") for s in said):
+            msg = c._read_message(0.3)
+            if msg and msg.get("method") == "seam/status":
+                said.append(msg["params"])
+        told = [s for s in said if s.get("language")]
+        ch.check(told and told[-1].get("language") == "javascript" and told[-1].get("source_type") == "module",
+                 "seam/status tells a .mjs document's language and goal: %r" % said)
         c.notify("exit", None)
     finally:
         c.close()
