@@ -130,8 +130,9 @@ static cJSON *srv__check_semantic(sx_env *env, unsigned pruners, const char *lef
  * gets only the statements around the cursor (srv_scope_at's cut points);
  * with `typing`, the code after the cursor binds as far as the request
  * pipeline finds it written (srv_contexts_of), else it binds whole. */
-static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *id, const char *left,
-                            const char *middle, const char *right, bool cut, bool typing, cJSON *semantic)
+static void srv__check_case(FILE *out, const lg_language *language, const ep_grammar *grammar, const cJSON *id,
+                            const char *left, const char *middle, const char *right, bool cut, bool typing,
+                            cJSON *semantic)
 {
     size_t left_len = strlen(left), middle_len = strlen(middle), right_len = strlen(right);
     if (!sm_utf8_valid((const uint8_t *)left, left_len, false, NULL) ||
@@ -145,10 +146,13 @@ static void srv__check_case(FILE *out, const ep_grammar *grammar, const cJSON *i
     char *whole = sm_malloc(len + 1);
     memcpy(whole, left, left_len);
     memcpy(whole + left_len, right, right_len + 1);
-    srv_scope scope;
-    srv_scope_at(NULL, whole, len, left_len, true, 1, &scope);
-    srv_contexts contexts;
-    srv_contexts_of(&scope, whole, len, left_len, cut, !typing, &contexts);
+    /* the set-up every front end makes, with the case's cut and binding */
+    cfg_config config;
+    cfg_init(&config);
+    srv_request request;
+    srv_request_setup(&request, &config, language, NULL, NULL, whole, len, left_len, true, cut, !typing);
+    cfg_free(&config);
+    const srv_contexts contexts = request.options.contexts;
 
     uint64_t start = sm_now_ns();
     srv_rec_cache *cache = sm_calloc(1, sizeof *cache);
@@ -304,8 +308,8 @@ int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out)
  * Python's (a language seam does not know is an error of the case); its
  * "python_version", else the command's; auto is the project of the
  * working folder. */
-static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *request, char *error,
-                                           size_t error_size)
+static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *request,
+                                           const lg_language **language_out, char *error, size_t error_size)
 {
     const cJSON *named = cJSON_GetObjectItemCaseSensitive(request, "language");
     if (named && !cJSON_IsString(named)) {
@@ -314,6 +318,7 @@ static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *
     }
     const char *language = named ? named->valuestring : grammars->language ? grammars->language : "python";
     const lg_language *found = srv_language_named(language, error, error_size);
+    *language_out = found;
     if (!found)
         return NULL;
     if (found->grammar) {
@@ -374,9 +379,10 @@ void srv_check_cases(srv_grammars *grammars, struct sx_env **env_io, FILE *in, F
         const char *right = srv__field(request, "right");
         char why[256];
         const ep_grammar *grammar = NULL;
+        const lg_language *language = NULL;
         if (!left || !middle || !right)
             srv__emit_error(out, id, "left, middle and right must be strings");
-        else if (!(grammar = srv__case_grammar(grammars, request, why, sizeof why)))
+        else if (!(grammar = srv__case_grammar(grammars, request, &language, why, sizeof why)))
             srv__emit_error(out, id, why);
         else {
             cJSON *semantic = NULL;
@@ -390,7 +396,7 @@ void srv_check_cases(srv_grammars *grammars, struct sx_env **env_io, FILE *in, F
                 }
                 semantic = srv__check_semantic(env, srv__pruner_mask(request), left, middle, right);
             }
-            srv__check_case(out, grammar, id, left, middle, right,
+            srv__check_case(out, language, grammar, id, left, middle, right,
                             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "cut")),
                             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(request, "typing")), semantic);
         }

@@ -323,29 +323,40 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
 
 /* ---- The request ------------------------------------------------------------------- */
 
-void srv_request_prepare(srv_request *r, const cfg_config *config, const lg_language *language, const char *dialect,
-                         const srv_tree *tree, const char *text, size_t len, size_t offset, bool explicit_request)
+void srv_request_setup(srv_request *r, const cfg_config *config, const lg_language *language, const char *dialect,
+                       const srv_tree *tree, const char *text, size_t len, size_t offset, bool explicit_request,
+                       bool cut, bool whole_only)
 {
     memset(r, 0, sizeof *r);
     srv_job_options *o = &r->options;
     o->language = language;
     o->dialect = dialect;
+    o->explicit_request = explicit_request;
+    o->have_contexts = true;
     if (language && !language->scope) {
         /* no scope rules for it yet: the whole text, bound whole */
         r->scope.kind = SRV_SCOPE_LINE;
         r->scope.max_lines = config->multiline ? config->max_lines : 1;
         r->scope.node_type = "";
         o->max_lines = r->scope.max_lines;
-        o->explicit_request = explicit_request;
+        o->contexts.cut_right = len;
+        o->contexts.line_end = o->contexts.next_line = len;
+        o->contexts.whole_only = o->contexts.whole_first = true;
+        o->contexts.why = "the language has no scope rules yet";
         return;
     }
     srv_scope_at(tree, text, len, offset, config->multiline, config->max_lines, &r->scope);
     o->max_lines = r->scope.max_lines;
-    o->explicit_request = explicit_request;
     if (config->escape_guard) {
         o->filter = srv_escape_filter;
         o->filter_data = &r->scope;
     }
-    o->have_contexts = true;
-    srv_contexts_of(&r->scope, text, len, offset, config->cut_contexts, false, &o->contexts);
+    srv_contexts_of(&r->scope, text, len, offset, cut, whole_only, &o->contexts);
+}
+
+void srv_request_prepare(srv_request *r, const cfg_config *config, const lg_language *language, const char *dialect,
+                         const srv_tree *tree, const char *text, size_t len, size_t offset, bool explicit_request)
+{
+    srv_request_setup(r, config, language, dialect, tree, text, len, offset, explicit_request, config->cut_contexts,
+                      false);
 }

@@ -369,6 +369,12 @@ typedef struct srv_request {
 void srv_request_prepare(srv_request *request, const cfg_config *config, const struct lg_language *language,
                          const char *dialect, const srv_tree *tree, const char *text, size_t len, size_t offset,
                          bool explicit_request);
+/* The same with the contexts chosen: cut to the scope's cut points
+ * (`cut`, else the setting cut_contexts), bound whole (`whole_only`, else
+ * as far as the code is written): seam check's set-up. */
+void srv_request_setup(srv_request *request, const cfg_config *config, const struct lg_language *language,
+                       const char *dialect, const srv_tree *tree, const char *text, size_t len, size_t offset,
+                       bool explicit_request, bool cut, bool whole_only);
 
 
 /* ---- The completion engine (engine.c) ----------------------------------------------
