@@ -1,8 +1,11 @@
 """How good seam's completions are, measured against the true middle.
 
     python3 bench/run_quality_bench.py --seam build/release/seam [--holes 150] [--seed 1]
+                                       [--language python|javascript]
 
-Holes are cut from the standard library: the rest of a line (boundary), a
+Holes are cut from the standard library (with --language javascript, from
+the JavaScript files tests/corpus/js_check.py samples, judged by acorn
+instead of CPython): the rest of a line (boundary), a
 random span inside a line, and one to three whole lines.  An imitation of a
 fill-in-the-middle model, served over llama.cpp's API by the loopback server
 of seam's tests, knows each hole's true middle and behaves like a real one:
@@ -42,9 +45,23 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "backends"))
-from harness import valid  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "corpus"))
+from harness import valid as python_valid  # noqa: E402
+import js_check  # noqa: E402
 from stdlib_files import random_files  # noqa: E402
 from loopback import EOS, LoopbackServer  # noqa: E402
+
+# The language of the holes: set by main().
+LANGUAGE = {"name": "python", "acorn": None, "goals": {}}
+
+
+def valid_all(texts, goals=None):
+    """Whether each text is a program for the language's own parser."""
+    if LANGUAGE["name"] == "python":
+        return [python_valid(t) for t in texts]
+    goals = goals or ["script"] * len(texts)
+    return LANGUAGE["acorn"].accepts(list(zip(texts, goals)))
+
 
 PIECE = re.compile(r"\n[ \t]*|[ \t]*\w+|[ \t]*[^\w\s]|[ \t]+")
 NOISE = [")", "]", "}", ":", " )", "]]"]
@@ -122,16 +139,32 @@ def cut_at_repeat(text, right):
     return text
 
 
+def js_files(rng, seed):
+    """(name, text, lines) of real JavaScript files, each named with its
+    goal's ending (.mjs, .cjs), endlessly."""
+    cache = js_check.reference_dir()
+    LANGUAGE["acorn"] = js_check.Acorn(cache)
+    chosen = [f for f in js_check.pick_files(LANGUAGE["acorn"], js_check.candidate_paths(cache), 400, seed, 30000)
+              if f[1].count("\n") > 30]
+    while True:
+        path, text, goal = rng.choice(chosen)
+        name = path.stem + (".mjs" if goal == "module" else ".cjs")
+        LANGUAGE["goals"][name] = goal
+        yield name, text, text.split("\n")
+
+
 def holes(count, seed):
     rng = random.Random(seed)
     out = []
-    files = random_files(rng, 30, private=False)
+    javascript = LANGUAGE["name"] == "javascript"
+    files = js_files(rng, seed) if javascript else random_files(rng, 30, private=False)
     while len(out) < count:
         name, text, lines = next(files)
         i = rng.randrange(10, len(lines) - 10)
         line = lines[i]
         body = line.strip()
-        if not body or body.startswith("#") or '"""' in line or "'''" in line:
+        comment = (body.startswith(("//", "/*", "*")) or "`" in line) if javascript else body.startswith("#")
+        if not body or comment or '"""' in line or "'''" in line:
             continue
         indent = len(line) - len(line.lstrip())
         start = sum(len(x) + 1 for x in lines[:i])
@@ -175,7 +208,9 @@ def run_seam(seam, work, i, base, left, right, settings):
 def row(name, results, cases):
     """results: (text, offered); a completion not offered is empty and not invalid."""
     n = len(cases)
-    v = sum(not offered or valid(c[2] + r + c[4]) for (r, offered), c in zip(results, cases))
+    judged = valid_all([c[2] + r + c[4] for (r, _), c in zip(results, cases)],
+                       [LANGUAGE["goals"].get(c[1], "script") for c in cases])
+    v = sum(not offered or ok for (_, offered), ok in zip(results, judged))
     eq = sum(r == c[3] for (r, _), c in zip(results, cases))
     empty = sum(r == "" for r, _ in results)
     return "%-24s %6.1f%% %6.1f%% %6.1f%% %7d" % (name, 100.0 * v / n, 100.0 * eq / n, 100.0 * empty / n, n - v)
@@ -227,7 +262,9 @@ def embedded(args, cases, work):
         outs.append((out["completion"], out["found"]) if out else ("", False))
         times.append(ms)
     n = len(cases)
-    v = sum(not found or valid(c[2] + r + c[4]) for (r, found), c in zip(outs, cases))
+    judged = valid_all([c[2] + r + c[4] for (r, _), c in zip(outs, cases)],
+                       [LANGUAGE["goals"].get(c[1], "script") for c in cases])
+    v = sum(not found or ok for (_, found), ok in zip(outs, judged))
     nonempty = sum(r != "" for r, _ in outs)
     common = [len(os.path.commonprefix([r, c[3]])) for (r, _), c in zip(outs, cases)]
     eq = sum(r == c[3] for (r, _), c in zip(outs, cases))
@@ -243,11 +280,14 @@ def main():
     ap.add_argument("--holes", type=int, default=150)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-embedded", action="store_true")
+    ap.add_argument("--language", choices=("python", "javascript"), default="python")
     args = ap.parse_args()
+    LANGUAGE["name"] = args.language
     cases = holes(args.holes, args.seed)
     work = tempfile.mkdtemp(prefix="seam-quality-")
     kinds = {k: sum(c[0] == k for c in cases) for k in ("boundary", "span", "lines")}
-    print("%d holes from the standard library: %s" % (len(cases), kinds))
+    print("%d holes from %s: %s" % (len(cases), "real JavaScript" if args.language == "javascript"
+                                    else "the standard library", kinds))
     s, g, c = setting(args, cases, work, "noise and run-ons", 0.15, 0.5, True)
     print("seam equal - better baseline: %+.1f points (target +20)" % (s - max(g, c)))
     s, g, c = setting(args, cases, work, "run-ons alone", 0.0, 1.0, True)
