@@ -23,8 +23,9 @@ typedef struct lg_language {
     const char *const *language_ids;      /* LSP languageIds, NULL-terminated */
     const char *const *extensions;        /* file name endings with their dot, NULL-terminated */
     const char *const *interpreters;      /* names a #! line runs it with ("python3"), NULL-terminated */
-    /* Its grammar file (docs/GRAMMAR_FORMAT.md), NUL-terminated, or NULL
-     * while it still lives in parser/ (Python); and its dialects, the
+    /* Its grammar file (docs/GRAMMAR_FORMAT.md), NUL-terminated, compiled
+     * by dialect; NULL for Python, whose file (python/python.grammar) is
+     * compiled by version (ep_grammar_python_version); and its dialects, the
      * names its %dialects line gives in the same order, NULL-terminated
      * (JavaScript: "script", "module"), or NULL. */
     const char *grammar;

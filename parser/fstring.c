@@ -12,7 +12,7 @@
  * From 3.12 an f-string (and from 3.14 a t-string) is a mode of the
  * tokenizer (PEP 701, PEP 750): the same quote nested inside a field,
  * comments and line breaks in fields.  The lexeme's pattern
- * (parser/grammars/python.grammar: FSTRING and its kin) is exact up to the
+ * (languages/python/python.grammar: FSTRING and its kin) is exact up to the
  * first brace and takes anything after it; once the opening quote is read,
  * the scanner decides where it ends, byte by byte, and the lexer follows
  * it (lexer.c, ep__feed_modal).  A field's expression is parsed as the

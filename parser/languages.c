@@ -1,6 +1,7 @@
 /*
- * languages.c - seam's built-in grammars, compiled from the grammar files
- * that the build embeds (parser/grammars/).
+ * languages.c - compiling a grammar file for one version or dialect, and
+ * Python's grammar by version (its file is languages/python/python.grammar,
+ * embedded by the languages library).
  */
 #include "ep_grammar.h"
 
