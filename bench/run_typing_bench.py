@@ -1,9 +1,12 @@
 """How good seam's completions are while a line is being typed.
 
     python3 bench/run_typing_bench.py --seam build/release/seam [--lines 150] [--seed 5]
+                                      [--language python|javascript]
     python3 bench/run_typing_bench.py --seam build/debug/seam --lines 40 --check   (the test command's)
 
-Lines of standard-library files are typed left to right and stopped at a
+Lines of standard-library files (with --language javascript: of the real
+JavaScript files tests/corpus/js_check.py samples, one-line statements
+ending in ";", judged by acorn) are typed left to right and stopped at a
 random point, as an editor with VS Code's defaults has them: every bracket
 and quote opened on the line so far is closed after the cursor (the
 editor's auto-closing), and the person's own closers overtype those.  Two
@@ -47,7 +50,12 @@ import tokenize
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "backends"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "corpus"))
 from run_quality_bench import PIECE, Imitation, cut_at_repeat, greedy  # noqa: E402
+import js_check  # noqa: E402
+
+# The language of the lines: set by main().
+LANGUAGE = {"name": "python", "acorn": None, "goals": {}}
 from stdlib_files import random_files  # noqa: E402
 from loopback import LoopbackServer  # noqa: E402
 
@@ -82,10 +90,11 @@ class LineScan:
                 self.quote = None
                 return n
             return 1
-        if c == "#":
+        javascript = LANGUAGE["name"] == "javascript"
+        if (c == "#" and not javascript) or (javascript and text.startswith("//", i)):
             self.comment = True
-        elif c in "\"'":
-            self.quote = c * 3 if text.startswith(c * 3, i) else c
+        elif c in "\"'" or (javascript and c == "`"):
+            self.quote = c * 3 if text.startswith(c * 3, i) and not javascript else c
             return len(self.quote)
         elif c in CLOSER:
             self.stack.append(c)
@@ -141,14 +150,41 @@ def one_line_statements(text):
     return out
 
 
+def js_statements(text):
+    """Line numbers (0-based) of JavaScript lines that look like one whole
+    statement: ending in ";", brackets and quotes closed on the line."""
+    out = set()
+    for i, line in enumerate(text.split("\n")):
+        body = line.strip()
+        if not body.endswith(";") or body.startswith(("//", "/*", "*")) or "`" in line or "/" in body:
+            continue
+        s = scan(line)
+        if not s.stack and not s.quote and not s.comment:
+            out.add(i)
+    return out
+
+
+def js_files(rng, seed):
+    cache = js_check.reference_dir()
+    LANGUAGE["acorn"] = js_check.Acorn(cache)
+    chosen = [f for f in js_check.pick_files(LANGUAGE["acorn"], js_check.candidate_paths(cache), 400, seed, 30000)
+              if f[1].count("\n") > 20]
+    while True:
+        path, text, goal = rng.choice(chosen)
+        name = path.stem + (".mjs" if goal == "module" else ".cjs")
+        LANGUAGE["goals"][name] = goal
+        yield name, text, text.split("\n")
+
+
 def typed_lines(count, seed):
     """Cases: (name, before, head, closers, expected, tail, after)."""
     rng = random.Random(seed)
-    files = random_files(rng, 40, private=False)
+    javascript = LANGUAGE["name"] == "javascript"
+    files = js_files(rng, seed) if javascript else random_files(rng, 40, private=False)
     out = []
     while len(out) < count:
         name, text, lines = next(files)
-        singles = sorted(one_line_statements(text))
+        singles = sorted(js_statements(text) if javascript else one_line_statements(text))
         picks = [i for i in singles if 5 <= i < len(lines) - 5]
         if not picks:
             continue
@@ -172,18 +208,29 @@ def typed_lines(count, seed):
             continue   # the person's next key is a closer: nothing to complete
         before = "\n".join(lines[:i]) + "\n"
         after = "\n".join(lines[i + 1:])
-        if not valid(before + head + expected + tail + "\n" + after):
+        if not valid_all([before + head + expected + tail + "\n" + after], [name])[0]:
             continue
         out.append((name, before, head, closers, expected, tail, after))
     return out
 
 
-def valid(text):
-    try:
-        ast.parse(text)
-        return True
-    except (SyntaxError, ValueError):
-        return False
+def valid_all(texts, names):
+    """Whether each text (of the file named as in names) is a program for
+    the language's own parser."""
+    if LANGUAGE["name"] == "javascript":
+        return LANGUAGE["acorn"].accepts([(t, LANGUAGE["goals"].get(n, "script")) for t, n in zip(texts, names)])
+    out = []
+    for text in texts:
+        try:
+            ast.parse(text)
+            out.append(True)
+        except (SyntaxError, ValueError):
+            out.append(False)
+    return out
+
+
+def valid(text, name=""):
+    return valid_all([text], [name])[0]
 
 
 def buffer_of(case, at_end):
@@ -223,7 +270,8 @@ def figures(name, completions, cases):
     n = len(cases)
     offered = sum(c != "" for c in completions)
     equal = sum(c == case[4] for c, case in zip(completions, cases))
-    broken = sum(c != "" and not valid(finished(case, c)) for c, case in zip(completions, cases))
+    judged = valid_all([finished(case, c) for c, case in zip(completions, cases)], [case[0] for case in cases])
+    broken = sum(c != "" and not ok for c, ok in zip(completions, judged))
     print("%-26s %8.1f%% %8.1f%% %8.1f%% %8d" % (name, 100.0 * offered / n, 100.0 * equal / n,
                                                 100.0 * (offered - broken) / max(offered, 1), broken))
     return {"offered": 100.0 * offered / n, "equal": 100.0 * equal / n, "broken": broken}
@@ -261,7 +309,7 @@ def setting(args, cases, work, at_end):
         for c, case in zip(seam_out, cases):
             if c != case[4]:
                 print("  %r|%r  seam %r  true %r%s" % (case[2].strip()[-40:], case[3], c, case[4],
-                                                   "" if not c or valid(finished(case, c)) else "  BROKEN"))
+                                                   "" if not c or valid(finished(case, c), case[0]) else "  BROKEN"))
     if not args.no_embedded:
         embedded = []
         for i, case in enumerate(cases):
@@ -284,7 +332,9 @@ def main():
     ap.add_argument("--no-embedded", action="store_true")
     ap.add_argument("--check", action="store_true", help="exit 1 unless the targets are met")
     ap.add_argument("--verbose", action="store_true", help="print seam's completions that are not the true one")
+    ap.add_argument("--language", choices=("python", "javascript"), default="python")
     args = ap.parse_args()
+    LANGUAGE["name"] = args.language
     cases = typed_lines(args.lines, args.seed)
     work = tempfile.mkdtemp(prefix="seam-typing-")
     try:

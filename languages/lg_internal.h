@@ -14,5 +14,7 @@ bool lg_js_string_strict_valid(const char *text, size_t len);
 bool lg_js_template_valid(const char *text, size_t len);
 bool lg_js_regex_valid(const char *text, size_t len);
 int lg_js_dialect_of(const char *path, const char *text, size_t len);
+void lg_js_shape_scan(lg_shape *shape, const char *text, size_t len);
+bool lg_js_middle_closed(const lg_shape *at, const char *middle, size_t len, bool rest_blank);
 
 #endif

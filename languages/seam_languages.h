@@ -13,10 +13,24 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A language's check of a finished token beyond its lexeme's pattern
  * (grammar files name one with %check): whether text[0..len) is valid. */
 typedef bool (*lg_token_check)(const char *text, size_t len);
+
+/* Where a text stands lexically, for the binding of a line being typed
+ * (a language's own reading; zero-initialised at the start of a text). */
+#define LG_SHAPE_TEMPLATES 16
+typedef struct lg_shape {
+    int32_t depth;           /* brackets open */
+    uint8_t in;              /* 0 in code, else the kind of string, comment or literal it is in */
+    bool escaped;
+    bool in_class;           /* a regular expression's class */
+    uint8_t prev;            /* the last character of code, not blank */
+    uint8_t templates;       /* the "${" open around */
+    int32_t template_depth[LG_SHAPE_TEMPLATES];  /* the depth each opened at */
+} lg_shape;
 
 typedef struct lg_language {
     const char *name;                     /* "python": settings, seam check's "language", --json */
@@ -38,6 +52,16 @@ typedef struct lg_language {
      * from beside the workspace (NULL-terminated, or NULL; Python's
      * standard library is found by the server). */
     const char *const *corpus_dirs;
+    /* For a language without seam's scope rules, the reading of a line
+     * being typed (NULL: none; its completions then bind the whole text):
+     * shape_scan moves a shape over text; middle_closed says whether a
+     * middle typed at shape `at` closes what it opens (a comment left open
+     * only when nothing follows on the line); line_enders are texts one of
+     * which may follow a finished line (a statement is not left half
+     * written), NULL-terminated. */
+    void (*shape_scan)(lg_shape *shape, const char *text, size_t len);
+    bool (*middle_closed)(const lg_shape *at, const char *middle, size_t len, bool rest_blank);
+    const char *const *line_enders;
     /* Whether seam's scope rules (tree-sitter) and semantic pruners know it. */
     bool scope;
     bool semantic;

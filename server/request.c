@@ -46,6 +46,15 @@ static bool srv__blank(const char *text, size_t from, size_t to)
     return true;
 }
 
+/* Whether text[from, to) holds nothing but blanks and line breaks. */
+static bool srv__blank_lines(const char *text, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (text[i] != '\n' && text[i] != '\r' && !srv__blank(text, i, i + 1))
+            return false;
+    return true;
+}
+
 void srv_contexts_of(const srv_scope *scope, const char *text, size_t len, size_t offset, bool cut, bool whole_only,
                      srv_contexts *out)
 {
@@ -292,6 +301,21 @@ static bool srv__middle_closed(const srv_lex_state *at, const char *middle, size
     return !end.in_comment || rest_blank;
 }
 
+/* Whether the line fed can be finished there: one of the language's line
+ * enders may follow it (Python's line break is a token: nothing to add). */
+static bool srv__line_ends(ep_recognizer *rec, const lg_language *language)
+{
+    if (!language || !language->line_enders)
+        return true;
+    bool ends = false;
+    for (size_t i = 0; !ends && language->line_enders[i]; i++) {
+        ep_savepoint point = ep_save(rec);
+        ends = ep_feed(rec, language->line_enders[i], strlen(language->line_enders[i])) == 1;
+        ep_restore(rec, point);
+    }
+    return ends;
+}
+
 bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool *fell_back)
 {
     if (fell_back)
@@ -312,16 +336,52 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
      * has nothing of theirs left to type there. */
     size_t rest = x->line_end - b->offset;
     bool blank = srv__blank(b->text, b->offset, x->line_end);
-    if (!srv__middle_closed(&x->cut_lex, middle, middle_len, blank))
+    bool closed = x->language ? x->language->middle_closed(&x->shape, middle, middle_len, blank)
+                              : srv__middle_closed(&x->cut_lex, middle, middle_len, blank);
+    if (!closed)
         return false;
     ep_savepoint point = ep_save(b->rec);
     bool ok = (rest == 0 || ep_feed(b->rec, b->text + b->offset, rest) == 1) &&
-              (!blank || ep_feed(b->rec, "\n", 1) == 1);
+              (!blank || ep_feed(b->rec, "\n", 1) == 1) && srv__line_ends(b->rec, x->language);
     ep_restore(b->rec, point);
     return ok;
 }
 
 /* ---- The request ------------------------------------------------------------------- */
+
+/* The set-up of a language without seam's scope rules: the shape is the
+ * rest of the cursor's line; with the language's reading of a line being
+ * typed, the code after it binds as it does for Python (whole where it is
+ * written, nothing past the line at the end of the file), else the whole
+ * text binds. */
+static void srv__setup_by_lines(srv_request *r, const cfg_config *config, const lg_language *language,
+                                const char *text, size_t len, size_t offset, bool whole_only)
+{
+    srv_job_options *o = &r->options;
+    srv_scope *scope = &r->scope;
+    scope->kind = SRV_SCOPE_LINE;
+    scope->max_lines = config->multiline ? config->max_lines : 1;
+    scope->node_type = "";
+    o->max_lines = scope->max_lines;
+    size_t end = offset;
+    while (end < len && text[end] != '\n' && text[end] != '\r')
+        end++;
+    size_t next = end < len && text[end] == '\r' && end + 1 < len && text[end + 1] == '\n' ? end + 2
+                  : end < len ? end + 1 : len;
+    scope->cut_right = len;
+    scope->line_end = end;
+    scope->next_line = next;
+    scope->at_end = srv__blank_lines(text, next, len);
+    if (!language->shape_scan) {
+        whole_only = true;
+        o->contexts.why = "the language has no reading of a line being typed";
+    }
+    srv_contexts_of(scope, text, len, offset, false, whole_only, &o->contexts);
+    if (language->shape_scan) {
+        o->contexts.language = language;
+        language->shape_scan(&o->contexts.shape, text, offset);
+    }
+}
 
 void srv_request_setup(srv_request *r, const cfg_config *config, const lg_language *language, const char *dialect,
                        const srv_tree *tree, const char *text, size_t len, size_t offset, bool explicit_request,
@@ -334,15 +394,7 @@ void srv_request_setup(srv_request *r, const cfg_config *config, const lg_langua
     o->explicit_request = explicit_request;
     o->have_contexts = true;
     if (language && !language->scope) {
-        /* no scope rules for it yet: the whole text, bound whole */
-        r->scope.kind = SRV_SCOPE_LINE;
-        r->scope.max_lines = config->multiline ? config->max_lines : 1;
-        r->scope.node_type = "";
-        o->max_lines = r->scope.max_lines;
-        o->contexts.cut_right = len;
-        o->contexts.line_end = o->contexts.next_line = len;
-        o->contexts.whole_only = o->contexts.whole_first = true;
-        o->contexts.why = "the language has no scope rules yet";
+        srv__setup_by_lines(r, config, language, text, len, offset, whole_only);
         return;
     }
     srv_scope_at(tree, text, len, offset, config->multiline, config->max_lines, &r->scope);

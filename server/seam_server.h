@@ -10,6 +10,7 @@
 #include "seam_config.h"
 #include "seam_model_client.h"
 #include "seam_parser.h"
+#include "seam_languages.h"
 #include "seam_protocol.h"
 #include "seam_semantic.h"
 
@@ -264,6 +265,11 @@ typedef struct srv_contexts {
     bool whole_only;            /* the whole right context, whatever it is */
     bool whole_first;           /* the whole right context is tried first */
     const char *why;            /* static text: why it is not, or NULL */
+    /* A language without seam's scope rules that reads lines being typed
+     * itself (its shape_scan), and its shape at the cursor; NULL: Python's
+     * reading (cut_lex). */
+    const struct lg_language *language;
+    lg_shape shape;
 } srv_contexts;
 
 /* The contexts of a request at `offset` of text[0..len) from its scope:

@@ -138,3 +138,29 @@ Test(languages, javascript_goal_as_node_decides)
     cr_assert_eq(js->dialect_of(path, "import x from 'y'\n", 18), 1, "the nearest one types it commonjs");
     seam_test_remove_tree(dir);
 }
+
+Test(languages, javascript_lines_being_typed)
+{
+    const lg_language *js = lg_by_name("javascript");
+    cr_assert_not_null(js->shape_scan);
+    static const struct {
+        const char *before, *middle;
+        bool closed;
+    } cases[] = {
+        {"x = f(", "a, b", true},            {"x = ", "f(", false},
+        {"x = ", "'a", false},               {"x = 'it", "s", true},
+        {"x = `a${", "b}`", true},           {"x = `a${", "{", false},
+        {"x = a / 2; y = ", "/[(]/.test(s)", true},   /* a regular expression's "(" opens nothing */
+        {"/* note ( */ x = ", "1", true},    {"x = 1 ", "// (", true},
+        {"s = \"a\\\"(\"; y = ", "g(", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        lg_shape at = {0};
+        js->shape_scan(&at, cases[i].before, strlen(cases[i].before));
+        cr_assert_eq(js->middle_closed(&at, cases[i].middle, strlen(cases[i].middle), true), cases[i].closed,
+                     "%s|%s", cases[i].before, cases[i].middle);
+    }
+    lg_shape at = {0};
+    js->shape_scan(&at, "x = 1 ", 6);
+    cr_assert_not(js->middle_closed(&at, "// (", 4, false), "a comment that eats the rest of the line");
+}

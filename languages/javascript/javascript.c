@@ -9,6 +9,9 @@ static const char *const lg__js_ids[] = {"javascript", NULL};
 static const char *const lg__js_extensions[] = {".js", ".mjs", ".cjs", NULL};
 static const char *const lg__js_interpreters[] = {"node", "nodejs", NULL};
 static const char *const lg__js_dialects[] = {"script", "module", NULL};
+/* a finished line's statement, property, argument or element may be
+ * followed by one of these */
+static const char *const lg__js_line_enders[] = {";", "}", ",", ")", "]", NULL};
 /* npm's own sources, where Node's installation has them */
 static const char *const lg__js_corpus[] = {"/usr/lib/node_modules/npm/lib", "/usr/local/lib/node_modules/npm/lib",
                                             NULL};
@@ -24,4 +27,7 @@ const lg_language lg_javascript = {
     .dialects = lg__js_dialects,
     .dialect_of = lg_js_dialect_of,
     .corpus_dirs = lg__js_corpus,
+    .shape_scan = lg_js_shape_scan,
+    .middle_closed = lg_js_middle_closed,
+    .line_enders = lg__js_line_enders,
 };

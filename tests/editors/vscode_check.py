@@ -105,6 +105,7 @@ function listFiles(root) {
 TYPED_JS = [
     ("  const names = [];", "  names.push(...fs.readdirSync(", ""),
     (None, "console.log(listFiles(", ";\n"),
+    (None, "for (const name of listFiles(", " console.log(name);\n"),
 ]
 
 

@@ -1355,6 +1355,18 @@ def languages(seam, ch, workdir):
     ch.check(results.get(6, {}).get("complete") is True and results.get(7, {}).get("complete") is False,
              "seam check by a case's source_type: %r" % results)
     ch.check(results.get(4, {}).get("complete") is True, "seam check skips a byte-order mark: %r" % results.get(4))
+    # a JavaScript line typed at the end of a file: nothing past the line
+    # binds, and the line is finished only where a statement may end
+    head = "const fs = require('fs');\nfor (const name of fs.readdirSync("
+    typing = [("root", ")\n", True), ("root +", ")\n", False), ("foo(", "\n", False), ("1", ")\n", True)]
+    cases = [{"id": i, "language": "javascript", "typing": True, "left": head if i < 2 else "x = " if i == 2
+              else "const o = {\n  a: f(", "middle": m, "right": r} for i, (m, r, _) in enumerate(typing)]
+    run = subprocess.run([seam, "check"], input="".join(json.dumps(x) + "\n" for x in cases), capture_output=True,
+                         text=True, timeout=60)
+    results = {r["id"]: r for r in map(json.loads, run.stdout.splitlines())}
+    ch.check([results.get(i, {}).get("complete") for i in range(len(typing))] == [t[2] for t in typing]
+             and all(results.get(i, {}).get("binding") == "end" for i in range(len(typing))),
+             "JavaScript lines typed at the end of a file: %r" % results)
 
 
 def disk_cache(seam, ch, workdir):

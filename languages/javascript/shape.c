@@ -1,0 +1,116 @@
+/*
+ * shape.c - where a JavaScript text stands lexically, for the binding of a
+ * line being typed: the brackets open, and whether it is inside a string,
+ * a template's text, a regular expression or a comment (templates' "${"
+ * nest).  A rough reading, never a verdict on validity: a "/" starts a
+ * regular expression after an operator, an opening bracket, a comma, a
+ * semicolon or nothing, else it divides.
+ */
+#include "lg_internal.h"
+
+#include <string.h>
+
+enum { LG_CODE = 0, LG_LINE_COMMENT = 'c', LG_BLOCK_COMMENT = 'C', LG_REGEX = '/', LG_TEMPLATE = '`' };
+
+static bool lg__regex_may_start(uint8_t prev)
+{
+    return prev == 0 || strchr("(,=:[!&|?{};+-*%<>~^", prev) != NULL;
+}
+
+/* One byte of code. */
+static void lg__code(lg_shape *s, const char *text, size_t len, size_t *at)
+{
+    char c = text[*at];
+    char next = *at + 1 < len ? text[*at + 1] : '\0';
+    if (c == '/' && next == '/') {
+        s->in = LG_LINE_COMMENT;
+        (*at)++;
+    } else if (c == '/' && next == '*') {
+        s->in = LG_BLOCK_COMMENT;
+        (*at)++;
+    } else if (c == '/' && lg__regex_may_start(s->prev)) {
+        s->in = LG_REGEX;
+        s->in_class = false;
+    } else if (c == '\'' || c == '"' || c == '`') {
+        s->in = (uint8_t)c;
+    } else if (c == '(' || c == '[' || c == '{') {
+        s->depth++;
+    } else if (c == '}' && s->templates > 0 && s->depth == s->template_depth[s->templates - 1]) {
+        s->templates--;
+        s->in = LG_TEMPLATE;   /* back in the template's text */
+    } else if (c == ')' || c == ']' || c == '}') {
+        s->depth--;
+    }
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+        s->prev = (uint8_t)c;
+}
+
+void lg_js_shape_scan(lg_shape *s, const char *text, size_t len)
+{
+    for (size_t at = 0; at < len; at++) {
+        char c = text[at];
+        if (s->escaped) {
+            s->escaped = false;
+            continue;
+        }
+        switch (s->in) {
+        case LG_CODE:
+            lg__code(s, text, len, &at);
+            break;
+        case LG_LINE_COMMENT:
+            if (c == '\n' || c == '\r')
+                s->in = LG_CODE;
+            break;
+        case LG_BLOCK_COMMENT:
+            if (c == '*' && at + 1 < len && text[at + 1] == '/') {
+                s->in = LG_CODE;
+                at++;
+            }
+            break;
+        case LG_REGEX:
+            if (c == '\\')
+                s->escaped = true;
+            else if (c == '[')
+                s->in_class = true;
+            else if (c == ']')
+                s->in_class = false;
+            else if ((c == '/' && !s->in_class) || c == '\n') {
+                s->in = LG_CODE;
+                s->prev = 'a';   /* a regex is an operand: "/" after it divides */
+            }
+            break;
+        case LG_TEMPLATE:
+            if (c == '\\') {
+                s->escaped = true;
+            } else if (c == '`') {
+                s->in = LG_CODE;
+                s->prev = 'a';
+            } else if (c == '$' && at + 1 < len && text[at + 1] == '{' && s->templates < LG_SHAPE_TEMPLATES) {
+                s->template_depth[s->templates++] = s->depth;
+                s->in = LG_CODE;
+                s->prev = '{';
+                at++;
+            }
+            break;
+        default:   /* a quote's string */
+            if (c == '\\') {
+                s->escaped = true;
+            } else if (c == (char)s->in || c == '\n') {
+                s->in = LG_CODE;
+                s->prev = 'a';
+            }
+            break;
+        }
+    }
+}
+
+bool lg_js_middle_closed(const lg_shape *at, const char *middle, size_t len, bool rest_blank)
+{
+    lg_shape end = *at;
+    lg_js_shape_scan(&end, middle, len);
+    if (end.escaped || end.depth > at->depth || end.templates > at->templates)
+        return false;
+    if (end.in == LG_LINE_COMMENT)
+        return at->in == LG_LINE_COMMENT || rest_blank;
+    return end.in == at->in;
+}
