@@ -359,8 +359,14 @@ static void srv__setup_by_lines(srv_request *r, const cfg_config *config, const 
 {
     srv_job_options *o = &r->options;
     srv_scope *scope = &r->scope;
-    scope->kind = SRV_SCOPE_LINE;
-    scope->max_lines = config->multiline ? config->max_lines : 1;
+    /* as Python's scope rules have it: the rest of the line when the line
+     * has text before the cursor, statements on an empty line */
+    size_t start = offset;
+    while (start > 0 && text[start - 1] != '\n' && text[start - 1] != '\r')
+        start--;
+    bool text_before = !srv__blank(text, start, offset);
+    scope->kind = text_before ? SRV_SCOPE_LINE : start == offset ? SRV_SCOPE_MODULE : SRV_SCOPE_BLOCK;
+    scope->max_lines = config->multiline && !text_before && config->max_lines ? config->max_lines : 1;
     scope->node_type = "";
     o->max_lines = scope->max_lines;
     size_t end = offset;

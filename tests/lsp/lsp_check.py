@@ -1323,6 +1323,16 @@ def languages(seam, ch, workdir):
     ch.check(answer.get("language") == "javascript" and answer.get("source_type") == "script" and completion.strip()
              and node_accepts(BLOG_JS.replace("let two = ", "let two = " + completion)),
              "seam complete on a .js file keeps it valid: %r %r" % (run.stdout[:300], run.stderr[-300:]))
+    ch.check(answer.get("scope", {}).get("kind") == "line" and answer.get("scope", {}).get("max_lines") == 1,
+             "a JavaScript line with text before the cursor: the rest of the line: %r" % answer.get("scope"))
+    empty = os.path.join(workdir, "empty_line.js")
+    with open(empty, "w", encoding="utf-8") as f:
+        f.write("function f(items) {\n  \n}\n")
+    run = subprocess.run([seam, "complete", empty + ":2:3", "--json", "--max-lines", "4"], capture_output=True,
+                         text=True, timeout=60)
+    answer = json.loads(run.stdout) if run.returncode == 0 and run.stdout.startswith("{") else {}
+    ch.check(answer.get("scope", {}).get("kind") == "block" and answer.get("scope", {}).get("max_lines") == 4,
+             "an empty JavaScript line: statements, on up to max_lines: %r %r" % (run.stdout[:300], run.stderr[-300:]))
     rb = os.path.join(workdir, "blog.rb")
     with open(rb, "w", encoding="utf-8") as f:
         f.write("def foo\n  x = \nend\n")
