@@ -158,6 +158,8 @@ static uint8_t ep__goals(ep_recognizer *rec, ep_run *run)
 void ep_asi_token_start(ep_recognizer *rec, ep_run *run, uint8_t first)
 {
     const ep_grammar *g = rec->grammar;
+    if (g->has_functions)
+        ep_functions_token_start(rec, run, first);
     run->same_line = EP_NONE;
     run->same_line_possible = !run->line_break && g->t_same_line != EP_NONE &&
                               ep_earley_can_scan(&rec->earley, run->chart, g->t_same_line);
@@ -214,9 +216,15 @@ static bool ep__declaration(const ep_recognizer *rec, const ep_run *run)
     return false;
 }
 
-bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uint32_t count, uint32_t end)
+bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *given, uint32_t count, uint32_t end)
 {
     const ep_grammar *g = rec->grammar;
+    uint32_t terminals[2] = {given[0], count > 1 ? given[1] : EP_NONE};
+    if (g->has_functions) {
+        ep_functions_filter(rec, run, terminals, &count);
+        if (count == 0)
+            return false;   /* "await" or "yield" where it is neither operator nor name */
+    }
     uint32_t same_line = ep__same_line(rec, run);
     bool declaration = g->t_scoped_decl != EP_NONE && terminals[0] == g->t_scoped_use && ep__declaration(rec, run);
     uint32_t next = ep__scan_pair(rec, run->chart, same_line, terminals, count);
@@ -233,7 +241,8 @@ bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *terminals, uin
     if (next == EP_NONE)
         return false;
     run->chart = next;
-    return g->t_scoped_use == EP_NONE || ep_scoped_token(rec, run, terminals[0], declaration, end);
+    return (g->t_scoped_use == EP_NONE && !g->has_functions) ||
+           ep_scoped_token(rec, run, terminals[0], declaration, end);
 }
 
 bool ep_asi_can_end(ep_recognizer *rec, ep_run *run)

@@ -29,6 +29,9 @@ enum {
 
 enum { EP_LAYOUT_NONE = 0, EP_LAYOUT_PYTHON, EP_LAYOUT_ASI };
 
+/* %functions' markers, in the directive's order. */
+enum { EP_FN_PLAIN = 0, EP_FN_ASYNC, EP_FN_GEN, EP_FN_ASYNC_GEN, EP_FN_ASYNC_EXPR };
+
 /* At most this many %goal lexemes in a grammar. */
 #define EP_MAX_GOALS 8
 
@@ -104,6 +107,13 @@ struct ep_grammar {
     /* %scoped: a name's terminal, and the one it is scanned as where it is
      * declared (between "{" and "}"); EP_NONE without */
     uint32_t t_scoped_use, t_scoped_decl;
+    /* %functions: the keywords "await" and "yield", the markers said
+     * before a function body's "{" (EP_FN_*), and whether "await" is the
+     * operator at the top level (a module) */
+    bool has_functions;
+    uint32_t t_await, t_yield;
+    uint32_t t_function[5];
+    bool top_async;
     uint32_t goal_count;
     uint32_t goal_lexemes[EP_MAX_GOALS];
     /* The Python version a built-in grammar was compiled for (100 * major +

@@ -50,6 +50,9 @@ typedef struct ep_run {
     /* %scoped (scoped.c): the innermost open scope and the last name of
      * it (indices into the recognizer's scoped entries; EP_NONE: none) */
     uint32_t scope, names;
+    /* %functions (scoped.c): what "await" and "yield" are here
+     * (EP_CONTEXT_*), and what the next "{" makes them (0: as they are) */
+    uint8_t context, pending;
     uint8_t goals;
     uint32_t same_line, asi, asi_do;
 } ep_run;
@@ -108,7 +111,13 @@ typedef struct ep_scoped {
     uint32_t next;         /* a name: the name before it in its scope; a scope: the one around it */
     uint32_t names;        /* a scope: the last name of the one around it when it opened */
     uint8_t kind;
+    uint8_t context;       /* a scope: the context around it */
 } ep_scoped;
+
+/* %functions: "await" is the operator, "yield" is, and "await" may be
+ * either (an async arrow's expression body was met in these braces);
+ * EP_CONTEXT_SET marks a pending context as set. */
+enum { EP_CONTEXT_AWAIT = 1, EP_CONTEXT_YIELD = 2, EP_CONTEXT_EITHER = 4, EP_CONTEXT_SET = 0x80 };
 
 typedef struct ep_snapshot {
     ep_run run;
@@ -278,6 +287,12 @@ void ep_asi_tables_free(ep_asi_tables *tables);
  * text[tok_start, end).  False when it is a use no enclosing scope can
  * declare any more. */
 bool ep_scoped_token(ep_recognizer *rec, ep_run *run, uint32_t terminal, bool declaration, uint32_t end);
+/* %functions: at the start of a token whose first byte is `first`, scans
+ * the function marker the parser expects there, if any, into the run. */
+void ep_functions_token_start(ep_recognizer *rec, ep_run *run, uint8_t first);
+/* %functions: terminals[0..*count) without the readings "await" and
+ * "yield" do not have in the run's context (in place). */
+void ep_functions_filter(const ep_recognizer *rec, const ep_run *run, uint32_t *terminals, uint32_t *count);
 /* Whether text holds a line terminator (LF, CR, U+2028, U+2029). */
 bool ep_asi_line_terminator(const char *text, size_t len);
 

@@ -79,6 +79,8 @@ typedef struct ep_builder {
     SM_ARRAY(char *) soft_literals;
     char *soft_target;
     char *scoped_use, *scoped_decl;    /* %scoped */
+    char *functions[7];                /* %functions */
+    bool top_async;
     char *start_name;
     uint8_t layout;
     bool rules_pass;                   /* second pass: rules only */
@@ -757,6 +759,29 @@ static void ep__parse_directive(ep_builder *b)
             ep_lexdef def = {.name = name, .kind = EP_LEX_TOKEN, .line = b->line};
             sm_array_push(&b->lexdefs, def);
         }
+    } else if (strcmp(word, "functions") == 0) {
+        /* "await" "yield" PLAIN ASYNC GEN ASYNC_GEN ASYNC_EXPR top */
+        for (int i = 0; i < 7; i++) {
+            ep__skip_space(b);
+            uint32_t len;
+            char *name = b->at < b->len && b->src[b->at] == '"' ? NULL : ep__read_name(b);
+            if (!name && b->at < b->len && b->src[b->at] == '"') {
+                char *text = ep__read_string(b, &len);
+                name = text ? ep__literal_name(text, len) : NULL;
+                sm_free(text);
+            }
+            if (!name) {
+                ep__fail(b, "%%functions takes \"await\" \"yield\", five declared terminals and async or plain");
+                break;
+            }
+            sm_free(b->functions[i]);
+            b->functions[i] = name;
+        }
+        char *top = b->failed ? NULL : ep__read_name(b);
+        if (!b->failed && (!top || (strcmp(top, "async") != 0 && strcmp(top, "plain") != 0)))
+            ep__fail(b, "%%functions ends with async or plain (the top level's context)");
+        b->top_async = top && strcmp(top, "async") == 0;
+        sm_free(top);
     } else if (strcmp(word, "scoped") == 0) {
         sm_free(b->scoped_use);
         sm_free(b->scoped_decl);
@@ -1240,6 +1265,26 @@ static int ep__check(ep_builder *b, ep_grammar *g)
     g->t_lbrace = ep__find_terminal(g, "\"{\"");
     g->t_scoped_use = b->scoped_use ? ep__find_terminal(g, b->scoped_use) : EP_NONE;
     g->t_scoped_decl = b->scoped_decl ? ep__find_terminal(g, b->scoped_decl) : EP_NONE;
+    g->has_functions = b->functions[0] != NULL;
+    for (int i = 0; i < 7; i++) {
+        uint32_t t = b->functions[i] ? ep__find_terminal(g, b->functions[i]) : EP_NONE;
+        if (g->has_functions && t == EP_NONE) {
+            ep__fail(b, "%%functions names %s, which the grammar has not", b->functions[i]);
+            return SM_EINVAL;
+        }
+        if (i == 0)
+            g->t_await = t;
+        else if (i == 1)
+            g->t_yield = t;
+        else
+            g->t_function[i - 2] = t;
+    }
+    g->top_async = b->top_async;
+    if ((b->scoped_use || g->has_functions) && (g->t_lbrace == EP_NONE || g->t_rbrace == EP_NONE ||
+                                               g->layout != EP_LAYOUT_ASI)) {
+        ep__fail(b, "%%scoped and %%functions need %%layout asi and the literals \"{\" and \"}\"");
+        return SM_EINVAL;
+    }
     if (b->scoped_use && (g->t_scoped_use == EP_NONE || g->t_scoped_decl == EP_NONE || g->t_lbrace == EP_NONE ||
                           g->t_rbrace == EP_NONE || g->layout != EP_LAYOUT_ASI)) {
         ep__fail(b, "%%scoped needs %%layout asi, its two terminals and the literals \"{\" and \"}\"");
@@ -1286,6 +1331,8 @@ static void ep__builder_free(ep_builder *b)
     sm_free(b->soft_target);
     sm_free(b->scoped_use);
     sm_free(b->scoped_decl);
+    for (int i = 0; i < 7; i++)
+        sm_free(b->functions[i]);
     sm_free(b->start_name);
 }
 

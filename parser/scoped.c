@@ -67,14 +67,71 @@ bool ep_scoped_token(ep_recognizer *rec, ep_run *run, uint32_t terminal, bool de
 {
     const ep_grammar *g = rec->grammar;
     if (terminal == g->t_lbrace) {
-        ep_scoped scope = {.next = run->scope, .names = run->names, .kind = EP_SCOPED_SCOPE};
+        ep_scoped scope = {.next = run->scope, .names = run->names, .kind = EP_SCOPED_SCOPE,
+                           .context = run->context};
         run->scope = ep__push(rec, scope);
         run->names = EP_NONE;
+        if (run->pending & EP_CONTEXT_SET)
+            run->context = run->pending & (EP_CONTEXT_AWAIT | EP_CONTEXT_YIELD);
+        run->pending = 0;
         return true;
     }
-    if (terminal == g->t_rbrace)
+    if (terminal == g->t_rbrace) {
+        if (run->scope != EP_NONE)
+            run->context = rec->scoped.items[run->scope].context;
         return ep__close(rec, run);
-    if (terminal == g->t_scoped_use)
+    }
+    if (terminal == g->t_scoped_use && g->t_scoped_use != EP_NONE)
         return ep__add_name(rec, run, run->tok_start, end - run->tok_start, declaration);
     return true;
+}
+
+/* ---- %functions ---------------------------------------------------------------------- */
+
+static const uint8_t ep__marker_context[] = {
+    [EP_FN_PLAIN] = 0,
+    [EP_FN_ASYNC] = EP_CONTEXT_AWAIT,
+    [EP_FN_GEN] = EP_CONTEXT_YIELD,
+    [EP_FN_ASYNC_GEN] = EP_CONTEXT_AWAIT | EP_CONTEXT_YIELD,
+};
+
+void ep_functions_token_start(ep_recognizer *rec, ep_run *run, uint8_t first)
+{
+    const ep_grammar *g = rec->grammar;
+    /* a body's "{", or an async arrow's expression body */
+    int from = first == '{' ? EP_FN_PLAIN : EP_FN_ASYNC_EXPR;
+    int to = first == '{' ? EP_FN_ASYNC_GEN : EP_FN_ASYNC_EXPR;
+    for (int k = from; k <= to; k++) {
+        uint32_t t = g->t_function[k];
+        if (!ep_earley_can_scan(&rec->earley, run->chart, t))
+            continue;
+        uint32_t next = ep_earley_scan(&rec->earley, run->chart, &t, 1);
+        if (next == EP_NONE)
+            continue;
+        run->chart = next;
+        if (k == EP_FN_ASYNC_EXPR)
+            run->context |= EP_CONTEXT_EITHER;
+        else
+            run->pending = (uint8_t)(ep__marker_context[k] | EP_CONTEXT_SET);
+        return;
+    }
+}
+
+void ep_functions_filter(const ep_recognizer *rec, const ep_run *run, uint32_t *terminals, uint32_t *count)
+{
+    const ep_grammar *g = rec->grammar;
+    uint32_t keyword = terminals[0];
+    if (keyword != g->t_await && keyword != g->t_yield)
+        return;
+    bool operator_here = keyword == g->t_await ? (run->context & (EP_CONTEXT_AWAIT | EP_CONTEXT_EITHER)) != 0
+                                               : (run->context & EP_CONTEXT_YIELD) != 0;
+    bool name_here = keyword == g->t_await ? !(run->context & EP_CONTEXT_AWAIT) || (run->context & EP_CONTEXT_EITHER)
+                                           : !(run->context & EP_CONTEXT_YIELD);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < *count; i++) {
+        bool is_keyword = terminals[i] == keyword;
+        if (is_keyword ? operator_here : name_here)
+            terminals[kept++] = terminals[i];
+    }
+    *count = kept;
 }

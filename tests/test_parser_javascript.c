@@ -147,3 +147,30 @@ Test(javascript, private_names_need_a_class_that_declares_them)
     ep_recognizer_free(rec);
     ep_grammar_free(g);
 }
+
+Test(javascript, await_and_yield_by_the_function_around_them)
+{
+    ep_grammar *script = js_grammar("script");
+    static const char *const valid[] = {
+        "async function f() { await g() }", "function* g() { yield 1; yield* h() }",
+        "var await = 1; await + 1", "function f() { var yield = 2; return yield }",
+        "async function f() { function g() { var await = 3 } await g() }",
+        "const f = async () => { await g() }", "const f = async x => await x",
+        "class A { async m() { await 1 } *n() { yield 2 } static async *o() { yield await 3 } }",
+        "async function f() { for await (const x of y) {} }", "x = { async m() { await 1 } }",
+    };
+    static const char *const invalid[] = {
+        "function f() { await g() }", "await g()", "async function f() { var await = 1 }",
+        "function* g() { var yield = 1 }", "function f() { yield 1 }",
+        "async function f() { function g() { await h() } }", "const f = () => { await g() }",
+        "async function f() { await , x }", "async function f() { await * x }",
+        "class A { m() { await 1 } }", "class A { x = await 1 }",
+    };
+    JUDGE(script, valid, invalid);
+    ep_grammar *module = js_grammar("module");
+    static const char *const module_valid[] = {"await f()", "export const x = await y", "async function f() { await g() }"};
+    static const char *const module_invalid[] = {"var await = 1", "function f() { await g() }", "yield = 1"};
+    JUDGE(module, module_valid, module_invalid);
+    ep_grammar_free(script);
+    ep_grammar_free(module);
+}

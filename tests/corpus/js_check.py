@@ -50,8 +50,6 @@ KNOWN_DIFFERENCES = [
         r"^Unsyntactic (break|continue)",
         r"^Duplicate constructor in the same class",
         r"^Identifier '.*' is reserved",
-        r"^Cannot use keyword 'await' outside an async function",
-        r"^Can not use 'yield' as identifier inside a generator",
         r"^Cannot use 'yield' in",
         r"^Argument name clash",
         r"^Illegal 'use strict' directive in function with non-simple parameter list",
@@ -69,7 +67,8 @@ KNOWN_DIFFERENCES = [
 # acorn's refusal of a legacy octal number or escape in strict code: a
 # difference only where a "use strict" directive, not the module goal, makes
 # the code strict (a module's own strictness is in the grammar).
-STRICT_ONLY = re.compile(r"^(Invalid number|Octal literal in strict mode|Octal escape sequences are not allowed)")
+STRICT_ONLY = re.compile(r"^(Invalid number|Octal literal in strict mode|Octal escape sequences are not allowed|"
+                         r"The keyword '.*' is reserved)")
 STRICT_DIRECTIVE = re.compile(r"""(^|[\n;{])\s*(['"])use strict\2""")
 
 INSERTED = list("()[]{};:,=.'\"` \n\ta1\\/*+-!?<>$#")
