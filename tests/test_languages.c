@@ -3,6 +3,7 @@
 #include "test_support.h"
 
 #include <string.h>
+#include <unistd.h>
 
 Test(languages, by_name_and_language_id)
 {
@@ -136,6 +137,12 @@ Test(languages, javascript_goal_as_node_decides)
     write_file(path, "{\"name\": \"inner\", \"exports\": {\"type\": \"module\"}}");
     snprintf(path, sizeof path, "%s/pkg/a.js", dir);
     cr_assert_eq(js->dialect_of(path, "import x from 'y'\n", 18), 1, "the nearest one types it commonjs");
+    /* a FIFO named package.json is read as none, without waiting for a writer */
+    snprintf(path, sizeof path, "%s/pkg/package.json", dir);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof path, "%s/pkg/a.js", dir);
+    cr_assert_eq(js->dialect_of(path, "x\n", 2), 2, "past the FIFO, the outer package.json types it");
     seam_test_remove_tree(dir);
 }
 

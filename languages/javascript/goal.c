@@ -5,13 +5,12 @@
  * "commonjs"); a file that no package.json types is a module when it has
  * module syntax (an import or export declaration at the start of a line),
  * as Node's syntax detection finds, else a script.  Reads at most a few
- * small files and runs nothing.
+ * small regular files, without waiting on any, and runs nothing.
  */
 #include "lg_internal.h"
 #include "seam_base.h"
 
 #include <cJSON.h>
-#include <stdio.h>
 #include <string.h>
 
 #define LG_JS_SCRIPT 1
@@ -26,22 +25,19 @@ static bool lg__ends_with(const char *path, const char *ending)
 }
 
 /* The "type" of the package.json at `path`: 2 for "module", 1 for anything
- * else in a file that exists, 0 when there is no readable file. */
+ * else in a regular file that exists, 0 when there is none.  Read without
+ * waiting and only when it is a regular file (a FIFO or a device named
+ * package.json is no package.json), at most 1 MiB. */
 static int lg__package_type(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
     sm_buf json;
-    sm_buf_init(&json, LG_PACKAGE_MAX);
-    char chunk[4096];
-    size_t n;
-    bool fits = true;
-    while (fits && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        fits = sm_buf_append(&json, chunk, n) == SM_OK;
-    fclose(f);
+    int rc = sm_read_file(path, LG_PACKAGE_MAX, &json);
+    if (rc != SM_OK && rc != SM_ETOOBIG) {
+        sm_buf_free(&json);
+        return 0;
+    }
     int type = LG_JS_SCRIPT;
-    cJSON *root = fits && json.data ? cJSON_ParseWithLength(json.data, json.len) : NULL;
+    cJSON *root = rc == SM_OK && json.data ? cJSON_ParseWithLength(json.data, json.len) : NULL;
     const cJSON *field = cJSON_GetObjectItemCaseSensitive(root, "type");
     if (cJSON_IsString(field) && strcmp(field->valuestring, "module") == 0)
         type = LG_JS_MODULE;
