@@ -363,3 +363,42 @@ Test(model_embedded, the_files_model_is_kept_in_the_cache_folder)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The workspace's files of every language given are learnt from; a
+ * project's node_modules, like site-packages, is not the workspace's own. */
+Test(embedded, corpus_of_the_languages_endings)
+{
+    char dir[64], sub[128];
+    seam_test_scratch(dir, "corpus");
+    put_file(dir, "app.js", "const x = 1;\n");
+    put_file(dir, "tool.py", "x = 1\n");
+    put_file(dir, "lib.mjs", "export const y = 2;\n");
+    put_file(dir, "notes.txt", "text\n");
+    snprintf(sub, sizeof sub, "%s/node_modules", dir);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    put_file(sub, "dep.js", "module.exports = 3;\n");
+    static const char *const endings[] = {".py", ".js", ".mjs", NULL};
+    mc_corpus corpus;
+    mc_corpus_init(&corpus, 1 << 20);
+    mc_corpus_add_tree(&corpus, dir, endings, 100);
+    cr_assert_eq(corpus.paths.size, 3, "app.js, lib.mjs and tool.py: %u", corpus.paths.size);
+    for (uint32_t i = 0; i < corpus.paths.size; i++)
+        cr_assert_null(strstr(corpus.paths.items[i], "node_modules"), "%s", corpus.paths.items[i]);
+    mc_corpus_free(&corpus);
+    static const char *const python_only[] = {".py", NULL};
+    mc_corpus_init(&corpus, 1 << 20);
+    mc_corpus_add_tree(&corpus, dir, python_only, 100);
+    cr_assert_eq(corpus.paths.size, 1);
+    mc_corpus_free(&corpus);
+    seam_test_remove_tree(dir);
+}
