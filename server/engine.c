@@ -39,7 +39,10 @@ struct srv_engine {
     cfg_config config;
     ep_grammar *grammar;
     srv_python_choice python;      /* the version the grammar is for, and why */
-    srv_grammars others;           /* the grammars of the other languages, compiled on the loop when first asked */
+    /* the grammars of the other languages, compiled in the pool by the
+     * first job that needs one, under others_lock */
+    srv_grammars others;
+    uv_mutex_t others_lock;
     mc_backend *backend;
     mc_template *custom_template;
     srv__shared_model *model;    /* the embedded model, once trained */
@@ -60,7 +63,8 @@ struct srv_engine {
 
 struct srv_job {
     srv_engine *engine;
-    const ep_grammar *grammar;   /* the engine's, for the job's language */
+    const ep_grammar *grammar;   /* the engine's, for the job's language (set in the pool) */
+    char grammar_error[256];     /* why it did not compile, or "" */
     uv_work_t work;
     char *text;
     size_t len, offset;
@@ -407,6 +411,7 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const char *projec
     e->refs = 1;
     e->loop = loop;
     e->logger = logger;
+    uv_mutex_init(&e->others_lock);
     cfg_copy(&e->config, config);
     srv_python_choose(config, project_dir, &e->python);
     int rc = ep_grammar_python_version(e->python.version, &e->grammar, error, error_size);
@@ -483,6 +488,7 @@ static void srv__engine_release(srv_engine *e)
     srv__model_release(e->model);
     ep_grammar_free(e->grammar);
     srv_grammars_free(&e->others);
+    uv_mutex_destroy(&e->others_lock);
     sx_env_free(e->env);
     sm_free(e->workspace);
     sm_array_free(&e->waiting);
@@ -760,6 +766,21 @@ static void srv__whole_contexts(const srv_job *job, srv_contexts *out)
     out->whole_only = out->whole_first = true;
 }
 
+/* The grammar of a language and dialect (NULL language: Python, the
+ * engine's version), compiled the first time in the pool (a grammar takes
+ * some 30 ms, not for the loop), the engine's others shared under a lock;
+ * NULL when it does not compile (why into why[0..size)). */
+static const ep_grammar *srv__grammar_for(srv_engine *e, const lg_language *language, const char *dialect,
+                                          char *why, size_t why_size)
+{
+    if (!language || !language->grammar)
+        return e->grammar;
+    uv_mutex_lock(&e->others_lock);
+    const ep_grammar *g = srv_grammars_dialect(&e->others, language, dialect, why, why_size);
+    uv_mutex_unlock(&e->others_lock);
+    return g;
+}
+
 static void srv__setup_work(uv_work_t *work)
 {
     srv_job *job = work->data;
@@ -773,6 +794,9 @@ static void srv__setup_work(uv_work_t *work)
     job->read_bytes = contexts->cut_right - contexts->cut_left;
     if (job->read_bytes > job->engine->config.parse_bytes) {
         job->setup_rc = SM_ETOOBIG; /* answered, with why, in srv__setup_after */
+    } else if (!(job->grammar = srv__grammar_for(job->engine, job->options.language, job->options.dialect,
+                                                 job->grammar_error, sizeof job->grammar_error))) {
+        job->setup_rc = SM_EINVAL;   /* answered, with why, in srv__setup_after */
     } else {
         job->setup_rc = srv_bound_open(job->grammar, job->text, job->len, job->offset, contexts, job->cache,
                                        &job->bound);
@@ -802,6 +826,11 @@ static void srv__setup_after(uv_work_t *work, int status)
         snprintf(why, sizeof why, "the code around the cursor is %zu bytes, over parse_bytes (%u): no completion",
                  job->read_bytes, e->config.parse_bytes);
         srv__fail_job(job, why);
+        return;
+    }
+    if (job->setup_rc != SM_OK && job->grammar_error[0]) {
+        sm_log(e->logger, SM_LOG_ERROR, "the grammar does not compile: %s", job->grammar_error);
+        srv__fail_job(job, "the language's grammar does not compile");
         return;
     }
     if (job->setup_rc != SM_OK) {
@@ -857,20 +886,6 @@ static void srv__start_job(srv_job *job)
     }
 }
 
-/* The grammar of a language and dialect (NULL language: Python, the
- * engine's version), compiled on the loop the first time; NULL when it
- * does not compile (logged). */
-static const ep_grammar *srv__grammar_for(srv_engine *e, const lg_language *language, const char *dialect)
-{
-    if (!language || !language->grammar)
-        return e->grammar;
-    char why[256];
-    const ep_grammar *g = srv_grammars_dialect(&e->others, language, dialect, why, sizeof why);
-    if (!g)
-        sm_log(e->logger, SM_LOG_ERROR, "%s: %s", language->name, why);
-    return g;
-}
-
 int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offset, const srv_job_options *options,
                         srv_job_cb on_done, void *data, srv_job **out)
 {
@@ -900,11 +915,6 @@ int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offs
     job->start_ns = srv__now_ns();
     if (out)
         *out = job;
-    job->grammar = srv__grammar_for(e, job->options.language, job->options.dialect);
-    if (!job->grammar) {
-        srv__fail_job(job, "the language's grammar does not compile");
-        return SM_OK;
-    }
     if (!e->backend && e->load_error) {
         srv__fail_job(job, e->load_error);
         return SM_OK;
