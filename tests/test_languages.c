@@ -92,11 +92,13 @@ Test(languages, dialects_and_token_checks)
 
     lg_token_check re = lg_token_check_named("js_regex");
     static const char *const good[] = {"/a+b*/gi", "/(?<y>\\d{4})-(?:x|y)/d", "/[a-z]{2,3}/v", "/(?i:ab)c/",
-                                       "/a{/", "/(?=a)*/", "/[\\d-z]/", "/[\\x00-\\x2f]/", "/[\\cA-\\cZ]/"};
+                                       "/a{/", "/(?=a)*/", "/[\\d-z]/", "/[\\x00-\\x2f]/", "/[\\cA-\\cZ]/",
+                                       "/(?<y>a)\\k<y>/", "/\\k/", "/\\k<x>/"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++)
         cr_assert(re(good[i], strlen(good[i])), "%s", good[i]);
     static const char *const bad[] = {"/a/gg", "/a/uv", "/a/x", "/(a/", "/a)/", "/a|*b/", "/a**/",
-                                      "/a{3,2}/", "/[z-a]/", "/[a-\\x40]/", "/[\\u0062-a]/", "/(?<=a)+/", "/a{/u", "/(?x:a)/"};
+                                      "/a{3,2}/", "/[z-a]/", "/[a-\\x40]/", "/[\\u0062-a]/", "/(?<=a)+/", "/a{/u", "/(?x:a)/",
+                                      "/(?<y>a)\\k<z>/", "/(?<y>a)\\k/", "/\\k<x>/u"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         cr_assert_not(re(bad[i], strlen(bad[i])), "%s", bad[i]);
 }

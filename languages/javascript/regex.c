@@ -5,8 +5,9 @@
  * kinds ("(?:", lookarounds, "(?<name>", modifiers "(?ims-ims:"), a
  * quantifier only after something it repeats, "{n,m}" in order, a class's
  * ranges in order.  What it does not read yet (Unicode property names,
- * the "v" flag's class set operations, named references) is listed in
- * docs/JAVASCRIPT_DIFFERENCES.md.
+ * the "v" flag's class set operations, duplicate group names) is listed in
+ * docs/JAVASCRIPT_DIFFERENCES.md.  A named reference "\k<name>" must name
+ * a group where the pattern has named groups or the u or v flag.
  */
 #include "lg_internal.h"
 #include "seam_base.h"
@@ -211,6 +212,47 @@ static bool lg__group_open(const char *p, size_t len, size_t *at, bool *lookbehi
     return true;
 }
 
+/* Whether the pattern p[0..len) has a named group "(?<name>". */
+static bool lg__has_named_group(const char *p, size_t len)
+{
+    for (size_t i = 0; i + 3 < len; i++) {
+        if (p[i] == '\\') {
+            i++;
+        } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '<' && p[i + 3] != '=' && p[i + 3] != '!') {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether "(?<name>" with exactly this name is in the pattern. */
+static bool lg__group_named(const char *p, size_t len, const char *name, size_t name_len)
+{
+    for (size_t i = 0; i + 3 + name_len < len; i++) {
+        if (p[i] == '\\') {
+            i++;
+        } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '<' && memcmp(p + i + 3, name, name_len) == 0 &&
+                   p[i + 3 + name_len] == '>') {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* "\k<name>" at p[at]: with named groups in the pattern, or the u or v
+ * flag, it must name one of them (else "\k" stands for "k"). */
+static bool lg__backreference_valid(const char *p, size_t len, size_t at, bool named, bool unicode)
+{
+    if (!named && !unicode)
+        return true;
+    if (at + 2 >= len || p[at + 2] != '<')
+        return false;
+    const char *close = memchr(p + at + 3, '>', len - at - 3);
+    if (!close || close == p + at + 3)
+        return false;
+    return lg__group_named(p, len, p + at + 3, (size_t)(close - (p + at + 3)));
+}
+
 bool lg_js_regex_valid(const char *text, size_t len)
 {
     const char *end = memrchr(text, '/', len);
@@ -222,6 +264,7 @@ bool lg_js_regex_valid(const char *text, size_t len)
     size_t plen = (size_t)(end - p);
     bool unicode = memchr(end + 1, 'u', len - (size_t)(end - text) - 1) ||
                    memchr(end + 1, 'v', len - (size_t)(end - text) - 1);
+    bool named = lg__has_named_group(p, plen);
     bool lookbehind_stack[LG_REGEX_MAX_DEPTH];
     int depth = 0;
     bool can_repeat = false;   /* an atom stands just before */
@@ -229,6 +272,8 @@ bool lg_js_regex_valid(const char *text, size_t len)
         char c = p[i];
         switch (c) {
         case '\\':
+            if (i + 1 < plen && p[i + 1] == 'k' && !lg__backreference_valid(p, plen, i, named, unicode))
+                return false;
             i += 2;
             can_repeat = true;
             break;
