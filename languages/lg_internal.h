@@ -10,7 +10,6 @@ extern const lg_language lg_javascript;
 /* JavaScript's token checks (javascript/lexical.c, javascript/regex.c). */
 bool lg_js_identifier_valid(const char *text, size_t len);
 bool lg_js_string_valid(const char *text, size_t len);
-bool lg_js_string_strict_valid(const char *text, size_t len);
 bool lg_js_template_valid(const char *text, size_t len);
 bool lg_js_regex_valid(const char *text, size_t len);
 int lg_js_dialect_of(const char *path, const char *text, size_t len);

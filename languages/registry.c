@@ -17,7 +17,6 @@ static const struct {
 } lg__checks[] = {
     {"js_identifier", lg_js_identifier_valid},
     {"js_string", lg_js_string_valid},
-    {"js_string_strict", lg_js_string_strict_valid},
     {"js_template", lg_js_template_valid},
     {"js_regex", lg_js_regex_valid},
 };

@@ -56,7 +56,6 @@ static void ep__add_first(const ep_grammar *g, uint32_t symbol, uint64_t *lexeme
 
 void ep_asi_tables_init(ep_asi_tables *t, const ep_grammar *g)
 {
-    t->words = g->lex_words;
     uint32_t combos = 1u << g->goal_count;
     t->sets = sm_calloc((size_t)(2 + EP_MAX_GOALS + combos) * g->lex_words, sizeof(uint64_t));
     t->after_same_line = t->sets;
@@ -204,13 +203,25 @@ static uint32_t ep__scan_pair(ep_recognizer *rec, uint32_t chart, uint32_t also,
     return ep_earley_scan_edges(&rec->earley, edges, n);
 }
 
+/* The charts the token in progress may be scanned from (EP_NONE where
+ * there is none): as it comes, after SL, after ASI, after ASI_DO. */
+#define EP_RUN_CHARTS 4
+static void ep__run_charts(const ep_run *run, uint32_t out[EP_RUN_CHARTS])
+{
+    out[0] = run->chart;
+    out[1] = run->same_line;
+    out[2] = run->asi;
+    out[3] = run->asi_do;
+}
+
 /* Whether the scoped names' declared terminal may be scanned from one of
  * the run's charts. */
 static bool ep__declaration(const ep_recognizer *rec, const ep_run *run)
 {
     uint32_t t = rec->grammar->t_scoped_decl;
-    const uint32_t charts[4] = {run->chart, run->same_line, run->asi, run->asi_do};
-    for (int i = 0; i < 4; i++)
+    uint32_t charts[EP_RUN_CHARTS];
+    ep__run_charts(run, charts);
+    for (int i = 0; i < EP_RUN_CHARTS; i++)
         if (charts[i] != EP_NONE && ep_earley_can_scan(&rec->earley, charts[i], t))
             return true;
     return false;
@@ -263,9 +274,10 @@ const uint64_t *ep_asi_allowed(const ep_recognizer *rec, const ep_run *run)
 {
     const ep_grammar *g = rec->grammar;
     uint64_t *out = rec->asi_tables.scratch;
-    const uint32_t charts[4] = {run->chart, run->same_line, run->asi, run->asi_do};
+    uint32_t charts[EP_RUN_CHARTS];
+    ep__run_charts(run, charts);
     memset(out, 0, g->lex_words * sizeof *out);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < EP_RUN_CHARTS; i++) {
         if (charts[i] == EP_NONE)
             continue;
         const uint64_t *allowed = ep_earley_allowed(&rec->earley, charts[i]);

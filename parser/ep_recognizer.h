@@ -66,7 +66,6 @@ typedef struct ep_asi_tables {
     uint64_t *after_same_line;
     uint64_t *scratch;
     uint64_t *excluded;          /* [goals]: the lexemes ep_asi_excluded leaves out */
-    uint32_t words;
 } ep_asi_tables;
 
 typedef struct ep_cursor_path {

@@ -310,6 +310,17 @@ static char *ep__literal_name(const char *text, uint32_t len)
     return name;
 }
 
+/* Reads a "literal" at the cursor into its lexeme name; NULL (and an
+ * error from ep__read_string) when there is none. */
+static char *ep__read_literal_name(ep_builder *b)
+{
+    uint32_t len;
+    char *text = ep__read_string(b, &len);
+    char *name = text ? ep__literal_name(text, len) : NULL;
+    sm_free(text);
+    return name;
+}
+
 /* Registers the lexeme of a literal written in a rule (once). */
 static uint32_t ep__literal_lexeme(ep_builder *b, char *text, uint32_t len)
 {
@@ -648,11 +659,9 @@ static void ep__parse_options(ep_builder *b, ep_lexdef *def)
         } else if (strcmp(word, "goal") == 0) {
             def->goal = true;
             while (!ep__at_end_of_definition(b) && b->src[b->at] == '"' && !b->failed) {
-                uint32_t len;
-                char *text = ep__read_string(b, &len);
-                if (text)
-                    sm_array_push(&def->rivals, ep__literal_name(text, len));
-                sm_free(text);
+                char *name = ep__read_literal_name(b);
+                if (name)
+                    sm_array_push(&def->rivals, name);
                 ep__skip_space(b);
             }
         }
@@ -763,13 +772,7 @@ static void ep__parse_directive(ep_builder *b)
         /* "await" "yield" PLAIN ASYNC GEN ASYNC_GEN ASYNC_EXPR top */
         for (int i = 0; i < 7; i++) {
             ep__skip_space(b);
-            uint32_t len;
-            char *name = b->at < b->len && b->src[b->at] == '"' ? NULL : ep__read_name(b);
-            if (!name && b->at < b->len && b->src[b->at] == '"') {
-                char *text = ep__read_string(b, &len);
-                name = text ? ep__literal_name(text, len) : NULL;
-                sm_free(text);
-            }
+            char *name = b->at < b->len && b->src[b->at] == '"' ? ep__read_literal_name(b) : ep__read_name(b);
             if (!name) {
                 ep__fail(b, "%%functions takes \"await\" \"yield\", five declared terminals and async or plain");
                 break;
@@ -792,15 +795,13 @@ static void ep__parse_directive(ep_builder *b)
     } else if (strcmp(word, "soft") == 0) {
         b->soft_target = ep__read_name(b);
         while (b->soft_target && !ep__at_end_of_definition(b) && !b->failed) {
-            uint32_t len;
             if (b->src[b->at] != '"') {
                 ep__fail(b, "%%soft takes a terminal then \"literals\"");
                 break;
             }
-            char *text = ep__read_string(b, &len);
-            if (text)
-                sm_array_push(&b->soft_literals, ep__literal_name(text, len));
-            sm_free(text);
+            char *name = ep__read_literal_name(b);
+            if (name)
+                sm_array_push(&b->soft_literals, name);
         }
     } else {
         ep__fail(b, "unknown directive %%%s", word);
@@ -1110,12 +1111,11 @@ void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known)
 }
 
 /* The lexeme index of the definition named `name`, or -1. */
-static int64_t ep__lexeme_of(ep_builder *b, const ep_grammar *g, const char *name)
+static int64_t ep__lexeme_of(const ep_grammar *g, const char *name)
 {
     for (uint32_t i = 0; i < g->lexeme_count; i++)
         if (g->lexemes[i].name && strcmp(g->lexemes[i].name, name) == 0)
             return i;
-    (void)b;
     return -1;
 }
 
@@ -1136,7 +1136,7 @@ static int ep__build_goals(ep_builder *b, ep_grammar *g)
             g->goal_lexemes[slot] = lex;
             g->lexemes[lex].goal_bit = (uint8_t)(1u << slot);
             for (uint32_t r = 0; r < def->rivals.size; r++) {
-                int64_t rival = ep__lexeme_of(b, g, def->rivals.items[r]);
+                int64_t rival = ep__lexeme_of(g, def->rivals.items[r]);
                 if (rival < 0) {
                     ep__fail(b, "%%goal of %s: %s is not a literal of the grammar", def->name, def->rivals.items[r]);
                     return SM_EINVAL;
@@ -1285,9 +1285,8 @@ static int ep__check(ep_builder *b, ep_grammar *g)
         ep__fail(b, "%%scoped and %%functions need %%layout asi and the literals \"{\" and \"}\"");
         return SM_EINVAL;
     }
-    if (b->scoped_use && (g->t_scoped_use == EP_NONE || g->t_scoped_decl == EP_NONE || g->t_lbrace == EP_NONE ||
-                          g->t_rbrace == EP_NONE || g->layout != EP_LAYOUT_ASI)) {
-        ep__fail(b, "%%scoped needs %%layout asi, its two terminals and the literals \"{\" and \"}\"");
+    if (b->scoped_use && (g->t_scoped_use == EP_NONE || g->t_scoped_decl == EP_NONE)) {
+        ep__fail(b, "%%scoped names a terminal the grammar has not");
         return SM_EINVAL;
     }
     if (g->layout == EP_LAYOUT_ASI && g->t_asi == EP_NONE) {

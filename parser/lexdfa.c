@@ -220,17 +220,6 @@ static uint32_t ep__node_repeat(ep_compiler *c, uint32_t child, uint32_t min, ui
 
 /* ---- Parsing ------------------------------------------------------------- */
 
-static int ep__hex_digit(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 static bool ep__is_punctuation(unsigned char ch)
 {
     return (ch >= 0x21 && ch <= 0x2f) || (ch >= 0x3a && ch <= 0x40) || (ch >= 0x5b && ch <= 0x60) ||
@@ -280,8 +269,8 @@ static int ep__parse_escape(ep_compiler *c, ep_byteset *set)
     else if (ep__shorthand_class((char)ch, set))
         return -1;
     else if (ch == 'x') {
-        int high = c->at < c->len ? ep__hex_digit(c->pattern[c->at]) : -1;
-        int low = high >= 0 && c->at + 1 < c->len ? ep__hex_digit(c->pattern[c->at + 1]) : -1;
+        int high = c->at < c->len ? sm_hex_digit(c->pattern[c->at]) : -1;
+        int low = high >= 0 && c->at + 1 < c->len ? sm_hex_digit(c->pattern[c->at + 1]) : -1;
         if (low < 0) {
             ep__fail(c, SM_EINVAL, where, "\\x needs two hex digits");
             return -2;

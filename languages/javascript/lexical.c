@@ -166,8 +166,3 @@ bool lg_js_string_valid(const char *text, size_t len)
     }
     return true;
 }
-
-bool lg_js_string_strict_valid(const char *text, size_t len)
-{
-    return lg_js_template_valid(text, len);
-}

@@ -17,18 +17,26 @@
 
 #define LG_REGEX_MAX_DEPTH 256
 
+/* Adds flag c of the set `flags` to *seen; false when c is none of them
+ * or is there already. */
+static bool lg__add_flag(const char *flags, char c, unsigned *seen)
+{
+    const char *at = c ? strchr(flags, c) : NULL;
+    if (!at)
+        return false;
+    unsigned bit = 1u << (at - flags);
+    if (*seen & bit)
+        return false;
+    *seen |= bit;
+    return true;
+}
+
 static bool lg__flags_valid(const char *flags, size_t len)
 {
     unsigned seen = 0;
-    for (size_t i = 0; i < len; i++) {
-        const char *at = memchr("dgimsuyv", flags[i], 8);
-        if (!at || !flags[i])
+    for (size_t i = 0; i < len; i++)
+        if (!lg__add_flag("dgimsuyv", flags[i], &seen))
             return false;
-        unsigned bit = 1u << (at - "dgimsuyv");
-        if (seen & bit)
-            return false;
-        seen |= bit;
-    }
     unsigned u = 1u << 5, v = 1u << 7;
     return (seen & (u | v)) != (u | v);
 }
@@ -197,16 +205,11 @@ static bool lg__group_open(const char *p, size_t len, size_t *at, bool *lookbehi
             minus = true;
             continue;
         }
-        const char *f = memchr("ims", p[i], 3);
-        if (!f || !p[i])
+        if (!lg__add_flag("ims", p[i], &seen))
             return false;
-        unsigned bit = 1u << (f - "ims");
-        if (seen & bit)
-            return false;
-        seen |= bit;
         named++;
     }
-    if (i >= len || (named == 0 && minus) || (named == 0 && !minus))
+    if (i >= len || named == 0)
         return false;
     *at = i + 1;
     return true;
