@@ -55,12 +55,12 @@ from loopback import EOS, LoopbackServer  # noqa: E402
 LANGUAGE = {"name": "python", "acorn": None, "goals": {}}
 
 
-def valid_all(texts, goals=None):
-    """Whether each text is a program for the language's own parser."""
-    if LANGUAGE["name"] == "python":
-        return [python_valid(t) for t in texts]
-    goals = goals or ["script"] * len(texts)
-    return LANGUAGE["acorn"].accepts(list(zip(texts, goals)))
+def valid_all(texts, names):
+    """Whether each text (of the file named as in names) is a program for
+    the language's own parser."""
+    if LANGUAGE["name"] == "javascript":
+        return LANGUAGE["acorn"].accepts([(t, LANGUAGE["goals"].get(n, "script")) for t, n in zip(texts, names)])
+    return [python_valid(t) for t in texts]
 
 
 PIECE = re.compile(r"\n[ \t]*|[ \t]*\w+|[ \t]*[^\w\s]|[ \t]+")
@@ -139,13 +139,13 @@ def cut_at_repeat(text, right):
     return text
 
 
-def js_files(rng, seed):
-    """(name, text, lines) of real JavaScript files, each named with its
-    goal's ending (.mjs, .cjs), endlessly."""
+def js_files(rng, seed, min_lines=30):
+    """(name, text, lines) of real JavaScript files of more than min_lines
+    lines, each named with its goal's ending (.mjs, .cjs), endlessly."""
     cache = js_check.reference_dir()
     LANGUAGE["acorn"] = js_check.Acorn(cache)
     chosen = [f for f in js_check.pick_files(LANGUAGE["acorn"], js_check.candidate_paths(cache), 400, seed, 30000)
-              if f[1].count("\n") > 30]
+              if f[1].count("\n") > min_lines]
     while True:
         path, text, goal = rng.choice(chosen)
         name = path.stem + (".mjs" if goal == "module" else ".cjs")
@@ -209,7 +209,7 @@ def row(name, results, cases):
     """results: (text, offered); a completion not offered is empty and not invalid."""
     n = len(cases)
     judged = valid_all([c[2] + r + c[4] for (r, _), c in zip(results, cases)],
-                       [LANGUAGE["goals"].get(c[1], "script") for c in cases])
+                       [c[1] for c in cases])
     v = sum(not offered or ok for (_, offered), ok in zip(results, judged))
     eq = sum(r == c[3] for (r, _), c in zip(results, cases))
     empty = sum(r == "" for r, _ in results)
@@ -263,7 +263,7 @@ def embedded(args, cases, work):
         times.append(ms)
     n = len(cases)
     judged = valid_all([c[2] + r + c[4] for (r, _), c in zip(outs, cases)],
-                       [LANGUAGE["goals"].get(c[1], "script") for c in cases])
+                       [c[1] for c in cases])
     v = sum(not found or ok for (_, found), ok in zip(outs, judged))
     nonempty = sum(r != "" for r, _ in outs)
     common = [len(os.path.commonprefix([r, c[3]])) for (r, _), c in zip(outs, cases)]

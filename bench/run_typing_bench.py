@@ -35,7 +35,6 @@ exactly right at least 20 points more often than the better baseline.
 """
 
 import argparse
-import ast
 import copy
 import io
 import json
@@ -50,12 +49,8 @@ import tokenize
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "backends"))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "corpus"))
-from run_quality_bench import PIECE, Imitation, cut_at_repeat, greedy  # noqa: E402
-import js_check  # noqa: E402
-
-# The language of the lines: set by main().
-LANGUAGE = {"name": "python", "acorn": None, "goals": {}}
+# (LANGUAGE, the language of the lines, is run_quality_bench's: main() sets it)
+from run_quality_bench import LANGUAGE, PIECE, Imitation, cut_at_repeat, greedy, js_files, valid_all  # noqa: E402
 from stdlib_files import random_files  # noqa: E402
 from loopback import LoopbackServer  # noqa: E402
 
@@ -164,23 +159,11 @@ def js_statements(text):
     return out
 
 
-def js_files(rng, seed):
-    cache = js_check.reference_dir()
-    LANGUAGE["acorn"] = js_check.Acorn(cache)
-    chosen = [f for f in js_check.pick_files(LANGUAGE["acorn"], js_check.candidate_paths(cache), 400, seed, 30000)
-              if f[1].count("\n") > 20]
-    while True:
-        path, text, goal = rng.choice(chosen)
-        name = path.stem + (".mjs" if goal == "module" else ".cjs")
-        LANGUAGE["goals"][name] = goal
-        yield name, text, text.split("\n")
-
-
 def typed_lines(count, seed):
     """Cases: (name, before, head, closers, expected, tail, after)."""
     rng = random.Random(seed)
     javascript = LANGUAGE["name"] == "javascript"
-    files = js_files(rng, seed) if javascript else random_files(rng, 40, private=False)
+    files = js_files(rng, seed, min_lines=20) if javascript else random_files(rng, 40, private=False)
     out = []
     while len(out) < count:
         name, text, lines = next(files)
@@ -211,21 +194,6 @@ def typed_lines(count, seed):
         if not valid_all([before + head + expected + tail + "\n" + after], [name])[0]:
             continue
         out.append((name, before, head, closers, expected, tail, after))
-    return out
-
-
-def valid_all(texts, names):
-    """Whether each text (of the file named as in names) is a program for
-    the language's own parser."""
-    if LANGUAGE["name"] == "javascript":
-        return LANGUAGE["acorn"].accepts([(t, LANGUAGE["goals"].get(n, "script")) for t, n in zip(texts, names)])
-    out = []
-    for text in texts:
-        try:
-            ast.parse(text)
-            out.append(True)
-        except (SyntaxError, ValueError):
-            out.append(False)
     return out
 
 

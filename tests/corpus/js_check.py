@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import stdlib_check  # noqa: E402  (the mutants, shared)
+import stdlib_check  # noqa: E402  (the mutants and the seam check run, shared)
 # What acorn refuses that seam's context-free grammar does not express
 # (docs/JAVASCRIPT_DIFFERENCES.md): a mutant refused for one of these and
 # accepted by seam is reported, not counted as a failure.
@@ -220,16 +220,10 @@ def main() -> int:
     must_accept = cases + valid
 
     everything = must_accept + invalid
-    payload = "".join(json.dumps({"id": i, "language": "javascript", "source_type": c[2], "left": c[3],
-                                  "middle": c[4], "right": c[5]}) + "\n" for i, c in enumerate(everything))
-    run = subprocess.run([args.seam, "check"], input=payload, capture_output=True, text=True, timeout=1800)
-    results = {}
-    for line in run.stdout.splitlines():
-        row = json.loads(line)
-        results[row["id"]] = row
-    if run.returncode != 0 or len(results) != len(everything):
-        print(f"seam check failed (exit {run.returncode}, {len(results)} of {len(everything)} answers)")
-        print(run.stderr[-2000:])
+    results = stdlib_check.seam_check(args.seam, [{"id": i, "language": "javascript", "source_type": c[2],
+                                                   "left": c[3], "middle": c[4], "right": c[5]}
+                                                  for i, c in enumerate(everything)], 1800)
+    if results is None:
         return 1
     refused = []
     for i, case in enumerate(must_accept):

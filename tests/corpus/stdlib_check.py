@@ -81,6 +81,22 @@ def mutants(text: str, count: int, rng: random.Random, inserted=INSERTED):
             yield kind, i, text[:i] + text[i + 1] + text[i] + text[i + 2:]
 
 
+def seam_check(seam: str, cases: list, timeout: int):
+    """Runs `seam check` on cases (dicts with an "id"); its answers by id,
+    or None (said why) when it fails or does not answer every case."""
+    payload = "".join(json.dumps(case) + "\n" for case in cases)
+    run = subprocess.run([seam, "check"], input=payload, capture_output=True, text=True, timeout=timeout)
+    results = {}
+    for line in run.stdout.splitlines():
+        row = json.loads(line)
+        results[row["id"]] = row
+    if run.returncode != 0 or len(results) != len(cases):
+        print(f"seam check failed (exit {run.returncode}, {len(results)} of {len(cases)} answers)")
+        print(run.stderr[-2000:])
+        return None
+    return results
+
+
 def boundary_cuts(text: str, count: int, rng: random.Random):
     """Yields (left, middle, right) cut the way the paper's STACK-BOUNDARY set
     is: two tokens on lines of equal indentation are picked, the text between
@@ -170,15 +186,8 @@ def main() -> int:
                 key = f"mutant:cut:{len(meta)}"
                 cases.append({"id": key, "left": left, "middle": mutated, "right": right})
                 meta[key] = (kind, path, len(left) + offset, mutated)
-    payload = "".join(json.dumps(case) + "\n" for case in cases)
-    run = subprocess.run([args.seam, "check"], input=payload, capture_output=True, text=True, timeout=1200)
-    results = {}
-    for line in run.stdout.splitlines():
-        row = json.loads(line)
-        results[row["id"]] = row
-    if run.returncode != 0 or len(results) != len(cases):
-        print(f"seam check failed (exit {run.returncode}, {len(results)} of {len(cases)} answers)")
-        print(run.stderr[-2000:])
+    results = seam_check(args.seam, cases, 1200)
+    if results is None:
         return 1
 
     files = [k for k in meta if meta[k][0] == "file"]
