@@ -15,6 +15,8 @@
  */
 #include "seam_server.h"
 
+#define PY lg_by_name("python")
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,8 +79,8 @@ int main(int argc, char **argv)
         uncut[k] = now_ns() - t0;
         ep_recognizer_free(rec);
         t0 = now_ns();
-        srv_scope sc;
-        srv_scope_at(NULL, text, len, o, true, 6, &sc);
+        lg_scope sc;
+        srv_scope_at(PY, NULL, text, len, o, true, 6, &sc);
         uint64_t t1 = now_ns();
         ep_recognizer_new_fim(g, text + sc.cut_left, o - sc.cut_left, text + o, sc.cut_right - o, &rec);
         cut[k] = now_ns() - t0;
@@ -87,7 +89,7 @@ int main(int argc, char **argv)
     }
     /* The tree: one-character edits, each followed by an incremental parse. */
     uint64_t t0 = now_ns();
-    srv_tree *tree = srv_tree_new(text, len);
+    srv_tree *tree = srv_tree_new(PY, text, len);
     uint64_t full = now_ns() - t0;
     char *doc = sm_malloc(len + at.size + 1);
     memcpy(doc, text, len);

@@ -4,8 +4,14 @@
 
 #include "seam_languages.h"
 
+#include <tree_sitter/api.h>
+
 extern const lg_language lg_python;
 extern const lg_language lg_javascript;
+
+/* What a JavaScript lexical state is in (lg_lex.in); a quote's string is
+ * its quote. */
+enum { LG_CODE = 0, LG_LINE_COMMENT = 'c', LG_BLOCK_COMMENT = 'C', LG_REGEX = '/', LG_TEMPLATE = '`' };
 
 /* JavaScript's token checks (javascript/lexical.c, javascript/regex.c). */
 bool lg_js_identifier_valid(const char *text, size_t len);
@@ -13,7 +19,21 @@ bool lg_js_string_valid(const char *text, size_t len);
 bool lg_js_template_valid(const char *text, size_t len);
 bool lg_js_regex_valid(const char *text, size_t len);
 int lg_js_dialect_of(const char *path, const char *text, size_t len);
-void lg_js_shape_scan(lg_shape *shape, const char *text, size_t len);
-bool lg_js_middle_closed(const lg_shape *at, const char *middle, size_t len, bool rest_blank);
+void lg_js_lex_scan(lg_lex *lex, const char *text, size_t len);
+/* One step of that scan from text[at]; returns where the next starts. */
+size_t lg_js_lex_step(lg_lex *lex, const char *text, size_t len, size_t at);
+bool lg_js_middle_closed(const lg_lex *at, const char *middle, size_t len, bool rest_blank);
+void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                    uint32_t max_lines, lg_scope *out);
+bool lg_js_escape_filter(const lg_scope *scope, const char *middle, size_t len, bool at_end);
+const TSLanguage *tree_sitter_javascript(void);
+
+/* Python's scope rules and lexical reading (python/scope.c). */
+void lg_py_lex_scan(lg_lex *lex, const char *text, size_t len);
+bool lg_py_middle_closed(const lg_lex *at, const char *middle, size_t len, bool rest_blank);
+void lg_py_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                    uint32_t max_lines, lg_scope *out);
+bool lg_py_escape_filter(const lg_scope *scope, const char *middle, size_t len, bool at_end);
+const TSLanguage *tree_sitter_python(void);
 
 #endif

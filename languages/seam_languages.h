@@ -19,18 +19,78 @@
  * (grammar files name one with %check): whether text[0..len) is valid. */
 typedef bool (*lg_token_check)(const char *text, size_t len);
 
-/* Where a text stands lexically, for the binding of a line being typed
- * (a language's own reading; zero-initialised at the start of a text). */
-#define LG_SHAPE_TEMPLATES 16
-typedef struct lg_shape {
+/* Where a text stands lexically at a point, in its language's own reading
+ * (zero-initialised at the start of a text): the brackets open, and the
+ * literal or comment it is in.  A rough reading for a completion's shape
+ * and binding, never a verdict on validity.  Each language reads and
+ * writes the fields it needs; the rest stay zero. */
+#define LG_LEX_TEMPLATES 16
+typedef struct lg_lex {
     int32_t depth;           /* brackets open */
-    uint8_t in;              /* 0 in code, else the kind of string, comment or literal it is in */
-    bool escaped;
+    uint8_t in;              /* 0 in code, else the kind of literal or comment it is in
+                                (JavaScript: the quote, '`', '/', 'c' or 'C') */
+    char quote;              /* Python: the quote of the string it is in, or 0 */
+    bool triple;             /* Python: a triple-quoted one */
+    bool raw;
+    bool in_comment;         /* Python: in a comment */
+    bool escaped;            /* after a backslash in a literal */
+    bool continued;          /* Python: a backslash join at the end of the line */
     bool in_class;           /* a regular expression's class */
     uint8_t prev;            /* the last character of code, not blank */
-    uint8_t templates;       /* the "${" open around */
-    int32_t template_depth[LG_SHAPE_TEMPLATES];  /* the depth each opened at */
-} lg_shape;
+    uint8_t templates;       /* JavaScript: the "${" open around */
+    int32_t template_depth[LG_LEX_TEMPLATES];  /* the depth each opened at */
+    /* Python: bytes of the string still to come, when its end was found in
+     * the same text, else 0 (then a quote ends it as written). */
+    uint32_t string_left;
+} lg_lex;
+
+/* The shape a completion takes at the cursor. */
+typedef enum lg_scope_kind {
+    LG_SCOPE_EXPRESSION = 0,  /* inside brackets: the rest of the expression */
+    LG_SCOPE_LINE,            /* on a line with text: the rest of the line */
+    LG_SCOPE_BLOCK,           /* an empty line in a block: statements at its indentation */
+    LG_SCOPE_BODY,            /* after a block header: its body */
+    LG_SCOPE_COMMENT,         /* in a comment: up to the end of it */
+    LG_SCOPE_STRING,          /* in a string, a docstring or a template's text: up to its end */
+    LG_SCOPE_MODULE,          /* an empty line at the top level: statements */
+    LG_SCOPE_HEADER,          /* on a compound statement's header line whose body the
+                                 right context does not hold: the line, to its colon */
+} lg_scope_kind;
+
+const char *lg_scope_kind_name(lg_scope_kind kind);
+
+struct lg_language;
+
+/* What a language's scope rules say of the cursor (scope_at): the
+ * completion's shape, where it must stay (its escape filter reads this),
+ * and how much context the recognizer needs. */
+typedef struct lg_scope {
+    const struct lg_language *language;   /* whose rules these are */
+    lg_scope_kind kind;
+    uint32_t max_lines;        /* the line budget the shape allows */
+    uint32_t min_indent;       /* block scopes: lines the middle starts are indented this
+                                  much (inside the enclosing def or class) */
+    uint32_t body_indent;      /* body and header scopes: the first line the middle starts,
+                                  the body, is indented this much */
+    uint32_t bracket_depth;    /* brackets open at the cursor */
+    uint32_t closable;         /* of those, the ones the right context leaves open */
+    char quote;                /* string scope: the quote of the literal */
+    bool triple;               /* string scope: line breaks may stand in it */
+    bool literal_open;         /* string scope: the right context does not close it */
+    size_t cut_left, cut_right; /* the recognizer's contexts: text[cut_left, cut_right) */
+    size_t line_end;           /* the rest of the cursor's line is text[offset, line_end) */
+    size_t next_line;          /* where the line after the cursor's starts (len: none) */
+    bool at_end;               /* nothing but blank space follows the cursor's line */
+    bool colon_unwritten;      /* the cursor's statement is a compound one whose header's
+                                  colon is neither before the cursor nor in the line's rest */
+    bool body_below;           /* the next line with code is indented deeper than that
+                                  statement: its body is written */
+    lg_lex lex;                /* the lexical state at the cursor */
+    const char *node_type;     /* tree-sitter's node at the cursor, for logs */
+} lg_scope;
+
+struct TSLanguage;
+struct TSTree;
 
 typedef struct lg_language {
     const char *name;                     /* "python": settings, seam check's "language", --json */
@@ -52,18 +112,30 @@ typedef struct lg_language {
      * from beside the workspace (NULL-terminated, or NULL; Python's
      * standard library is found by the server). */
     const char *const *corpus_dirs;
-    /* For a language without seam's scope rules, the reading of a line
-     * being typed (NULL: none; its completions then bind the whole text):
-     * shape_scan moves a shape over text; middle_closed says whether a
-     * middle typed at shape `at` closes what it opens (a comment left open
-     * only when nothing follows on the line); line_enders are texts one of
-     * which may follow a finished line (a statement is not left half
-     * written), NULL-terminated. */
-    void (*shape_scan)(lg_shape *shape, const char *text, size_t len);
-    bool (*middle_closed)(const lg_shape *at, const char *middle, size_t len, bool rest_blank);
+    /* Its scope rules (NULL when it has none: a completion then takes the
+     * rest of a line, or statements on an empty line):
+     * tree_sitter is its tree-sitter grammar, the one tree each document
+     * keeps (NULL: none); scope_at fills `out` for byte `offset` of
+     * text[0..len) from that tree (may be NULL) and a lexical reading,
+     * multi-line shapes with max_lines when `multiline` is set, else one
+     * line; escape_filter says whether a middle stays where scope_at said
+     * (at_end: the middle ends there). */
+    const struct TSLanguage *(*tree_sitter)(void);
+    void (*scope_at)(const struct TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                     uint32_t max_lines, lg_scope *out);
+    bool (*escape_filter)(const lg_scope *scope, const char *middle, size_t len, bool at_end);
+    /* Its reading of a line being typed (NULL: none; its completions then
+     * bind the whole text): lex_scan moves a lexical state over text (one
+     * call per text: a text's first byte starts a token); middle_closed says
+     * whether a middle typed at state `at` closes what it opens (a comment
+     * left open only when nothing follows on the line); line_enders are
+     * texts one of which may follow a finished line (a statement is not
+     * left half written; NULL: the line break itself ends one). */
+    void (*lex_scan)(lg_lex *lex, const char *text, size_t len);
+    bool (*middle_closed)(const lg_lex *at, const char *middle, size_t len, bool rest_blank);
     const char *const *line_enders;
-    /* Whether seam's scope rules (tree-sitter) and semantic pruners know it. */
-    bool scope;
+    /* Whether its semantic pruners run (the engine's environment is
+     * Python's; docs/SEMANTIC.md). */
     bool semantic;
 } lg_language;
 
@@ -88,5 +160,23 @@ void lg_all_extensions(const char **out, size_t size);
 /* Writes the languages' names, ", "-separated, into out[0..size), for
  * messages. */
 void lg_names(char *out, size_t size);
+
+/* The cursor's line in a scope: where its rest ends (line_end), where the
+ * next line starts (next_line) and whether only blank space follows
+ * (at_end), for byte `offset` of text[0..len). */
+void lg_scope_lines(const char *text, size_t len, size_t offset, lg_scope *out);
+
+/* The state after lexing a, then b, from `start` with the language's
+ * lex_scan. */
+void lg_lex_after(const lg_language *language, const lg_lex *start, const char *a, size_t a_len, const char *b,
+                  size_t b_len, lg_lex *end);
+/* Whether nothing is open in `lex`: no bracket, literal, comment or join. */
+bool lg_lex_settled(const lg_lex *lex);
+/* Whether a literal (a string, a template, a regular expression, a block
+ * comment) or a line join is open in `lex`. */
+bool lg_lex_literal_open(const lg_lex *lex);
+/* Whether two states read what follows alike (string_left aside: it
+ * counts bytes of the text it was found in). */
+bool lg_lex_same(const lg_lex *a, const lg_lex *b);
 
 #endif

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what seam needs on a Debian 12 machine, fetches tree-sitter-python
-# with npm, and configures and builds the requested build directories.
+# Installs what seam needs on a Debian 12 machine, fetches the languages'
+# tree-sitter grammars with npm (tree-sitter-python, tree-sitter-javascript:
+# not in Debian), and configures and builds the requested build directories.
 # Idempotent: a second run installs nothing and only rebuilds what changed.
 #
 #   scripts/setup.sh [--test-deps | --llama-deps] [release] [debug] [asan]
@@ -44,9 +45,12 @@ elif [ "${1:-}" = "--llama-deps" ]; then
   debian_packages+=("${llama_packages[@]}")
   shift
 fi
-ts_python_version=0.23.6
-ts_python_sha256=aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a
-ts_python_dir=third_party/tree-sitter-python
+# The tree-sitter grammars, NAME VERSION SHA-256 of npm's tarball: versions
+# whose parser.c is ABI 14, which Debian 12's libtree-sitter 0.20.7 loads.
+tree_sitter_grammars=(
+  "tree-sitter-python 0.23.6 aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a"
+  "tree-sitter-javascript 0.23.1 90e80b25a67517a4daf6ad751557bee21efbda7b7a5a554897933245d1734398"
+)
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -63,20 +67,23 @@ install_debian_packages() {
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-fetch_tree_sitter_python() {
-  local stamp="$ts_python_dir/.seam-$ts_python_version"
+# fetch_grammar NAME VERSION SHA256: npm's package NAME@VERSION, checked,
+# unpacked into third_party/NAME once.
+fetch_grammar() {
+  local name=$1 version=$2 sha256=$3
+  local dir="third_party/$name" stamp="third_party/$name/.seam-$version"
   [ -f "$stamp" ] && return 0
   command -v npm >/dev/null || install_npm
-  log "fetching tree-sitter-python $ts_python_version with npm"
+  log "fetching $name $version with npm"
   local tmp
   tmp=$(mktemp -d)
-  (cd "$tmp" && npm pack --silent "tree-sitter-python@$ts_python_version" >/dev/null 2>&1)
-  local tarball="$tmp/tree-sitter-python-$ts_python_version.tgz"
-  echo "$ts_python_sha256  $tarball" | sha256sum --check --quiet || {
+  (cd "$tmp" && npm pack --silent "$name@$version" >/dev/null 2>&1)
+  local tarball="$tmp/$name-$version.tgz"
+  echo "$sha256  $tarball" | sha256sum --check --quiet || {
     log "checksum mismatch for $tarball"; rm -rf "$tmp"; exit 1; }
-  rm -rf "$ts_python_dir"
-  mkdir -p "$ts_python_dir"
-  tar -xzf "$tarball" -C "$ts_python_dir" --strip-components=1
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  tar -xzf "$tarball" -C "$dir" --strip-components=1
   rm -rf "$tmp"
   touch "$stamp"
 }
@@ -108,7 +115,10 @@ configure_and_build() {
 }
 
 install_debian_packages
-fetch_tree_sitter_python
+for grammar in "${tree_sitter_grammars[@]}"; do
+  # shellcheck disable=SC2086
+  fetch_grammar $grammar
+done
 
 for build in "$@"; do
   case "$build" in

@@ -22,7 +22,8 @@ static const char srv__usage[] =
     "                   options: --config FILE, --log-file FILE, --log-level LEVEL\n"
     "  --version        print the version and the backends built in, and exit\n"
     "  --help           print this help and exit\n"
-    "  parse FILE       parse a Python file with tree-sitter and summarise the tree\n"
+    "  parse FILE       parse a file with its language's tree-sitter grammar and\n"
+    "                   summarise the tree\n"
     "  check [--language NAME] [--source-type module|script] [--python-version V]\n"
     "                   read JSON Lines cases {id, left, middle, right} on stdin and\n"
     "                   write {id, accepted, complete, setup_us, feed_us} for each;\n"
@@ -70,8 +71,18 @@ static int srv__cmd_parse(const char *path)
                 rc == SM_EIO ? strerror(errno) : sm_strerror(rc));
         return 1;
     }
+    cfg_config config;
+    cfg_init(&config);
+    char why[512];
+    const lg_language *language = srv_language_of(&config, NULL, path, text.data, text.len, why, sizeof why);
+    cfg_free(&config);
+    if (!language) {
+        fprintf(stderr, "seam: cannot parse %s\n", why);
+        sm_buf_free(&text);
+        return 1;
+    }
     srv_syntax_summary summary;
-    rc = srv_syntax_summarize(text.data ? text.data : "", text.len, &summary);
+    rc = srv_syntax_summarize(language, text.data ? text.data : "", text.len, &summary);
     size_t len = text.len;
     bool deep = rc == SM_ETOOBIG && sm_brackets_deeper_than(text.data, text.len, SM_TREE_SITTER_MAX_DEPTH);
     sm_buf_free(&text);

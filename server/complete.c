@@ -74,7 +74,7 @@ static cJSON *srv__token_json(const char *bytes, size_t len)
 static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_t offset, const srv_request *request,
                             const lg_language *language, const char *dialect)
 {
-    const srv_scope *scope = &request->scope;
+    const lg_scope *scope = &request->scope;
     cJSON *o = cJSON_CreateObject();
     const mc_completion *c = r->completion;
     cJSON_AddStringToObject(o, "language", language->name);
@@ -143,7 +143,7 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
     }
     cJSON_AddNumberToObject(o, "offset", (double)offset);
     cJSON *sc = cJSON_AddObjectToObject(o, "scope");
-    cJSON_AddStringToObject(sc, "kind", srv_scope_kind_name(scope->kind));
+    cJSON_AddStringToObject(sc, "kind", lg_scope_kind_name(scope->kind));
     cJSON_AddNumberToObject(sc, "max_lines", scope->max_lines);
     cJSON_AddNumberToObject(sc, "cut_left", (double)request->options.contexts.cut_left);
     cJSON_AddNumberToObject(sc, "cut_right", (double)request->options.contexts.cut_right);
@@ -296,14 +296,14 @@ int srv_cmd_complete(int argc, char **argv)
     /* The completion's shape, where it must stay, and the contexts the
      * recognizer needs. */
     const char *body = text.data ? text.data : "";
-    srv_tree *tree = srv_tree_new(body, text.len);
+    srv_tree *tree = srv_tree_new(language, body, text.len);
     srv_request request;
     const char *dialect = srv_dialect_of(srv_engine_config(engine), language, spec, body, text.len);
     srv_request_prepare(&request, srv_engine_config(engine), language, dialect, tree, body, text.len, offset, true);
     request.options.tree = srv_tree_copy(tree);
-    const srv_scope *scope = &request.scope;
+    const lg_scope *scope = &request.scope;
     sm_log(&logger, SM_LOG_DEBUG, "scope %s at %s, %u lines, recognizer contexts [%zu, %zu)",
-           srv_scope_kind_name(scope->kind), scope->node_type, scope->max_lines, request.options.contexts.cut_left,
+           lg_scope_kind_name(scope->kind), scope->node_type, scope->max_lines, request.options.contexts.cut_left,
            request.options.contexts.cut_right);
     srv__cli_result result = {0};
     rc = srv_engine_complete(engine, body, text.len, offset, &request.options, srv__cli_done, &result, NULL);

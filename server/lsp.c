@@ -34,7 +34,9 @@ typedef enum srv__state { SRV__UNINITIALIZED, SRV__RUNNING, SRV__SHUT_DOWN, SRV_
 
 typedef struct srv__doc {
     lsp_document *doc;
-    srv_tree *tree;                /* tree-sitter's view, kept up to date */
+    srv_tree *tree;                /* tree-sitter's view, kept up to date (NULL until the
+                                      first completion tells its language) */
+    const lg_language *tree_language;  /* the language `tree` is in */
     srv_rec_cache *cache;          /* the recognizer of the last completion */
     struct srv__pending *active;   /* the completion in flight */
     bool language_told;            /* the log said its language is not one seam completes */
@@ -327,12 +329,11 @@ static void srv__did_open(srv_lsp *lsp, const cJSON *params)
         srv_tree_free(old->tree);
         old->cache = NULL;
         old->doc = doc;
-        old->tree = srv_tree_new(doc->text.data, doc->text.len);
+        old->tree = srv_tree_new(old->tree_language, doc->text.data, doc->text.len);
         return;
     }
     srv__doc *d = sm_calloc(1, sizeof *d);
     d->doc = doc;
-    d->tree = srv_tree_new(doc->text.data, doc->text.len);
     sm_array_push(&lsp->docs, d);
 }
 
@@ -363,7 +364,7 @@ static void srv__did_change(srv_lsp *lsp, const cJSON *params)
             rc = lsp_document_replace(d->doc, text, strlen(text));
             if (rc == SM_OK) {
                 srv_tree_free(d->tree);
-                d->tree = srv_tree_new(d->doc->text.data, d->doc->text.len);
+                d->tree = srv_tree_new(d->tree_language, d->doc->text.data, d->doc->text.len);
             }
         } else {
             lsp_position start, end;
@@ -559,7 +560,7 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
            p->inline_kind ? "inline" : "item", c && c->found ? "found" : "none", c ? c->len : 0,
            c ? mc_stop_reason_name(c->reason) : "error", info->setup_ns / 1e6, info->reused ? " (cached)" : "",
            info->total_ns / 1e6, c ? c->round_trips : 0, evaluated, c ? c->rejected : 0,
-           srv_scope_kind_name(p->request.scope.kind), srv_binding_name(info->binding),
+           lg_scope_kind_name(p->request.scope.kind), srv_binding_name(info->binding),
            info->binding_why ? info->binding_why : "");
     mc_completion_free(c);
     srv__pending_release(lsp, p);
@@ -739,7 +740,14 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     }
     p->text = sm_strndup(text, len);
     p->text_len = len;
-    /* The tree matches the document, not a text with a selected item in it. */
+    /* The tree matches the document, not a text with a selected item in
+     * it, in the document's language (made when the first completion
+     * tells it, or the setting `language` changes it). */
+    if (d->tree_language != language) {
+        srv_tree_free(d->tree);
+        d->tree = srv_tree_new(language, d->doc->text.data, d->doc->text.len);
+        d->tree_language = language;
+    }
     srv_tree_refresh(d->tree, d->doc->text.data, d->doc->text.len);
     srv_request_prepare(&p->request, &lsp->config, language, dialect, edited ? NULL : d->tree, p->job_text, p->job_len,
                         p->job_offset, !p->automatic);

@@ -46,22 +46,14 @@ static bool srv__blank(const char *text, size_t from, size_t to)
     return true;
 }
 
-/* Whether text[from, to) holds nothing but blanks and line breaks. */
-static bool srv__blank_lines(const char *text, size_t from, size_t to)
-{
-    for (size_t i = from; i < to; i++)
-        if (text[i] != '\n' && text[i] != '\r' && !srv__blank(text, i, i + 1))
-            return false;
-    return true;
-}
-
-void srv_contexts_of(const srv_scope *scope, const char *text, size_t len, size_t offset, bool cut, bool whole_only,
+void srv_contexts_of(const lg_scope *scope, const char *text, size_t len, size_t offset, bool cut, bool whole_only,
                      srv_contexts *out)
 {
     memset(out, 0, sizeof *out);
     out->cut_left = cut ? scope->cut_left : 0;
     out->cut_right = cut ? scope->cut_right : len;
-    out->cut_lex = scope->lex;
+    out->lex = scope->lex;
+    out->language = scope->language;
     out->line_end = scope->line_end;
     out->next_line = scope->next_line < out->cut_right ? scope->next_line : out->cut_right;
     out->at_end = scope->at_end;
@@ -226,27 +218,21 @@ int srv_bound_open(const ep_grammar *grammar, const char *text, size_t len, size
 
 /* ---- The end ----------------------------------------------------------------------- */
 
-static bool srv__same_lex(const srv_lex_state *a, const srv_lex_state *b)
-{
-    return a->depth == b->depth && a->quote == b->quote && a->triple == b->triple && a->raw == b->raw &&
-           a->in_comment == b->in_comment && a->escaped == b->escaped && a->continued == b->continued;
-}
-
 /* The lexical state at the right cut after the middle.  Lexing the right
  * part depends only on the state the middle leaves, so a few transitions
  * are remembered: most middles leave one of a handful of states. */
-static void srv__state_at_cut(srv_lex_memo *memo, const srv_lex_state *at_cursor, const char *middle,
-                              size_t middle_len, const char *right, size_t right_len, srv_lex_state *end)
+static void srv__state_at_cut(srv_lex_memo *memo, const lg_language *language, const lg_lex *at_cursor,
+                              const char *middle, size_t middle_len, const char *right, size_t right_len, lg_lex *end)
 {
-    srv_lex_state after;
-    srv_lex_after(at_cursor, middle, middle_len, "", 0, &after);
+    lg_lex after;
+    lg_lex_after(language, at_cursor, middle, middle_len, "", 0, &after);
     for (uint32_t i = 0; memo && i < memo->count; i++) {
-        if (srv__same_lex(&memo->from[i], &after)) {
+        if (lg_lex_same(&memo->from[i], &after)) {
             *end = memo->to[i];
             return;
         }
     }
-    srv_lex_after(&after, right, right_len, "", 0, end);
+    lg_lex_after(language, &after, right, right_len, "", 0, end);
     if (memo) {
         uint32_t slot = memo->count < SRV_LEX_MEMO ? memo->count++ : memo->next++ % SRV_LEX_MEMO;
         memo->from[slot] = after;
@@ -254,23 +240,23 @@ static void srv__state_at_cut(srv_lex_memo *memo, const srv_lex_state *at_cursor
     }
 }
 
-bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *whole, size_t len, size_t offset,
-                     size_t cut_right, const srv_lex_state *at_cursor, const char *middle, size_t middle_len,
-                     srv_lex_memo *memo, bool *fell_back)
+bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const lg_language *language,
+                     const char *whole, size_t len, size_t offset, size_t cut_right, const lg_lex *at_cursor,
+                     const char *middle, size_t middle_len, srv_lex_memo *memo, bool *fell_back)
 {
     if (fell_back)
         *fell_back = false;
-    srv_lex_state end;
-    srv__state_at_cut(memo, at_cursor, middle, middle_len, whole + offset, cut_right - offset, &end);
-    if (end.depth == 0 && !end.quote && !end.continued)
+    lg_lex end;
+    srv__state_at_cut(memo, language, at_cursor, middle, middle_len, whole + offset, cut_right - offset, &end);
+    if (end.depth == 0 && !lg_lex_literal_open(&end))
         return ep_can_end(rec);
     /* Brackets open at the cut: the text beyond it lexes on its own (the
      * cut is only placed where it does), so it closes none of them and the
      * whole text cannot be complete. */
-    if (!end.quote && !end.continued)
+    if (!lg_lex_literal_open(&end))
         return false;
-    /* A string or a backslash join open at the cut: the text beyond it is
-     * not separate, so the whole text decides. */
+    /* A literal or a line join open at the cut: the text beyond it is not
+     * separate, so the whole text decides. */
     if (fell_back)
         *fell_back = true;
     ep_recognizer *full;
@@ -282,30 +268,11 @@ bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *
     return ok;
 }
 
-/* Whether the middle closes what it opens: no bracket or string of its
- * own left open, no backslash join pending, and no comment that would
- * take in the line's rest.  Where only the line binds, every viable
- * middle could be continued; this is what makes a place to stop (the
- * true completion, which ends before the person's first closer of
- * something opened before the cursor, always has it). */
-static bool srv__middle_closed(const srv_lex_state *at, const char *middle, size_t len, bool rest_blank)
-{
-    srv_lex_state end;
-    srv_lex_after(at, middle, len, "", 0, &end);
-    if (end.continued || end.escaped || end.depth > at->depth)
-        return false;
-    if (len > 0 && middle[len - 1] == '\\' && !end.quote && !end.in_comment)
-        return false;   /* a backslash join the middle leaves for the next line */
-    if (end.quote && !(end.quote == at->quote && end.triple == at->triple))
-        return false;
-    return !end.in_comment || rest_blank;
-}
-
 /* Whether the line fed can be finished there: one of the language's line
  * enders may follow it (Python's line break is a token: nothing to add). */
 static bool srv__line_ends(ep_recognizer *rec, const lg_language *language)
 {
-    if (!language || !language->line_enders)
+    if (!language->line_enders)
         return true;
     bool ends = false;
     for (size_t i = 0; !ends && language->line_enders[i]; i++) {
@@ -324,9 +291,9 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
     if (b->binding == SRV_BINDING_WHOLE) {
         if (x->cut_left == x->text_start && x->cut_right == b->len)
             return ep_can_end(b->rec);
-        return srv_cut_can_end(b->rec, b->grammar, b->text + x->text_start, b->len - x->text_start,
-                               b->offset - x->text_start, x->cut_right - x->text_start, &x->cut_lex, middle,
-                               middle_len, &b->memo, fell_back);
+        return srv_cut_can_end(b->rec, b->grammar, x->language, b->text + x->text_start, b->len - x->text_start,
+                               b->offset - x->text_start, x->cut_right - x->text_start, &x->lex, middle, middle_len,
+                               &b->memo, fell_back);
     }
     /* The line's rest must still follow the middle: fed after it, the
      * recognizer stays viable (the code after the line, if it binds, is its
@@ -336,9 +303,7 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
      * has nothing of theirs left to type there. */
     size_t rest = x->line_end - b->offset;
     bool blank = srv__blank(b->text, b->offset, x->line_end);
-    bool closed = x->language ? x->language->middle_closed(&x->shape, middle, middle_len, blank)
-                              : srv__middle_closed(&x->cut_lex, middle, middle_len, blank);
-    if (!closed)
+    if (!x->language->middle_closed(&x->lex, middle, middle_len, blank))
         return false;
     ep_savepoint point = ep_save(b->rec);
     bool ok = (rest == 0 || ep_feed(b->rec, b->text + b->offset, rest) == 1) &&
@@ -348,46 +313,6 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
 }
 
 /* ---- The request ------------------------------------------------------------------- */
-
-/* The set-up of a language without seam's scope rules: the shape is the
- * rest of the cursor's line; with the language's reading of a line being
- * typed, the code after it binds as it does for Python (whole where it is
- * written, nothing past the line at the end of the file), else the whole
- * text binds. */
-static void srv__setup_by_lines(srv_request *r, const cfg_config *config, const lg_language *language,
-                                const char *text, size_t len, size_t offset, bool whole_only)
-{
-    srv_job_options *o = &r->options;
-    srv_scope *scope = &r->scope;
-    /* as Python's scope rules have it: the rest of the line when the line
-     * has text before the cursor, statements on an empty line */
-    size_t start = offset;
-    while (start > 0 && text[start - 1] != '\n' && text[start - 1] != '\r')
-        start--;
-    bool text_before = !srv__blank(text, start, offset);
-    scope->kind = text_before ? SRV_SCOPE_LINE : start == offset ? SRV_SCOPE_MODULE : SRV_SCOPE_BLOCK;
-    scope->max_lines = config->multiline && !text_before && config->max_lines ? config->max_lines : 1;
-    scope->node_type = "";
-    o->max_lines = scope->max_lines;
-    size_t end = offset;
-    while (end < len && text[end] != '\n' && text[end] != '\r')
-        end++;
-    size_t next = end < len && text[end] == '\r' && end + 1 < len && text[end + 1] == '\n' ? end + 2
-                  : end < len ? end + 1 : len;
-    scope->cut_right = len;
-    scope->line_end = end;
-    scope->next_line = next;
-    scope->at_end = srv__blank_lines(text, next, len);
-    if (!language->shape_scan) {
-        whole_only = true;
-        o->contexts.why = "the language has no reading of a line being typed";
-    }
-    srv_contexts_of(scope, text, len, offset, false, whole_only, &o->contexts);
-    if (language->shape_scan) {
-        o->contexts.language = language;
-        language->shape_scan(&o->contexts.shape, text, offset);
-    }
-}
 
 void srv_request_setup(srv_request *r, const cfg_config *config, const lg_language *language, const char *dialect,
                        const srv_tree *tree, const char *text, size_t len, size_t offset, bool explicit_request,
@@ -399,17 +324,16 @@ void srv_request_setup(srv_request *r, const cfg_config *config, const lg_langua
     o->dialect = dialect;
     o->explicit_request = explicit_request;
     o->have_contexts = true;
-    if (language && !language->scope) {
-        srv__setup_by_lines(r, config, language, text, len, offset, whole_only);
-        return;
-    }
-    srv_scope_at(tree, text, len, offset, config->multiline, config->max_lines, &r->scope);
+    srv_scope_at(language, tree, text, len, offset, config->multiline, config->max_lines, &r->scope);
     o->max_lines = r->scope.max_lines;
-    if (config->escape_guard) {
+    if (config->escape_guard && language->escape_filter) {
         o->filter = srv_escape_filter;
         o->filter_data = &r->scope;
     }
-    srv_contexts_of(&r->scope, text, len, offset, cut, whole_only, &o->contexts);
+    bool reads_lines = language->lex_scan && language->middle_closed;
+    srv_contexts_of(&r->scope, text, len, offset, cut, whole_only || !reads_lines, &o->contexts);
+    if (!reads_lines && !whole_only)
+        o->contexts.why = "the language has no reading of a line being typed";
 }
 
 void srv_request_prepare(srv_request *r, const cfg_config *config, const lg_language *language, const char *dialect,

@@ -90,9 +90,11 @@ typedef struct srv_syntax_summary {
     uint32_t error_column;     /* its byte column */
 } srv_syntax_summary;
 
-/* Parses text[0..len) with tree-sitter-python and summarises the tree.
- * Returns SM_OK, SM_EINVAL if the parser cannot be set up, or SM_ENOMEM. */
-int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summary);
+/* Parses text[0..len) with the language's tree-sitter grammar and
+ * summarises the tree.  Returns SM_OK, SM_EINVAL if the language has none
+ * or the parser cannot be set up, SM_ETOOBIG, or SM_ENOMEM. */
+int srv_syntax_summarize(const struct lg_language *language, const char *text, size_t len,
+                         srv_syntax_summary *summary);
 
 /* Reads a whole file into `out` (initialised here; capped at 64 MiB).
  * SM_EIO (errno tells why) or SM_ETOOBIG; `out` is freed on error. */
@@ -133,28 +135,6 @@ int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out);
 struct sx_env;
 void srv_check_cases(srv_grammars *grammars, struct sx_env **env, FILE *in, FILE *out);
 
-/* Where a lexical scan of Python text stands: open brackets, the string or
- * comment it is in, a backslash join pending. */
-typedef struct srv_lex_state {
-    int depth;
-    char quote;          /* 0, or the quote of the string it is in */
-    bool triple;
-    bool raw;
-    bool in_comment;
-    bool escaped;        /* after a backslash in a string */
-    bool continued;      /* a backslash join at the end of the line */
-    /* Bytes of the string still to come, when its end was found in the same
-     * text (pylex reads it as Python 3.12+ does, f-strings' modes and all),
-     * else 0: then a quote ends it as written. */
-    uint32_t string_left;
-} srv_lex_state;
-
-/* Whether lexing a then b from `start` ends with nothing open. */
-bool srv_lex_clean_after(const srv_lex_state *start, const char *a, size_t a_len, const char *b, size_t b_len);
-/* The state after lexing a then b from `start`. */
-void srv_lex_after(const srv_lex_state *start, const char *a, size_t a_len, const char *b, size_t b_len,
-                   srv_lex_state *end);
-
 /* ---- Scope and context escape (scope.c) -----------------------------------------------
  *
  * tree-sitter is used only here, to choose a completion's shape and where
@@ -162,8 +142,9 @@ void srv_lex_after(const srv_lex_state *start, const char *a, size_t a_len, cons
  */
 typedef struct srv_tree srv_tree;
 
-/* A tree-sitter-python tree of a text; NULL if the parser cannot start. */
-srv_tree *srv_tree_new(const char *text, size_t len);
+/* A tree of a text in its language's tree-sitter grammar; NULL when the
+ * language has none or the parser cannot start. */
+srv_tree *srv_tree_new(const struct lg_language *language, const char *text, size_t len);
 void srv_tree_free(srv_tree *tree);
 /* Records an edit of old_text: [start, old_end) replaced by `inserted`.
  * The tree is then stale (not used) until srv_tree_reparse, or
@@ -181,55 +162,18 @@ void srv_tree_refresh(srv_tree *tree, const char *text, size_t len);
 struct TSTree *srv_tree_copy(const srv_tree *tree);
 bool srv_tree_has_error(const srv_tree *tree);
 
-typedef enum srv_scope_kind {
-    SRV_SCOPE_EXPRESSION = 0,  /* inside brackets: the rest of the expression */
-    SRV_SCOPE_LINE,            /* on a line with text: the rest of the line */
-    SRV_SCOPE_BLOCK,           /* an empty line in a block: statements at its indentation */
-    SRV_SCOPE_BODY,            /* after a block header: its body */
-    SRV_SCOPE_COMMENT,         /* in a comment: up to the end of it */
-    SRV_SCOPE_STRING,          /* in a string or docstring: up to its end */
-    SRV_SCOPE_MODULE,          /* an empty line at the top level: statements */
-    SRV_SCOPE_HEADER,          /* on a compound statement's header line whose body the
-                                  right context does not hold: the line, to its colon */
-} srv_scope_kind;
+/* The scope at byte `offset` of text (tree may be NULL), from the
+ * language's scope rules (languages/<name>/scope.c).  Multi-line shapes
+ * get max_lines when `multiline` is set, one line otherwise. */
+void srv_scope_at(const struct lg_language *language, const srv_tree *tree, const char *text, size_t len,
+                  size_t offset, bool multiline, uint32_t max_lines, lg_scope *out);
 
-typedef struct srv_scope {
-    srv_scope_kind kind;
-    uint32_t max_lines;        /* the line budget the shape allows */
-    uint32_t min_indent;       /* block scopes: lines the middle starts are indented this
-                                  much (inside the enclosing def or class) */
-    uint32_t body_indent;      /* body and header scopes: the first line the middle starts,
-                                  the body, is indented this much */
-    uint32_t bracket_depth;    /* brackets open at the cursor */
-    uint32_t closable;         /* of those, the ones the right context leaves open */
-    char quote;                /* string scope: the quote of the literal */
-    bool triple;
-    bool literal_open;         /* string scope: the right context does not close it */
-    size_t cut_left, cut_right; /* the recognizer's contexts: text[cut_left, cut_right) */
-    size_t line_end;           /* the rest of the cursor's line is text[offset, line_end) */
-    size_t next_line;          /* where the line after the cursor's starts (len: none) */
-    bool at_end;               /* nothing but blank space follows the cursor's line */
-    bool colon_unwritten;      /* the cursor's statement is a compound one whose header's
-                                  colon is neither before the cursor nor in the line's rest */
-    bool body_below;           /* the next line with code is indented deeper than that
-                                  statement: its body is written */
-    srv_lex_state lex;         /* the lexical state at the cursor */
-    const char *node_type;     /* tree-sitter's node at the cursor, for logs */
-} srv_scope;
-
-const char *srv_scope_kind_name(srv_scope_kind kind);
-
-/* The scope at byte `offset` of text (tree may be NULL).  Multi-line
- * shapes get max_lines when `multiline` is set, one line otherwise. */
-void srv_scope_at(const srv_tree *tree, const char *text, size_t len, size_t offset, bool multiline,
-                  uint32_t max_lines, srv_scope *out);
-
-/* The context-escape constraint as a decoding filter (data: a srv_scope):
- * the middle may not close a bracket it did not open (unless the right
- * context leaves that bracket open) or the literal it is in (unless the
- * right context does not close it), a comment
- * completion stays on its line, and in block scopes no line of the middle
- * is indented less than the block. */
+/* The context-escape constraint as a decoding filter (data: an lg_scope),
+ * the scope's language's: the middle may not close a bracket it did not
+ * open (unless the right context leaves that bracket open) or the literal
+ * it is in (unless the right context does not close it), a comment
+ * completion stays on its line, and (Python) in block scopes no line of
+ * the middle is indented less than the block. */
 bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end);
 
 
@@ -258,24 +202,20 @@ const char *srv_binding_name(srv_binding binding);
 typedef struct srv_contexts {
     size_t text_start;          /* the program starts here: past a file's byte-order mark */
     size_t cut_left, cut_right; /* the recognizer reads text[cut_left, cut_right) */
-    srv_lex_state cut_lex;      /* the lexical state at the cursor */
+    lg_lex lex;                 /* the lexical state at the cursor */
     size_t line_end;            /* the cursor line's rest is text[offset, line_end) */
     size_t next_line;           /* the code after the cursor's line starts here */
     bool at_end;                /* nothing but blank space follows the cursor's line */
     bool whole_only;            /* the whole right context, whatever it is */
     bool whole_first;           /* the whole right context is tried first */
     const char *why;            /* static text: why it is not, or NULL */
-    /* A language without seam's scope rules that reads lines being typed
-     * itself (its shape_scan), and its shape at the cursor; NULL: Python's
-     * reading (cut_lex). */
-    const struct lg_language *language;
-    lg_shape shape;
+    const struct lg_language *language;  /* whose lexical reading `lex` is */
 } srv_contexts;
 
 /* The contexts of a request at `offset` of text[0..len) from its scope:
  * cut to the scope's cut points when `cut` is set, the whole text
  * otherwise; bound whole, whatever follows, when `whole_only` is set. */
-void srv_contexts_of(const srv_scope *scope, const char *text, size_t len, size_t offset, bool cut, bool whole_only,
+void srv_contexts_of(const lg_scope *scope, const char *text, size_t len, size_t offset, bool cut, bool whole_only,
                      srv_contexts *out);
 
 
@@ -306,17 +246,18 @@ void srv_rec_cache_free(srv_rec_cache *cache);
  * leaves: most middles leave one of a handful. */
 #define SRV_LEX_MEMO 8
 typedef struct srv_lex_memo {
-    srv_lex_state from[SRV_LEX_MEMO], to[SRV_LEX_MEMO];
+    lg_lex from[SRV_LEX_MEMO], to[SRV_LEX_MEMO];
     uint32_t count, next;
 } srv_lex_memo;
 
 /* can_end on cut contexts: the recognizer's answer when the middle leaves
  * nothing open at the right cut (then the text outside is separate), else
  * a check of the whole text.  `whole` is the full text with the cursor at
- * `offset`; returns the same answer as a recognizer on the whole text. */
-bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const char *whole, size_t len, size_t offset,
-                     size_t cut_right, const srv_lex_state *at_cursor, const char *middle, size_t middle_len,
-                     srv_lex_memo *memo, bool *fell_back);
+ * `offset`, `at_cursor` the state there in the language's lexical reading;
+ * returns the same answer as a recognizer on the whole text. */
+bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const struct lg_language *language,
+                     const char *whole, size_t len, size_t offset, size_t cut_right, const lg_lex *at_cursor,
+                     const char *middle, size_t middle_len, srv_lex_memo *memo, bool *fell_back);
 
 
 /* A request's recognizer with the binding chosen: the strictest one that
@@ -357,7 +298,7 @@ typedef struct srv_job_options {
     srv_contexts contexts;
     bool explicit_request;     /* asked for by the user, not an automatic trigger:
                                   a non-empty completion is preferred */
-    const struct lg_language *language;  /* the text's language (NULL: Python) */
+    const struct lg_language *language;  /* the text's language */
     const char *dialect;       /* its dialect (a name of language->dialects, static), or NULL */
 } srv_job_options;
 
@@ -365,13 +306,13 @@ typedef struct srv_job_options {
  * cursor and the job's options.  The escape filter points at the scope:
  * the request stays in place while its job runs. */
 typedef struct srv_request {
-    srv_scope scope;
+    lg_scope scope;
     srv_job_options options;
 } srv_request;
 
 /* `language` (the document's, from srv_language_of) and `dialect` (from
- * srv_dialect_of) choose the grammar; a language without seam's scope
- * rules is read whole, with no escape filter. */
+ * srv_dialect_of) choose the grammar and the scope rules; a language with
+ * no reading of lines being typed is bound whole. */
 void srv_request_prepare(srv_request *request, const cfg_config *config, const struct lg_language *language,
                          const char *dialect, const srv_tree *tree, const char *text, size_t len, size_t offset,
                          bool explicit_request);

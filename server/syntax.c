@@ -1,5 +1,5 @@
 /*
- * syntax.c - the tree-sitter view of a Python buffer.
+ * syntax.c - the tree-sitter view of a buffer, in its language's grammar.
  *
  * tree-sitter only decides a completion's shape and scope; whether text is
  * valid is always decided by seam's own recognizer (parser/).
@@ -8,8 +8,6 @@
 
 #include <string.h>
 #include <tree_sitter/api.h>
-
-const TSLanguage *tree_sitter_python(void);
 
 /* Walks the tree once, counting nodes and finding the first error. */
 static void srv__walk(TSTreeCursor *cursor, srv_syntax_summary *summary)
@@ -32,9 +30,11 @@ static void srv__walk(TSTreeCursor *cursor, srv_syntax_summary *summary)
     }
 }
 
-int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summary)
+int srv_syntax_summarize(const lg_language *language, const char *text, size_t len, srv_syntax_summary *summary)
 {
     memset(summary, 0, sizeof *summary);
+    if (!language->tree_sitter)
+        return SM_EINVAL;
     if (len > UINT32_MAX)
         return SM_ETOOBIG;
     if (sm_brackets_deeper_than(text, len, SM_TREE_SITTER_MAX_DEPTH))
@@ -42,7 +42,7 @@ int srv_syntax_summarize(const char *text, size_t len, srv_syntax_summary *summa
     TSParser *parser = ts_parser_new();
     if (!parser)
         return SM_ENOMEM;
-    if (!ts_parser_set_language(parser, tree_sitter_python())) {
+    if (!ts_parser_set_language(parser, language->tree_sitter())) {
         ts_parser_delete(parser);
         return SM_EINVAL;
     }

@@ -151,7 +151,7 @@ Test(languages, javascript_goal_as_node_decides)
 Test(languages, javascript_lines_being_typed)
 {
     const lg_language *js = lg_by_name("javascript");
-    cr_assert_not_null(js->shape_scan);
+    cr_assert_not_null(js->lex_scan);
     static const struct {
         const char *before, *middle;
         bool closed;
@@ -164,12 +164,12 @@ Test(languages, javascript_lines_being_typed)
         {"s = \"a\\\"(\"; y = ", "g(", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        lg_shape at = {0};
-        js->shape_scan(&at, cases[i].before, strlen(cases[i].before));
+        lg_lex at = {0};
+        js->lex_scan(&at, cases[i].before, strlen(cases[i].before));
         cr_assert_eq(js->middle_closed(&at, cases[i].middle, strlen(cases[i].middle), true), cases[i].closed,
                      "%s|%s", cases[i].before, cases[i].middle);
     }
-    lg_shape at = {0};
-    js->shape_scan(&at, "x = 1 ", 6);
+    lg_lex at = {0};
+    js->lex_scan(&at, "x = 1 ", 6);
     cr_assert_not(js->middle_closed(&at, "// (", 4, false), "a comment that eats the rest of the line");
 }

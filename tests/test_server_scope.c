@@ -9,18 +9,29 @@
 
 SEAM_SUITE(scope);
 
+#define PY lg_by_name("python")
+
+/* Whether Python's lexical reading, from `start`, ends with nothing open
+ * after text[0..len). */
+static bool py_clean_after(const lg_lex *start, const char *text, size_t len)
+{
+    lg_lex end;
+    lg_lex_after(PY, start, text, len, "", 0, &end);
+    return lg_lex_settled(&end);
+}
+
 /* The scope at the "|" of `marked` (the bar is removed). */
-static srv_scope scope_of(const char *marked, srv_tree **tree_out)
+static lg_scope scope_of(const char *marked, srv_tree **tree_out)
 {
     const char *bar = strchr(marked, '|');
     cr_assert_not_null(bar);
     size_t offset = (size_t)(bar - marked);
     static char text[4096];
     snprintf(text, sizeof text, "%.*s%s", (int)offset, marked, bar + 1);
-    srv_tree *tree = srv_tree_new(text, strlen(text));
+    srv_tree *tree = srv_tree_new(PY, text, strlen(text));
     cr_assert_not_null(tree);
-    srv_scope sc;
-    srv_scope_at(tree, text, strlen(text), offset, true, 6, &sc);
+    lg_scope sc;
+    srv_scope_at(PY, tree, text, strlen(text), offset, true, 6, &sc);
     if (tree_out)
         *tree_out = tree;
     else
@@ -32,51 +43,51 @@ Test(scope, shapes_by_construct)
 {
     static const struct {
         const char *marked;
-        srv_scope_kind kind;
+        lg_scope_kind kind;
         uint32_t max_lines;
     } cases[] = {
-        {"foo(a, |)\n", SRV_SCOPE_EXPRESSION, 1},
-        {"x = [1, 2, |]\n", SRV_SCOPE_EXPRESSION, 1},
-        {"d = {'a': |}\n", SRV_SCOPE_EXPRESSION, 1},
-        {"s = {1, |}\n", SRV_SCOPE_EXPRESSION, 1},
-        {"y = x[1:|]\n", SRV_SCOPE_EXPRESSION, 1},
-        {"s = 'abc|'\n", SRV_SCOPE_STRING, 1},
-        {"def f():\n    \"\"\"Doc|\n    \"\"\"\n", SRV_SCOPE_STRING, 6},
-        {"f = f'{x + |}'\n", SRV_SCOPE_EXPRESSION, 1},
-        {"x = 1  # note |\n", SRV_SCOPE_COMMENT, 1},
-        {"@|\ndef f():\n    pass\n", SRV_SCOPE_LINE, 1},
-        {"def f(x):|\n", SRV_SCOPE_BODY, 6},
-        {"if x:|\n    pass\n", SRV_SCOPE_BODY, 6},
-        {"class A:\n    def f(self):\n        |\n", SRV_SCOPE_BLOCK, 6},
-        {"def f():\n    x = 1\n    |\n", SRV_SCOPE_BLOCK, 6},
-        {"x = 1\n|", SRV_SCOPE_MODULE, 6},
-        {"x = |\n", SRV_SCOPE_LINE, 1},
-        {"return_value = compute(|", SRV_SCOPE_EXPRESSION, 1},
+        {"foo(a, |)\n", LG_SCOPE_EXPRESSION, 1},
+        {"x = [1, 2, |]\n", LG_SCOPE_EXPRESSION, 1},
+        {"d = {'a': |}\n", LG_SCOPE_EXPRESSION, 1},
+        {"s = {1, |}\n", LG_SCOPE_EXPRESSION, 1},
+        {"y = x[1:|]\n", LG_SCOPE_EXPRESSION, 1},
+        {"s = 'abc|'\n", LG_SCOPE_STRING, 1},
+        {"def f():\n    \"\"\"Doc|\n    \"\"\"\n", LG_SCOPE_STRING, 6},
+        {"f = f'{x + |}'\n", LG_SCOPE_EXPRESSION, 1},
+        {"x = 1  # note |\n", LG_SCOPE_COMMENT, 1},
+        {"@|\ndef f():\n    pass\n", LG_SCOPE_LINE, 1},
+        {"def f(x):|\n", LG_SCOPE_BODY, 6},
+        {"if x:|\n    pass\n", LG_SCOPE_BODY, 6},
+        {"class A:\n    def f(self):\n        |\n", LG_SCOPE_BLOCK, 6},
+        {"def f():\n    x = 1\n    |\n", LG_SCOPE_BLOCK, 6},
+        {"x = 1\n|", LG_SCOPE_MODULE, 6},
+        {"x = |\n", LG_SCOPE_LINE, 1},
+        {"return_value = compute(|", LG_SCOPE_EXPRESSION, 1},
         /* a string ends where Python 3.12 ends it (PEP 701: the same
          * quotes inside a field) */
-        {"x = f\"{d[\"k\"]}\" + g(|)\n", SRV_SCOPE_EXPRESSION, 1},
-        {"y = [f\"{a[\"b\"]:>{w}}\", |]\n", SRV_SCOPE_EXPRESSION, 1},
-        {"s = f'''{\"'''\"}''' + '|'\n", SRV_SCOPE_STRING, 1},
-        {"x = f\"{'\"'}\" + g(|)\n", SRV_SCOPE_EXPRESSION, 1},
-        {"x = f\"{'\"'}\" + '|'\n", SRV_SCOPE_STRING, 1},
+        {"x = f\"{d[\"k\"]}\" + g(|)\n", LG_SCOPE_EXPRESSION, 1},
+        {"y = [f\"{a[\"b\"]:>{w}}\", |]\n", LG_SCOPE_EXPRESSION, 1},
+        {"s = f'''{\"'''\"}''' + '|'\n", LG_SCOPE_STRING, 1},
+        {"x = f\"{'\"'}\" + g(|)\n", LG_SCOPE_EXPRESSION, 1},
+        {"x = f\"{'\"'}\" + '|'\n", LG_SCOPE_STRING, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        srv_scope sc = scope_of(cases[i].marked, NULL);
-        cr_assert_eq(sc.kind, cases[i].kind, "case %zu (%s): got %s", i, cases[i].marked, srv_scope_kind_name(sc.kind));
+        lg_scope sc = scope_of(cases[i].marked, NULL);
+        cr_assert_eq(sc.kind, cases[i].kind, "case %zu (%s): got %s", i, cases[i].marked, lg_scope_kind_name(sc.kind));
         cr_assert_eq(sc.max_lines, cases[i].max_lines, "case %zu: %u lines", i, sc.max_lines);
     }
     /* Lines the middle starts stay inside the enclosing def or class: a
      * block there may dedent to just inside it, else not at all. */
-    srv_scope block = scope_of("class A:\n    def f(self):\n        |\n", NULL);
+    lg_scope block = scope_of("class A:\n    def f(self):\n        |\n", NULL);
     cr_assert_eq(block.min_indent, 5);
-    srv_scope nested = scope_of("def f(x):\n    if x:\n        y = 1\n        |\n", NULL);
+    lg_scope nested = scope_of("def f(x):\n    if x:\n        y = 1\n        |\n", NULL);
     cr_assert_eq(nested.min_indent, 1);
-    srv_scope top = scope_of("if x:\n    y = 1\n    |\n", NULL);
+    lg_scope top = scope_of("if x:\n    y = 1\n    |\n", NULL);
     cr_assert_eq(top.min_indent, 4);
-    srv_scope body = scope_of("    if x:|\n", NULL);
+    lg_scope body = scope_of("    if x:|\n", NULL);
     cr_assert_eq(body.body_indent, 5);
     cr_assert_eq(body.min_indent, 5);
-    srv_scope def_body = scope_of("def f(x):\n    if x:|\n", NULL);
+    lg_scope def_body = scope_of("def f(x):\n    if x:|\n", NULL);
     cr_assert_eq(def_body.body_indent, 5);
     cr_assert_eq(def_body.min_indent, 1);
 }
@@ -101,68 +112,68 @@ Test(scope, cut_points_are_the_statements_around_the_cursor)
                        "v = 7\n";
     size_t len = strlen(text);
 #define AT(s) ((size_t)(strstr(text, s) - text))
-    srv_scope sc;
+    lg_scope sc;
     /* In f's body: from "import os" (the decorator stays with its def, and
      * the statement before a cursor line that is not a statement start
      * counts); to the second statement start after the cursor's line
      * ("x = (1,\n2)" is whole in R', "2)" is no statement). */
-    srv_scope_at(NULL, text, len, AT("return") + 3, true, 6, &sc);
+    srv_scope_at(PY, NULL, text, len, AT("return") + 3, true, 6, &sc);
     cr_assert_eq(sc.cut_left, AT("import"), "left %zu", sc.cut_left);
     cr_assert_eq(sc.cut_right, AT("y = 3"), "right %zu", sc.cut_right);
     /* In "y = 3": from its line; "else_" is a name, not "else". */
-    srv_scope_at(NULL, text, len, AT("y = 3") + 4, true, 6, &sc);
+    srv_scope_at(PY, NULL, text, len, AT("y = 3") + 4, true, 6, &sc);
     cr_assert_eq(sc.cut_left, AT("y = 3"));
     cr_assert_eq(sc.cut_right, AT("s = "));
     /* At column 0 of "w = 6": the statement before counts too; "z = 5" is
      * inside a string and never a cut. */
-    srv_scope_at(NULL, text, len, AT("w = 6"), true, 6, &sc);
+    srv_scope_at(PY, NULL, text, len, AT("w = 6"), true, 6, &sc);
     cr_assert_eq(sc.cut_left, AT("s = "));
     cr_assert_eq(sc.cut_right, len);
     /* A right part that does not lex on its own is not cut off: the stray
      * bracket stays in the recognizer's right context. */
     const char *broken = "a = 1\nb = 2\nc = 3\n)\nd = 4\n";
-    srv_scope_at(NULL, broken, strlen(broken), 2, true, 6, &sc);
+    srv_scope_at(PY, NULL, broken, strlen(broken), 2, true, 6, &sc);
     cr_assert_eq(sc.cut_right, (size_t)(strstr(broken, "d = 4") - broken));
 #undef AT
 }
 
 Test(scope, escape_filter_keeps_the_middle_in_its_scope)
 {
-    srv_scope call = scope_of("foo(a, |)\n", NULL);
+    lg_scope call = scope_of("foo(a, |)\n", NULL);
     cr_assert(srv_escape_filter(&call, "b", 1, false));
     cr_assert(srv_escape_filter(&call, "g(b)", 4, false));
     cr_assert_not(srv_escape_filter(&call, "b)", 2, false));
     cr_assert_not(srv_escape_filter(&call, "b)\nbar(c", 8, false));
     cr_assert(srv_escape_filter(&call, "')'", 3, false));   /* a bracket in a string is no bracket */
     /* A bracket the right context leaves open is the middle's to close. */
-    srv_scope open_call = scope_of("x = sum(|\nprint(x)\n", NULL);
+    lg_scope open_call = scope_of("x = sum(|\nprint(x)\n", NULL);
     cr_assert_eq(open_call.closable, 1);
     cr_assert(srv_escape_filter(&open_call, "values)", 7, false));
     cr_assert_not(srv_escape_filter(&open_call, "values))", 8, false));
 
-    srv_scope body = scope_of("def f():\n    if x:|\n", NULL);
+    lg_scope body = scope_of("def f():\n    if x:|\n", NULL);
     const char *ok = "\n        return 1";
     const char *escape = "\n        return 1\ndef g():\n    pass";
     cr_assert(srv_escape_filter(&body, ok, strlen(ok), false));
     cr_assert_not(srv_escape_filter(&body, escape, strlen(escape), false));
     cr_assert(srv_escape_filter(&body, "\n", 1, false));   /* the next line's indentation is not known yet */
 
-    srv_scope block = scope_of("class A:\n    def f(self):\n        |\n", NULL);
+    lg_scope block = scope_of("class A:\n    def f(self):\n        |\n", NULL);
     const char *stay = "x = 1\n        y = 2";
     const char *leave = "x = 1\n    def g(self):";
     cr_assert(srv_escape_filter(&block, stay, strlen(stay), false));
     cr_assert_not(srv_escape_filter(&block, leave, strlen(leave), false));
 
-    srv_scope str = scope_of("s = 'ab|'\n", NULL);
+    lg_scope str = scope_of("s = 'ab|'\n", NULL);
     cr_assert(srv_escape_filter(&str, "cd", 2, false));
     cr_assert(srv_escape_filter(&str, "c\\'d", 4, false));
     cr_assert_not(srv_escape_filter(&str, "c' + t + '", 10, false));
 
-    srv_scope comment = scope_of("x = 1  # note |\n", NULL);
+    lg_scope comment = scope_of("x = 1  # note |\n", NULL);
     cr_assert(srv_escape_filter(&comment, "more words", 10, false));
     cr_assert_not(srv_escape_filter(&comment, "words\ny = 2", 11, false));
 
-    srv_scope line = scope_of("x = |\n", NULL);
+    lg_scope line = scope_of("x = |\n", NULL);
     cr_assert(srv_escape_filter(&line, "f(1,\n  2)", 9, false));   /* a line broken inside brackets */
     cr_assert_not(srv_escape_filter(&line, "1\ny = 2", 7, false));
 }
@@ -170,7 +181,7 @@ Test(scope, escape_filter_keeps_the_middle_in_its_scope)
 Test(scope, the_tree_follows_edits)
 {
     const char *before = "x = 1\ny = 2\n";
-    srv_tree *tree = srv_tree_new(before, strlen(before));
+    srv_tree *tree = srv_tree_new(PY, before, strlen(before));
     cr_assert_not_null(tree);
     cr_assert_not(srv_tree_has_error(tree));
     /* Replace "2" with "(": the tree now has an error. */
@@ -189,7 +200,7 @@ Test(scope, the_tree_follows_edits)
 Test(scope, edits_are_parsed_once_when_a_request_needs_the_tree)
 {
     const char *before = "x = 1\ny = 2\n";
-    srv_tree *tree = srv_tree_new(before, strlen(before));
+    srv_tree *tree = srv_tree_new(PY, before, strlen(before));
     cr_assert_not_null(tree);
     /* two keystrokes: "2" becomes "(", then "((" */
     srv_tree_edit(tree, before, 10, 11, "(", 1);
@@ -199,8 +210,8 @@ Test(scope, edits_are_parsed_once_when_a_request_needs_the_tree)
     /* stale: not read, not copied, until refreshed */
     cr_assert_null(srv_tree_copy(tree));
     cr_assert_not(srv_tree_has_error(tree));
-    srv_scope sc;
-    srv_scope_at(tree, two, strlen(two), strlen(two) - 1, true, 6, &sc);
+    lg_scope sc;
+    srv_scope_at(PY, tree, two, strlen(two), strlen(two) - 1, true, 6, &sc);
     cr_assert_str_eq(sc.node_type, "");
     srv_tree_refresh(tree, two, strlen(two));
     cr_assert(srv_tree_has_error(tree));
@@ -227,8 +238,8 @@ Test(scope, a_header_line_whose_body_is_missing_ends_at_its_colon)
         "    with open(p) as |\n",
     };
     for (size_t i = 0; i < sizeof open / sizeof *open; i++) {
-        srv_scope sc = scope_of(open[i], NULL);
-        cr_assert_eq(sc.kind, SRV_SCOPE_HEADER, "%s: got %s", open[i], srv_scope_kind_name(sc.kind));
+        lg_scope sc = scope_of(open[i], NULL);
+        cr_assert_eq(sc.kind, LG_SCOPE_HEADER, "%s: got %s", open[i], lg_scope_kind_name(sc.kind));
         cr_assert_eq(sc.max_lines, 1);
     }
     /* The body is there, the colon is written, or it is no header. */
@@ -239,11 +250,11 @@ Test(scope, a_header_line_whose_body_is_missing_ends_at_its_colon)
         "    for_each = ra|\n",
     };
     for (size_t i = 0; i < sizeof line / sizeof *line; i++) {
-        srv_scope sc = scope_of(line[i], NULL);
-        cr_assert_eq(sc.kind, SRV_SCOPE_LINE, "%s: got %s", line[i], srv_scope_kind_name(sc.kind));
+        lg_scope sc = scope_of(line[i], NULL);
+        cr_assert_eq(sc.kind, LG_SCOPE_LINE, "%s: got %s", line[i], lg_scope_kind_name(sc.kind));
         cr_assert_eq(sc.max_lines, 1);
     }
-    srv_scope sc = scope_of("def area(r):\n    for i in ra|\n\nx = 1\n", NULL);
+    lg_scope sc = scope_of("def area(r):\n    for i in ra|\n\nx = 1\n", NULL);
     const char *body = "nge(10):\n        total += i";
     cr_assert(srv_escape_filter(&sc, body, strlen(body), true));
     const char *shallow = "nge(10):\n    total += i";
@@ -253,26 +264,26 @@ Test(scope, a_header_line_whose_body_is_missing_ends_at_its_colon)
 Test(scope, the_string_guard_lets_the_middle_close_a_literal_the_right_context_leaves_open)
 {
     /* The right context closes the literal: the middle may not. */
-    srv_scope closed = scope_of("A = {Not('x'): {Not('a|')}}\n", NULL);
-    cr_assert_eq(closed.kind, SRV_SCOPE_STRING);
+    lg_scope closed = scope_of("A = {Not('x'): {Not('a|')}}\n", NULL);
+    cr_assert_eq(closed.kind, LG_SCOPE_STRING);
     cr_assert(!closed.literal_open);
     const char *m = "'), Not('b";
     cr_assert(!srv_escape_filter(&closed, m, strlen(m), false));
     /* It does not: every valid completion closes it. */
-    srv_scope open = scope_of("A = {Not('x'): {Not('a|)}}\n", NULL);
-    cr_assert_eq(open.kind, SRV_SCOPE_STRING);
+    lg_scope open = scope_of("A = {Not('x'): {Not('a|)}}\n", NULL);
+    cr_assert_eq(open.kind, LG_SCOPE_STRING);
     cr_assert(open.literal_open);
     const char *middle = "'), Not('b'";
     cr_assert(srv_escape_filter(&open, middle, strlen(middle), true));
-    srv_scope triple = scope_of("def f():\n    \"\"\"Doc|\n", NULL);
+    lg_scope triple = scope_of("def f():\n    \"\"\"Doc|\n", NULL);
     cr_assert(triple.literal_open);
-    srv_scope triple_closed = scope_of("def f():\n    \"\"\"Doc|\n    \"\"\"\n", NULL);
+    lg_scope triple_closed = scope_of("def f():\n    \"\"\"Doc|\n    \"\"\"\n", NULL);
     cr_assert(!triple_closed.literal_open);
 }
 
 Test(scope, lines_the_middle_starts_in_a_block_are_indented_and_have_no_trailing_blanks)
 {
-    srv_scope sc = scope_of("def f():\n    x = 1\n    |\n", NULL);
+    lg_scope sc = scope_of("def f():\n    x = 1\n    |\n", NULL);
     const char *comment_out = "y = 2\n# note";
     cr_assert(!srv_escape_filter(&sc, comment_out, strlen(comment_out), false));
     const char *comment_in = "y = 2\n    # note";
@@ -314,8 +325,8 @@ Test(scope, the_cursor_line_and_what_follows_it)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[512];
         size_t offset = unmark(cases[i].marked, text, sizeof text);
-        srv_scope sc;
-        srv_scope_at(NULL, text, strlen(text), offset, true, 6, &sc);
+        lg_scope sc;
+        srv_scope_at(PY, NULL, text, strlen(text), offset, true, 6, &sc);
         cr_assert_eq(sc.line_end - offset, strlen(cases[i].rest), "%s", cases[i].marked);
         cr_assert(memcmp(text + offset, cases[i].rest, strlen(cases[i].rest)) == 0);
         cr_assert_eq(sc.at_end, cases[i].at_end, "%s: at_end", cases[i].marked);
@@ -334,16 +345,16 @@ Test(scope, a_clause_keyword_begun_on_the_cursor_line_keeps_its_statement_in_the
     for (size_t i = 0; i < sizeof begun / sizeof *begun; i++) {
         char text[512];
         size_t offset = unmark(begun[i], text, sizeof text);
-        srv_scope sc;
-        srv_scope_at(NULL, text, strlen(text), offset, true, 1, &sc);
+        lg_scope sc;
+        srv_scope_at(PY, NULL, text, strlen(text), offset, true, 1, &sc);
         size_t compound = (size_t)(strchr(text, '\n') - text) + 1;   /* the if or try */
         cr_assert_leq(sc.cut_left, compound, "%s: cut at %zu", begun[i], sc.cut_left);
     }
     /* A word that cannot become a clause keyword starts a statement. */
     char text[512];
     size_t offset = unmark("x = 0\nif x:\n    pass\nprin|\n", text, sizeof text);
-    srv_scope sc;
-    srv_scope_at(NULL, text, strlen(text), offset, true, 1, &sc);
+    lg_scope sc;
+    srv_scope_at(PY, NULL, text, strlen(text), offset, true, 1, &sc);
     cr_assert_eq(sc.cut_left, (size_t)(strstr(text, "prin") - text));
 }
 
@@ -353,8 +364,8 @@ static srv_binding bound_of(const ep_grammar *g, const char *marked, const char 
 {
     char text[1024];
     size_t offset = unmark(marked, text, sizeof text);
-    srv_scope sc;
-    srv_scope_at(NULL, text, strlen(text), offset, true, 6, &sc);
+    lg_scope sc;
+    srv_scope_at(PY, NULL, text, strlen(text), offset, true, 6, &sc);
     srv_contexts contexts;
     srv_contexts_of(&sc, text, strlen(text), offset, true, false, &contexts);
     srv_rec_cache *cache = sm_calloc(1, sizeof *cache);
@@ -437,7 +448,7 @@ Test(scope, a_byte_order_mark_starts_the_file_not_the_program)
         char text[256];
         size_t offset = unmark(marked[i], text, sizeof text);
         srv_request request;
-        srv_request_prepare(&request, &config, NULL, NULL, NULL, text, strlen(text), offset, true);
+        srv_request_prepare(&request, &config, PY, NULL, NULL, text, strlen(text), offset, true);
         srv_rec_cache *cache = sm_calloc(1, sizeof *cache);
         srv_bound b;
         cr_assert_eq(srv_bound_open(g, text, strlen(text), offset, &request.options.contexts, cache, &b), SM_OK);
@@ -456,12 +467,12 @@ Test(scope, text_too_deep_for_tree_sitter_gets_no_tree)
      * brackets: such a text is scoped by the lexical scan alone. */
     size_t depth = 70000, len;
     char *text = seam_test_open_brackets(depth, &len);
-    srv_tree *tree = srv_tree_new(text, len);
+    srv_tree *tree = srv_tree_new(PY, text, len);
     cr_assert_not_null(tree);
     cr_assert_null(srv_tree_copy(tree));
-    srv_scope sc;
-    srv_scope_at(tree, text, len, len, true, 6, &sc);
-    cr_assert_eq(sc.kind, SRV_SCOPE_EXPRESSION);
+    lg_scope sc;
+    srv_scope_at(PY, tree, text, len, len, true, 6, &sc);
+    cr_assert_eq(sc.kind, LG_SCOPE_EXPRESSION);
     cr_assert_eq(sc.bracket_depth, depth);
     /* An edit that makes it shallow gives it a tree again. */
     srv_tree_edit(tree, text, 4, len, "1\n", 2);
@@ -471,7 +482,7 @@ Test(scope, text_too_deep_for_tree_sitter_gets_no_tree)
     ts_tree_delete(copy);
     srv_tree_free(tree);
     srv_syntax_summary summary;
-    cr_assert_eq(srv_syntax_summarize(text, len, &summary), SM_ETOOBIG);
+    cr_assert_eq(srv_syntax_summarize(PY, text, len, &summary), SM_ETOOBIG);
     sm_free(text);
 }
 
@@ -480,11 +491,11 @@ Test(scope, text_too_deep_for_tree_sitter_gets_no_tree)
  * it ends after the middle. */
 Test(scope, the_state_at_the_cursor_lexes_another_text_afresh)
 {
-    srv_scope sc = scope_of("s = 'ab|cdef'\n", NULL);
-    cr_assert_eq(sc.kind, SRV_SCOPE_STRING);
-    cr_assert(srv_lex_clean_after(&sc.lex, "x'", 2, "", 0), "the middle closes the string");
-    cr_assert_not(srv_lex_clean_after(&sc.lex, "xyzw", 4, "", 0), "the middle leaves it open");
-    srv_scope field = scope_of("s = f\"{d[\"k\"]} |\" + t\n", NULL);
-    cr_assert_eq(field.kind, SRV_SCOPE_STRING);
-    cr_assert(srv_lex_clean_after(&field.lex, "\"", 1, "", 0));
+    lg_scope sc = scope_of("s = 'ab|cdef'\n", NULL);
+    cr_assert_eq(sc.kind, LG_SCOPE_STRING);
+    cr_assert(py_clean_after(&sc.lex, "x'", 2), "the middle closes the string");
+    cr_assert_not(py_clean_after(&sc.lex, "xyzw", 4), "the middle leaves it open");
+    lg_scope field = scope_of("s = f\"{d[\"k\"]} |\" + t\n", NULL);
+    cr_assert_eq(field.kind, LG_SCOPE_STRING);
+    cr_assert(py_clean_after(&field.lex, "\"", 1));
 }

@@ -1,7 +1,9 @@
 /*
  * javascript.c - JavaScript's row of the registry: how its documents are
- * told.  Its grammar (javascript.grammar, both goal symbols) and its token
- * checks (lexical.c, regex.c) are in this folder.
+ * told.  Its grammar (javascript.grammar, both goal symbols), its token
+ * checks (lexical.c, regex.c), its goal symbol's choice (goal.c), its
+ * lexical reading (shape.c) and its scope rules (scope.c) are in this
+ * folder.
  */
 #include "lg_internal.h"
 
@@ -27,7 +29,10 @@ const lg_language lg_javascript = {
     .dialects = lg__js_dialects,
     .dialect_of = lg_js_dialect_of,
     .corpus_dirs = lg__js_corpus,
-    .shape_scan = lg_js_shape_scan,
+    .tree_sitter = tree_sitter_javascript,
+    .scope_at = lg_js_scope_at,
+    .escape_filter = lg_js_escape_filter,
+    .lex_scan = lg_js_lex_scan,
     .middle_closed = lg_js_middle_closed,
     .line_enders = lg__js_line_enders,
 };

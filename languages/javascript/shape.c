@@ -10,7 +10,6 @@
 
 #include <string.h>
 
-enum { LG_CODE = 0, LG_LINE_COMMENT = 'c', LG_BLOCK_COMMENT = 'C', LG_REGEX = '/', LG_TEMPLATE = '`' };
 
 static bool lg__regex_may_start(uint8_t prev)
 {
@@ -18,7 +17,7 @@ static bool lg__regex_may_start(uint8_t prev)
 }
 
 /* One byte of code. */
-static void lg__code(lg_shape *s, const char *text, size_t len, size_t *at)
+static void lg__code(lg_lex *s, const char *text, size_t len, size_t *at)
 {
     char c = text[*at];
     char next = *at + 1 < len ? text[*at + 1] : '\0';
@@ -45,69 +44,74 @@ static void lg__code(lg_shape *s, const char *text, size_t len, size_t *at)
         s->prev = (uint8_t)c;
 }
 
-void lg_js_shape_scan(lg_shape *s, const char *text, size_t len)
+size_t lg_js_lex_step(lg_lex *s, const char *text, size_t len, size_t at)
 {
-    for (size_t at = 0; at < len; at++) {
-        char c = text[at];
-        if (s->escaped) {
-            s->escaped = false;
-            continue;
-        }
-        switch (s->in) {
-        case LG_CODE:
-            lg__code(s, text, len, &at);
-            break;
-        case LG_LINE_COMMENT:
-            if (c == '\n' || c == '\r')
-                s->in = LG_CODE;
-            break;
-        case LG_BLOCK_COMMENT:
-            if (c == '*' && at + 1 < len && text[at + 1] == '/') {
-                s->in = LG_CODE;
-                at++;
-            }
-            break;
-        case LG_REGEX:
-            if (c == '\\')
-                s->escaped = true;
-            else if (c == '[')
-                s->in_class = true;
-            else if (c == ']')
-                s->in_class = false;
-            else if ((c == '/' && !s->in_class) || c == '\n') {
-                s->in = LG_CODE;
-                s->prev = 'a';   /* a regex is an operand: "/" after it divides */
-            }
-            break;
-        case LG_TEMPLATE:
-            if (c == '\\') {
-                s->escaped = true;
-            } else if (c == '`') {
-                s->in = LG_CODE;
-                s->prev = 'a';
-            } else if (c == '$' && at + 1 < len && text[at + 1] == '{' && s->templates < LG_SHAPE_TEMPLATES) {
-                s->template_depth[s->templates++] = s->depth;
-                s->in = LG_CODE;
-                s->prev = '{';
-                at++;
-            }
-            break;
-        default:   /* a quote's string */
-            if (c == '\\') {
-                s->escaped = true;
-            } else if (c == (char)s->in || c == '\n') {
-                s->in = LG_CODE;
-                s->prev = 'a';
-            }
-            break;
-        }
+    char c = text[at];
+    if (s->escaped) {
+        s->escaped = false;
+        return at + 1;
     }
+    switch (s->in) {
+    case LG_CODE:
+        lg__code(s, text, len, &at);
+        break;
+    case LG_LINE_COMMENT:
+        if (c == '\n' || c == '\r')
+            s->in = LG_CODE;
+        break;
+    case LG_BLOCK_COMMENT:
+        if (c == '*' && at + 1 < len && text[at + 1] == '/') {
+            s->in = LG_CODE;
+            at++;
+        }
+        break;
+    case LG_REGEX:
+        if (c == '\\')
+            s->escaped = true;
+        else if (c == '[')
+            s->in_class = true;
+        else if (c == ']')
+            s->in_class = false;
+        else if ((c == '/' && !s->in_class) || c == '\n') {
+            s->in = LG_CODE;
+            s->prev = 'a';   /* a regex is an operand: "/" after it divides */
+        }
+        break;
+    case LG_TEMPLATE:
+        if (c == '\\') {
+            s->escaped = true;
+        } else if (c == '`') {
+            s->in = LG_CODE;
+            s->prev = 'a';
+        } else if (c == '$' && at + 1 < len && text[at + 1] == '{' && s->templates < LG_LEX_TEMPLATES) {
+            s->template_depth[s->templates++] = s->depth;
+            s->in = LG_CODE;
+            s->prev = '{';
+            at++;
+        }
+        break;
+    default:   /* a quote's string */
+        if (c == '\\') {
+            s->escaped = true;
+        } else if (c == (char)s->in || c == '\n') {
+            s->in = LG_CODE;
+            s->prev = 'a';
+        }
+        break;
+    }
+    return at + 1;
 }
 
-bool lg_js_middle_closed(const lg_shape *at, const char *middle, size_t len, bool rest_blank)
+void lg_js_lex_scan(lg_lex *s, const char *text, size_t len)
 {
-    lg_shape end = *at;
-    lg_js_shape_scan(&end, middle, len);
+    for (size_t at = 0; at < len;)
+        at = lg_js_lex_step(s, text, len, at);
+}
+
+bool lg_js_middle_closed(const lg_lex *at, const char *middle, size_t len, bool rest_blank)
+{
+    lg_lex end = *at;
+    lg_js_lex_scan(&end, middle, len);
     if (end.escaped || end.depth > at->depth || end.templates > at->templates)
         return false;
     if (end.in == LG_LINE_COMMENT)

@@ -1,7 +1,7 @@
 /*
- * python.c - Python's row of the registry: how its documents are told.
- * (Its grammar, lexical rules and scope still live in parser/, pylex/ and
- * server/; they move here as the registry grows.)
+ * python.c - Python's row of the registry: how its documents are told, and
+ * its scope rules (scope.c).  Its grammar is python.grammar, compiled by
+ * version.
  */
 #include "lg_internal.h"
 
@@ -14,6 +14,10 @@ const lg_language lg_python = {
     .language_ids = lg__python_ids,
     .extensions = lg__python_extensions,
     .interpreters = lg__python_interpreters,
-    .scope = true,
+    .tree_sitter = tree_sitter_python,
+    .scope_at = lg_py_scope_at,
+    .escape_filter = lg_py_escape_filter,
+    .lex_scan = lg_py_lex_scan,
+    .middle_closed = lg_py_middle_closed,
     .semantic = true,
 };

@@ -1,0 +1,271 @@
+/*
+ * scope.c - JavaScript's scope rules: what shape a completion takes and
+ * where it must stay.
+ *
+ * The lexical reading (shape.c) says whether the cursor is in a comment, a
+ * string, a template's text or a regular expression, and which brackets
+ * are open around it; tree-sitter-javascript's tree tells a block's brace
+ * (statements follow) from an object's (an expression goes on), with a
+ * reading of the code before the brace where the tree, broken by code
+ * being typed, cannot.  Validity never comes from here: the recognizer
+ * decides it (tree-sitter guesses where semicolons are inserted).
+ */
+#include "lg_internal.h"
+
+#include <string.h>
+
+#define LG_JS_REACH (64u << 10)   /* how far the right context is read for its closers */
+#define LG_JS_OPEN_MAX 256        /* open brackets remembered, innermost first */
+
+/* The brackets open at a point, innermost last: where each opened and
+ * which it is ('(', '[', '{', or '$' for a template's "${"). */
+typedef struct lg__js_open {
+    size_t at[LG_JS_OPEN_MAX];
+    char c[LG_JS_OPEN_MAX];
+    uint32_t count;      /* open; past LG_JS_OPEN_MAX the innermost are not known */
+} lg__js_open;
+
+static bool lg__js_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool lg__js_word_byte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           (unsigned char)c >= 0x80;
+}
+
+/* Scans text[0, offset) into lex, keeping the brackets open. */
+static void lg__js_scan(const char *text, size_t offset, lg_lex *lex, lg__js_open *open)
+{
+    memset(lex, 0, sizeof *lex);
+    open->count = 0;
+    for (size_t at = 0; at < offset;) {
+        int32_t depth = lex->depth;
+        uint8_t templates = lex->templates;
+        size_t next = lg_js_lex_step(lex, text, offset, at);
+        if (lex->depth > depth || lex->templates > templates) {
+            if (open->count < LG_JS_OPEN_MAX) {
+                open->at[open->count] = at;
+                open->c[open->count] = lex->templates > templates ? '$' : text[at];
+            }
+            open->count++;
+        } else if ((lex->depth < depth || lex->templates < templates) && open->count > 0) {
+            open->count--;
+        }
+        at = next;
+    }
+}
+
+/* The word that ends just before text[end] (blanks skipped), into
+ * word[0..size); its start. */
+static size_t lg__js_word_before(const char *text, size_t end, char *word, size_t size)
+{
+    size_t e = end;
+    while (e > 0 && lg__js_blank(text[e - 1]))
+        e--;
+    size_t b = e;
+    while (b > 0 && lg__js_word_byte(text[b - 1]))
+        b--;
+    size_t n = e - b < size - 1 ? e - b : 0;
+    memcpy(word, text + b, n);
+    word[n] = '\0';
+    return b;
+}
+
+/* Whether the statement the brace at text[at] stands in declares a class
+ * or a function whose body it opens: "class" or "function" since the last
+ * statement boundary before it, on its lines. */
+static bool lg__js_declares_body(const char *text, size_t at)
+{
+    size_t b = at;
+    while (b > 0 && text[b - 1] != ';' && text[b - 1] != '{' && text[b - 1] != '}' && at - b < 512)
+        b--;
+    static const char *const words[] = {"class", "function"};
+    for (size_t i = b; i < at; i++) {
+        if (i > b && lg__js_word_byte(text[i - 1]))
+            continue;
+        for (size_t w = 0; w < 2; w++) {
+            size_t n = strlen(words[w]);
+            if (i + n <= at && memcmp(text + i, words[w], n) == 0 && (i + n == at || !lg__js_word_byte(text[i + n])))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The lexical reading of the brace at text[at]: whether it opens a block
+ * (or a class body), from what comes before it. */
+static bool lg__js_brace_opens_block(const char *text, size_t at)
+{
+    size_t e = at;
+    while (e > 0 && lg__js_blank(text[e - 1]))
+        e--;
+    if (e == 0)
+        return true;
+    char p = text[e - 1];
+    if (p == ')' || p == ';' || p == '{' || p == '}')
+        return true;    /* a statement's head, or a statement of its own */
+    if (p == '>' && e >= 2 && text[e - 2] == '=')
+        return true;    /* an arrow function's body */
+    if (!lg__js_word_byte(p))
+        return false;   /* after an operator, a comma, a colon: an object */
+    char word[16];
+    lg__js_word_before(text, at, word, sizeof word);
+    static const char *const block_words[] = {"else", "try", "finally", "do", "static", NULL};
+    for (size_t i = 0; block_words[i]; i++)
+        if (strcmp(word, block_words[i]) == 0)
+            return true;
+    static const char *const operand_words[] = {"return", "typeof", "void", "delete", "in", "of", "yield", "await",
+                                                "case", "new", "instanceof", "throw", NULL};
+    for (size_t i = 0; operand_words[i]; i++)
+        if (strcmp(word, operand_words[i]) == 0)
+            return false;
+    return lg__js_declares_body(text, at);
+}
+
+/* Whether the brace at text[at] opens a block: tree-sitter's word where its
+ * tree has the brace as a block's, a class body's, a switch's or an
+ * object's; the lexical reading elsewhere. */
+static bool lg__js_block_brace(const TSTree *tree, const char *text, size_t at)
+{
+    if (tree) {
+        TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(tree), (uint32_t)at, (uint32_t)at + 1);
+        TSNode parent = ts_node_parent(n);
+        if (!ts_node_is_null(parent) && ts_node_start_byte(n) == at && ts_node_start_byte(parent) == at) {
+            const char *type = ts_node_type(parent);
+            static const char *const blocks[] = {"statement_block", "class_body", "switch_body",
+                                                 "class_static_block", NULL};
+            static const char *const objects[] = {"object", "object_pattern", "named_imports", "export_clause",
+                                                  "template_substitution", NULL};
+            for (size_t i = 0; blocks[i]; i++)
+                if (strcmp(type, blocks[i]) == 0)
+                    return true;
+            for (size_t i = 0; objects[i]; i++)
+                if (strcmp(type, objects[i]) == 0)
+                    return false;
+        }
+    }
+    return lg__js_brace_opens_block(text, at);
+}
+
+/* How many of the brackets (and "${") open at the cursor the right
+ * context leaves open: the lowest level it reaches. */
+static uint32_t lg__js_closable(const lg_lex *at, const char *text, size_t len, size_t offset)
+{
+    lg_lex r = *at;
+    int32_t level = r.depth + r.templates, lowest = level;
+    size_t end = len - offset > LG_JS_REACH ? offset + LG_JS_REACH : len;
+    for (size_t i = offset; i < end && lowest > 0;) {
+        i = lg_js_lex_step(&r, text, end, i);
+        if (r.depth + r.templates < lowest)
+            lowest = r.depth + r.templates;
+    }
+    return (uint32_t)(lowest > 0 ? lowest : 0);
+}
+
+/* Whether the literal the cursor is in is closed by the text after it. */
+static bool lg__js_literal_closed_after(const lg_lex *at, const char *text, size_t len, size_t offset)
+{
+    lg_lex r = *at;
+    size_t end = len - offset > LG_JS_REACH ? offset + LG_JS_REACH : len;
+    for (size_t i = offset; i < end;) {
+        bool line_break = text[i] == '\n' || text[i] == '\r';
+        i = lg_js_lex_step(&r, text, end, i);
+        if (r.templates <= at->templates && r.in != at->in)
+            return !line_break;   /* a quote's string left at a line break is not closed */
+    }
+    return false;
+}
+
+void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                    uint32_t max_lines, lg_scope *out)
+{
+    memset(out, 0, sizeof *out);
+    out->language = &lg_javascript;
+    out->cut_left = 0;
+    out->cut_right = len;
+    out->node_type = "";
+    if (tree && offset > 0) {
+        TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(tree), (uint32_t)offset - 1,
+                                                     (uint32_t)offset - 1);
+        out->node_type = ts_node_type(n);
+    }
+    size_t ls = offset;
+    while (ls > 0 && text[ls - 1] != '\n' && text[ls - 1] != '\r')
+        ls--;
+    lg_scope_lines(text, len, offset, out);
+    lg__js_open open;
+    lg__js_scan(text, offset, &out->lex, &open);
+    const lg_lex *lex = &out->lex;
+    out->bracket_depth = (uint32_t)(lex->depth > 0 ? lex->depth : 0);
+    bool text_before = false;
+    for (size_t k = ls; k < offset; k++)
+        text_before |= !lg__js_blank(text[k]);
+    uint32_t many = multiline && max_lines ? max_lines : 1;
+    out->max_lines = 1;
+    switch (lex->in) {
+    case LG_LINE_COMMENT:
+    case LG_BLOCK_COMMENT:
+        out->kind = LG_SCOPE_COMMENT;
+        out->quote = (char)lex->in;
+        out->literal_open = lex->in == LG_BLOCK_COMMENT && !lg__js_literal_closed_after(lex, text, len, offset);
+        return;
+    case LG_TEMPLATE:
+    case '\'':
+    case '"':
+        out->kind = LG_SCOPE_STRING;
+        out->quote = (char)lex->in;
+        out->triple = lex->in == LG_TEMPLATE;   /* a template's text takes line breaks */
+        out->literal_open = !lg__js_literal_closed_after(lex, text, len, offset);
+        out->max_lines = out->triple ? many : 1;
+        return;
+    case LG_REGEX:
+        out->kind = LG_SCOPE_EXPRESSION;
+        return;
+    default:
+        break;
+    }
+    out->closable = lg__js_closable(lex, text, len, offset);
+    bool known = open.count <= LG_JS_OPEN_MAX;
+    size_t inner = open.count - 1;
+    bool statements = open.count == 0 || (known && open.c[inner] == '{' && lg__js_block_brace(tree, text, open.at[inner]));
+    if (!statements) {
+        /* the rest of an expression; on an empty line of one that already
+         * runs over lines, as many lines as it takes */
+        out->kind = LG_SCOPE_EXPRESSION;
+        out->max_lines = !text_before && known && open.at[inner] < ls ? many : 1;
+    } else if (text_before) {
+        out->kind = LG_SCOPE_LINE;
+    } else {
+        out->kind = open.count == 0 && ls == offset ? LG_SCOPE_MODULE : LG_SCOPE_BLOCK;
+        out->max_lines = many;
+    }
+}
+
+bool lg_js_escape_filter(const lg_scope *sc, const char *middle, size_t len, bool at_end)
+{
+    lg_lex s = sc->lex;
+    int32_t floor = sc->lex.depth + sc->lex.templates - (int32_t)sc->closable;
+    for (size_t at = 0; at < len;) {
+        at = lg_js_lex_step(&s, middle, len, at);
+        switch (sc->kind) {
+        case LG_SCOPE_COMMENT:
+        case LG_SCOPE_STRING:
+            /* the middle may not leave the comment or literal it is in,
+             * unless the right context does not close it (every
+             * completion must then) */
+            if (s.templates <= sc->lex.templates && s.in != sc->lex.in && !sc->literal_open)
+                return false;
+            break;
+        default:
+            /* brackets the middle did not open may not close, but those
+             * the right context leaves open */
+            if (s.depth + s.templates < floor)
+                return false;
+            break;
+        }
+    }
+    return true;
+}

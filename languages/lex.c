@@ -1,0 +1,60 @@
+/*
+ * lex.c - what every language's lexical reading shares: the state's
+ * tests, and the scope kinds' names.
+ */
+#include "lg_internal.h"
+
+#include <string.h>
+
+const char *lg_scope_kind_name(lg_scope_kind kind)
+{
+    static const char *const names[] = {"expression", "line", "block", "body", "comment", "string", "module",
+                                        "header"};
+    return (unsigned)kind < sizeof names / sizeof *names ? names[kind] : "?";
+}
+
+void lg_scope_lines(const char *text, size_t len, size_t offset, lg_scope *out)
+{
+    size_t e = offset;
+    while (e < len && text[e] != '\n' && text[e] != '\r')
+        e++;
+    out->line_end = e;
+    if (e < len && text[e] == '\r' && e + 1 < len && text[e + 1] == '\n')
+        e++;
+    out->next_line = e < len ? e + 1 : len;
+    out->at_end = true;
+    for (size_t i = out->next_line; i < len && out->at_end; i++)
+        out->at_end = text[i] == ' ' || text[i] == '\t' || text[i] == '\f' || text[i] == '\v' || text[i] == '\n' ||
+                      text[i] == '\r';
+}
+
+void lg_lex_after(const lg_language *language, const lg_lex *start, const char *a, size_t a_len, const char *b,
+                  size_t b_len, lg_lex *end)
+{
+    *end = *start;
+    language->lex_scan(end, a, a_len);
+    language->lex_scan(end, b, b_len);
+}
+
+bool lg_lex_literal_open(const lg_lex *lex)
+{
+    return lex->quote || lex->continued || lex->in || lex->templates;
+}
+
+bool lg_lex_settled(const lg_lex *lex)
+{
+    return lex->depth == 0 && !lg_lex_literal_open(lex) && !lex->in_comment;
+}
+
+bool lg_lex_same(const lg_lex *a, const lg_lex *b)
+{
+    if (a->depth != b->depth || a->in != b->in || a->quote != b->quote || a->triple != b->triple ||
+        a->raw != b->raw || a->in_comment != b->in_comment || a->escaped != b->escaped ||
+        a->continued != b->continued || a->in_class != b->in_class || a->prev != b->prev ||
+        a->templates != b->templates)
+        return false;
+    for (uint8_t i = 0; i < a->templates && i < LG_LEX_TEMPLATES; i++)
+        if (a->template_depth[i] != b->template_depth[i])
+            return false;
+    return true;
+}

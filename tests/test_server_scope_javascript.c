@@ -1,0 +1,159 @@
+/*
+ * JavaScript's scope rules (languages/javascript/scope.c): the shape a
+ * completion takes, told by tree-sitter-javascript's tree and the lexical
+ * reading, and where a middle must stay.
+ */
+#include "seam_server.h"
+#include "test_support.h"
+
+#include <string.h>
+
+SEAM_SUITE(scope_javascript);
+
+#define JS lg_by_name("javascript")
+#define CURSOR "<|>"
+
+/* The scope at CURSOR in `marked` (the marker removed), read with the
+ * document's tree when `with_tree`, else with none (code being typed that
+ * tree-sitter cannot read). */
+static lg_scope js_scope(const char *marked, bool with_tree)
+{
+    const char *at = strstr(marked, CURSOR);
+    cr_assert_not_null(at);
+    size_t offset = (size_t)(at - marked);
+    static char text[4096];
+    snprintf(text, sizeof text, "%.*s%s", (int)offset, marked, at + strlen(CURSOR));
+    srv_tree *tree = with_tree ? srv_tree_new(JS, text, strlen(text)) : NULL;
+    if (with_tree)
+        cr_assert_not_null(tree, "tree-sitter-javascript loads");
+    lg_scope sc;
+    srv_scope_at(JS, tree, text, strlen(text), offset, true, 6, &sc);
+    srv_tree_free(tree);
+    cr_assert_eq(sc.language, JS);
+    return sc;
+}
+
+static bool stays(const lg_scope *sc, const char *middle)
+{
+    return srv_escape_filter((void *)sc, middle, strlen(middle), false);
+}
+
+Test(scope_javascript, a_blocks_empty_line_takes_statements_on_many_lines)
+{
+    lg_scope sc = js_scope("function f() {\n  let a = 1;\n  " CURSOR "\n}\n", true);
+    cr_assert_eq(sc.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(sc.kind));
+    cr_assert_eq(sc.max_lines, 6);
+    sc = js_scope("class A {\n  " CURSOR "\n}\n", true);
+    cr_assert_eq(sc.kind, LG_SCOPE_BLOCK, "a class body: %s", lg_scope_kind_name(sc.kind));
+    sc = js_scope("const g = (x) => {\n" CURSOR "\n};\n", true);
+    cr_assert_eq(sc.kind, LG_SCOPE_BLOCK, "an arrow's body: %s", lg_scope_kind_name(sc.kind));
+    sc = js_scope("let a = 1;\n" CURSOR "\nlet b = 2;\n", true);
+    cr_assert_eq(sc.kind, LG_SCOPE_MODULE);
+    cr_assert_eq(sc.max_lines, 6);
+}
+
+Test(scope_javascript, a_line_with_text_before_the_cursor_takes_its_rest)
+{
+    lg_scope sc = js_scope("function f() {\n  let two = " CURSOR "\n  let four = 4;\n}\n", true);
+    cr_assert_eq(sc.kind, LG_SCOPE_LINE, "%s", lg_scope_kind_name(sc.kind));
+    cr_assert_eq(sc.max_lines, 1);
+}
+
+/* An object's brace is not a block's: the rest of an expression, on as
+ * many lines as it runs when it opened on an earlier line. */
+Test(scope_javascript, an_objects_empty_line_is_an_expression)
+{
+    lg_scope sc = js_scope("const o = {\n  a: 1,\n  " CURSOR "\n};\n", true);
+    cr_assert_eq(sc.kind, LG_SCOPE_EXPRESSION, "%s", lg_scope_kind_name(sc.kind));
+    cr_assert_eq(sc.max_lines, 6);
+    sc = js_scope("call(a, " CURSOR ");\n", true);
+    cr_assert_eq(sc.kind, LG_SCOPE_EXPRESSION);
+    cr_assert_eq(sc.max_lines, 1, "the bracket opened on the cursor's line");
+}
+
+/* Where the brace's role cannot be read from the code before it (after a
+ * colon: a label's or a case's block, or an object's value), the tree
+ * tells; with no tree, the colon reads as an object's. */
+Test(scope_javascript, the_tree_tells_a_labelled_block_from_an_object)
+{
+    const char *marked = "switch (x) {\n  case 1: {\n    " CURSOR "\n  }\n}\n";
+    lg_scope with = js_scope(marked, true);
+    cr_assert_eq(with.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(with.kind));
+    lg_scope without = js_scope(marked, false);
+    cr_assert_eq(without.kind, LG_SCOPE_EXPRESSION, "%s", lg_scope_kind_name(without.kind));
+    lg_scope object = js_scope("const o = { a: {\n  " CURSOR "\n} };\n", true);
+    cr_assert_eq(object.kind, LG_SCOPE_EXPRESSION, "%s", lg_scope_kind_name(object.kind));
+}
+
+/* Code being typed at the end of a file: no tree to read the brace from;
+ * what precedes it tells. */
+Test(scope_javascript, a_brace_being_typed_is_read_from_the_code_before_it)
+{
+    lg_scope sc = js_scope("if (ready) {\n" CURSOR, false);
+    cr_assert_eq(sc.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(sc.kind));
+    sc = js_scope("} else {\n" CURSOR, false);
+    cr_assert_eq(sc.kind, LG_SCOPE_BLOCK);
+    sc = js_scope("return {\n" CURSOR, false);
+    cr_assert_eq(sc.kind, LG_SCOPE_EXPRESSION);
+    sc = js_scope("x = {\n" CURSOR, false);
+    cr_assert_eq(sc.kind, LG_SCOPE_EXPRESSION);
+    sc = js_scope("class Point extends Base {\n" CURSOR, false);
+    cr_assert_eq(sc.kind, LG_SCOPE_BLOCK);
+}
+
+Test(scope_javascript, a_middle_closes_only_the_brackets_the_right_context_leaves_open)
+{
+    lg_scope call = js_scope("call(a, " CURSOR ");\n", true);
+    cr_assert_eq(call.closable, 0);
+    cr_assert(stays(&call, "b"));
+    cr_assert(stays(&call, "g(b)"));
+    cr_assert_not(stays(&call, "b)"), "the right context closes the call");
+    lg_scope open = js_scope("call(a, " CURSOR, false);
+    cr_assert_eq(open.closable, 1);
+    cr_assert(stays(&open, "b);"), "nothing closes the call after the cursor");
+    cr_assert_not(stays(&open, "b)) + 1"));
+    lg_scope field = js_scope("s = `a ${x" CURSOR "} b`;\n", true);
+    cr_assert_eq(field.kind, LG_SCOPE_EXPRESSION);
+    cr_assert(stays(&field, " + 1"));
+    cr_assert_not(stays(&field, "} c ${y"), "the substitution closes after the cursor");
+}
+
+Test(scope_javascript, a_middle_stays_in_its_string_comment_or_template)
+{
+    lg_scope str = js_scope("let s = \"ab" CURSOR "c\";\n", true);
+    cr_assert_eq(str.kind, LG_SCOPE_STRING);
+    cr_assert_eq(str.quote, '"');
+    cr_assert_eq(str.max_lines, 1);
+    cr_assert(stays(&str, "x\\\"y"), "an escaped quote stays in");
+    cr_assert_not(stays(&str, "x\" + y + \""), "the right context closes the string");
+    lg_scope open = js_scope("let s = \"ab" CURSOR "\n", true);
+    cr_assert(open.literal_open);
+    cr_assert(stays(&open, "x\";"), "nothing closes it after the cursor");
+    lg_scope tpl = js_scope("let t = `line " CURSOR "`;\n", true);
+    cr_assert_eq(tpl.kind, LG_SCOPE_STRING);
+    cr_assert_eq(tpl.max_lines, 6, "a template's text takes lines");
+    cr_assert(stays(&tpl, "one\ntwo ${n + 1} three"));
+    cr_assert_not(stays(&tpl, "x` + `y"));
+    lg_scope comment = js_scope("let a = 1; // note " CURSOR "\nlet b = 2;\n", true);
+    cr_assert_eq(comment.kind, LG_SCOPE_COMMENT);
+    cr_assert(stays(&comment, "more words"));
+    cr_assert_not(stays(&comment, "x\nlet c = 3;"), "a comment's completion stays on its line");
+    lg_scope block = js_scope("/* a " CURSOR " */\n", true);
+    cr_assert_eq(block.kind, LG_SCOPE_COMMENT);
+    cr_assert_not(stays(&block, "b */ c /* d"));
+}
+
+/* `seam parse` and the document's tree read JavaScript with its own
+ * grammar. */
+Test(scope_javascript, the_document_tree_is_javascripts)
+{
+    srv_syntax_summary summary;
+    const char *ok = "async function* g(a) { for await (const x of a) yield* x; }\nclass A { #p = 1; }\n";
+    cr_assert_eq(srv_syntax_summarize(JS, ok, strlen(ok), &summary), SM_OK);
+    cr_assert_str_eq(summary.root_type, "program");
+    cr_assert_not(summary.has_error);
+    const char *bad = "let = = 1;\n";
+    cr_assert_eq(srv_syntax_summarize(JS, bad, strlen(bad), &summary), SM_OK);
+    cr_assert(summary.has_error);
+    cr_assert_null(srv_tree_new(NULL, ok, strlen(ok)));
+}
