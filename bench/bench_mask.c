@@ -15,6 +15,7 @@
  * (exit 1 if any).  --no-brute leaves the check of every token out.
  */
 #include "seam_inproc.h"
+#include "seam_languages.h"
 #include "seam_model_client.h"
 
 #include <stdbool.h>
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
     double load_ms = (now_us() - t0) / 1e3;
     uint32_t n = mc_vocab_size(v);
     ep_grammar *g;
-    if (ep_grammar_python(&g, err, sizeof err) != SM_OK)
+    if (ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err) != SM_OK)
         return 1;
     t0 = now_us();
     uint32_t prewarmed = mc_vocab_prewarm(v, g);

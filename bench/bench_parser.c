@@ -22,6 +22,7 @@
  * its own bytes (D * bytes at most, with D below 150).
  */
 #include "seam_parser.h"
+#include "seam_languages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,12 +134,12 @@ static void bench__file(const ep_grammar *grammar, const char *path)
 static int bench__grammars(void)
 {
     char error[256];
-    for (int version = EP_PYTHON_OLDEST; version <= EP_PYTHON_NEWEST; version++) {
+    for (int version = lg_by_name("python")->oldest_version; version <= lg_by_name("python")->newest_version; version++) {
         uint64_t best = UINT64_MAX;
         for (int trial = 0; trial < 5; trial++) {
             ep_grammar *g;
             uint64_t start = sm_now_ns();
-            if (ep_grammar_python_version(version, &g, error, sizeof error)) {
+            if (ep_grammar_of(lg_by_name("python"), version, &g, error, sizeof error)) {
                 fprintf(stderr, "bench_parser: %s\n", error);
                 return 1;
             }
@@ -186,7 +187,7 @@ static int bench__fstrings(void)
 {
     ep_grammar *grammar;
     char error[256];
-    if (ep_grammar_python_version(312, &grammar, error, sizeof error)) {
+    if (ep_grammar_of(lg_by_name("python"), 312, &grammar, error, sizeof error)) {
         fprintf(stderr, "bench_parser: %s\n", error);
         return 1;
     }
@@ -216,7 +217,7 @@ int main(int argc, char **argv)
         version = 300 + (int)minor;
         first = 3;
     }
-    if (ep_grammar_python_version(version, &grammar, error, sizeof error)) {
+    if (ep_grammar_of(lg_by_name("python"), version, &grammar, error, sizeof error)) {
         fprintf(stderr, "bench_parser: %s\n", error);
         return 1;
     }

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     size_t len = buf.len;
     ep_grammar *g;
     char err[256];
-    if (ep_grammar_python(&g, err, sizeof err))
+    if (ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err))
         return 1;
     /* Cursors: ends of non-blank lines in the last tenth. */
     SM_ARRAY(size_t) at;

@@ -21,6 +21,22 @@ static const struct {
     {"js_regex", lg_js_regex_valid},
 };
 
+/* The lexical rules grammar files may name. */
+static const struct {
+    const char *name;
+    const lg_lexical *rules;
+} lg__lexicals[] = {
+    {"python", &lg_python_lexical},
+};
+
+const lg_lexical *lg_lexical_named(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof lg__lexicals / sizeof lg__lexicals[0]; i++)
+        if (strcmp(lg__lexicals[i].name, name) == 0)
+            return lg__lexicals[i].rules;
+    return NULL;
+}
+
 void lg_all_extensions(const char **out, size_t size)
 {
     size_t n = 0;

@@ -19,6 +19,39 @@
  * (grammar files name one with %check): whether text[0..len) is valid. */
 typedef bool (*lg_token_check)(const char *text, size_t len);
 
+/* A language's lexical rules that no lexeme pattern expresses, which the
+ * parser asks of a grammar that names them (`%lexical NAME`;
+ * lg_lexical_named).  Any may be NULL: the rule does not apply. */
+typedef struct lg_lexical {
+    /* Whether the characters of a finished token may stand in a name (a
+     * token with no name character passes); and whether code point `cp`
+     * may, as a name's first character when `first` (the masks' shortcut
+     * for names). */
+    bool (*name_valid)(const char *token, size_t len);
+    bool (*name_char_valid)(uint32_t cp, bool first);
+    /* Whether a token, as far as it is typed, is a string literal (the
+     * kind whose escapes escapes_valid reads), and whether it has fields or
+     * is raw (either may be NULL).  Without it: a token that starts with a
+     * quote, neither. */
+    bool (*string_shape)(const char *token, size_t len, bool *fields, bool *raw);
+    /* Whether the escapes of a string token (a lexeme marked `fstring`)
+     * are valid so far (finished: the token is whole); *resume: where a
+     * later call may start reading again. */
+    bool (*escapes_valid)(const char *token, size_t len, bool finished, size_t *resume);
+    /* Whether a finished token of the grammar's NUMBER is within the
+     * language's limits; and whether one may end the text. */
+    bool (*number_valid)(const char *token, size_t len);
+    bool (*number_may_end)(const char *token, size_t len);
+    /* Whether the language's reader sees one more line break at the end of
+     * text[0..len). */
+    bool (*adds_line_break)(const char *text, size_t len);
+    /* Strings with fields (a lexeme marked `fstring`) read with the
+     * language's scanner (languages/python/fields.c) from `fields_from` on
+     * (a version number): f- and t-strings. */
+    bool fields;
+    int fields_from;
+} lg_lexical;
+
 /* Where a text stands lexically at a point, in its language's own reading
  * (zero-initialised at the start of a text): the brackets open, and the
  * literal or comment it is in.  A rough reading for a completion's shape
@@ -91,6 +124,14 @@ typedef struct lg_scope {
 
 struct TSLanguage;
 struct TSTree;
+struct cfg_config;
+
+/* Which version of a language a project's code is for, and why (for the
+ * log, the status and --json). */
+typedef struct lg_version_choice {
+    int version;        /* 100 * major + minor, within the language's versions */
+    char why[1024];
+} lg_version_choice;
 
 typedef struct lg_language {
     const char *name;                     /* "python": settings, seam check's "language", --json */
@@ -98,20 +139,29 @@ typedef struct lg_language {
     const char *const *extensions;        /* file name endings with their dot, NULL-terminated */
     const char *const *interpreters;      /* names a #! line runs it with ("python3"), NULL-terminated */
     /* Its grammar file (docs/GRAMMAR_FORMAT.md), NUL-terminated, compiled
-     * by dialect; NULL for Python, whose file (python/python.grammar) is
-     * compiled by version (ep_grammar_python_version); and its dialects, the
-     * names its %dialects line gives in the same order, NULL-terminated
-     * (JavaScript: "script", "module"), or NULL. */
+     * (ep_grammar_of) by version or by dialect: its versions, as 100 *
+     * major + minor (Python: 309 .. 314, default_version the one a grammar
+     * is made for when no project says), which `%if version OP X.Y` lines
+     * select; or its dialects, the names its %dialects line gives in the
+     * same order, NULL-terminated (JavaScript: "script", "module"), which
+     * `%if NAME` lines select (numbered from 1). */
     const char *grammar;
+    int oldest_version, newest_version, default_version;
+    /* How the version of a project's code is chosen: from the settings,
+     * else what the project in `dir` (or its parents) states, else its
+     * interpreter's, reading files only (NULL: default_version). */
+    void (*choose_version)(const struct cfg_config *config, const char *dir, lg_version_choice *out);
     const char *const *dialects;
     /* The dialect a file is read in (its number, from 1), from its path (may
      * be NULL) and text, as the language's own tools decide; NULL when the
      * language has no dialects. */
     int (*dialect_of)(const char *path, const char *text, size_t len);
     /* Folders of its code on the machine that the embedded model learns
-     * from beside the workspace (NULL-terminated, or NULL; Python's
-     * standard library is found by the server). */
+     * from beside the workspace (NULL-terminated, or NULL), and one found
+     * at run time (NULL: none; Python's standard library), into
+     * out[0..size), false when there is none. */
     const char *const *corpus_dirs;
+    bool (*corpus_found)(char *out, size_t size);
     /* Its scope rules (NULL when it has none: a completion then takes the
      * rest of a line, or statements on an empty line):
      * tree_sitter is its tree-sitter grammar, the one tree each document
@@ -152,6 +202,8 @@ const lg_language *lg_by_file(const char *path, const char *text, size_t len);
 /* The version number of dialect `name` of a language (its index + 1), or
  * 0 when it has none by that name. */
 int lg_dialect(const lg_language *language, const char *name);
+/* The lexical rules a grammar names (%lexical NAME); NULL when none. */
+const lg_lexical *lg_lexical_named(const char *name);
 /* The token check a grammar names (%check NAME); NULL when none. */
 lg_token_check lg_token_check_named(const char *name);
 /* The file name endings of every language into out[0..size), the list

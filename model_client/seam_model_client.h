@@ -232,7 +232,7 @@ int mc_backend_http_new(uv_loop_t *loop, const mc_http_options *options, mc_back
 /* ---- The embedded model ----------------------------------------------------
  *
  * A token n-gram model (order 4, interpolated Kneser-Ney) over pieces of
- * Python text: a newline with the next line's indentation, or spaces followed
+ * source text: a newline with the next line's indentation, or spaces followed
  * by a name, number, operator or bracket.  Deterministic for a given corpus
  * and order of documents; its memory is capped by max_nodes.
  */

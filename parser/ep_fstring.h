@@ -1,34 +1,46 @@
 /*
- * ep_fstring.h - (internal to parser/) f- and t-strings for the lexer.
+ * ep_fstring.h - (internal to parser/) strings with fields for the lexer:
+ * what the lexer asks of a language's extension that reads them (for a
+ * grammar whose %lexical rules have `fields`: Python's f- and t-strings,
+ * languages/python/fields.c).
  */
 #ifndef EP_FSTRING_H
 #define EP_FSTRING_H
 
 #include "seam_parser.h"
 
-/* ---- f- and t-strings (fstring.c) ---------------------------------------- */
+/* ---- f- and t-strings (languages/python/fields.c) ---------------------------------------- */
 
+/* What the scanner of a string with fields says of a byte. */
+enum {
+    EP_MODAL_MORE = 0,   /* in the string; it goes on */
+    EP_MODAL_CLOSED,     /* the string's last byte */
+    EP_MODAL_PAST,       /* past the string's end: not the string's */
+    EP_MODAL_ERROR,      /* a byte no such string may hold there */
+};
+
+/* The scanner's state, owned by the recognizer. */
 typedef struct ep_modal ep_modal;
-
-void ep_modal_init(ep_modal *modal, int version);
+ep_modal *ep_modal_new(int version);
 void ep_modal_free(ep_modal *modal);
 
 /* Whether the token in progress, text[tok_start..at), is an f-string (or,
- * from 3.14, a t-string) past its opening quote, for a Python grammar. */
+ * from 3.14, a t-string) past its opening quote, for a grammar whose
+ * %lexical rules have fields. */
 bool ep_fstring_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at);
 /* The same, for a grammar that reads them with modes (3.12 on): the
  * scanner, not the lexeme's pattern, says where the token ends. */
 bool ep_modal_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at);
 /* Reads text[at], a byte of the modal token that starts at tok_start with
  * `depth` brackets open around it, and returns what the scanner says of it
- * (PX_FS_*). */
+ * (EP_MODAL_*). */
 int ep_modal_step(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t at);
 /* A recognizer that parses f-string fields' expressions, on the compiled
  * `grammar` (borrowed), its save points set for ep_fstring_valid; NULL if it
  * cannot be made.  Free with ep_recognizer_free. */
 ep_recognizer *ep_fstring_fields_new(const ep_grammar *grammar);
 /* Whether the f-string token text[tok_start..end), `depth` brackets open
- * around it, passes CPython's checks as far as it is typed: the scanner's, and each field's expression parsed
+ * around it, passes the language's checks as far as it is typed: the scanner's, and each field's expression parsed
  * (a field in progress as a prefix) by `fields` (ep_fstring_fields_new;
  * borrowed, and left as it was).  With `finished`, the token must be whole. */
 bool ep_fstring_valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_start, uint32_t depth, uint32_t end,

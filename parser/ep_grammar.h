@@ -27,7 +27,7 @@ enum {
     EP_LEX_ERROR,            /* the text is invalid */
 };
 
-enum { EP_LAYOUT_NONE = 0, EP_LAYOUT_PYTHON, EP_LAYOUT_ASI };
+enum { EP_LAYOUT_NONE = 0, EP_LAYOUT_INDENT, EP_LAYOUT_ASI };
 
 /* %functions' markers, in the directive's order. */
 enum { EP_FN_PLAIN = 0, EP_FN_ASYNC, EP_FN_GEN, EP_FN_ASYNC_GEN, EP_FN_ASYNC_EXPR };
@@ -35,14 +35,14 @@ enum { EP_FN_PLAIN = 0, EP_FN_ASYNC, EP_FN_GEN, EP_FN_ASYNC_GEN, EP_FN_ASYNC_EXP
 /* At most this many %goal lexemes in a grammar. */
 #define EP_MAX_GOALS 8
 
-/* Bracket roles of lexemes, for the Python layout. */
+/* Bracket roles of lexemes, for the indent layout. */
 enum { EP_BRACKET_NONE = 0, EP_BRACKET_OPEN, EP_BRACKET_CLOSE };
 
 typedef struct ep_lexeme {
     char *name;               /* owned */
     uint8_t kind;             /* EP_LEX_* */
     uint8_t bracket;          /* EP_BRACKET_* */
-    bool fstring;             /* Python: check f-string replacement fields */
+    bool fstring;             /* a string with escapes and fields (%lexical's rules) */
     bool first;               /* %first: only at the start of the text */
     uint8_t keep;             /* %keep: only the first `keep` bytes are the token, the rest is read
                                  again (trailing context; 0: the whole text) */
@@ -92,6 +92,7 @@ struct ep_grammar {
     uint32_t *initial_by_symbol_lhs;     /* their rules' left-hand sides, as nonterminal indices */
 
     uint8_t layout;               /* EP_LAYOUT_* */
+    const lg_lexical *lexical;    /* %lexical: the language's rules beyond the patterns, or NULL */
     /* A derived grammar (reversed, or a quotient) borrows the lexer tables
      * and symbol names of the grammar it was derived from, which must
      * outlive it; it owns only its rule tables and its names array. */
@@ -101,7 +102,7 @@ struct ep_grammar {
      * reversed (owned; built once, for right quotients). */
     struct ep_grammar *reversed;
     uint32_t t_newline, t_indent, t_dedent, t_endmarker;  /* EP_NONE if absent */
-    uint32_t t_number;    /* Python's NUMBER (its integers' digit limit), or EP_NONE */
+    uint32_t t_number;    /* NUMBER (the %lexical rules' limits on numbers), or EP_NONE */
     /* %layout asi: the inserted semicolons, "no line break here" and "}" */
     uint32_t t_asi, t_asi_do, t_same_line, t_rbrace, t_lbrace;
     /* %scoped: a name's terminal, and the one it is scanned as where it is
@@ -116,22 +117,25 @@ struct ep_grammar {
     bool top_async;
     uint32_t goal_count;
     uint32_t goal_lexemes[EP_MAX_GOALS];
-    /* The Python version a built-in grammar was compiled for (100 * major +
-     * minor), 0 for any other grammar.  From 312 on, f- and t-strings are
-     * read with the tokenizer's modes (seam_pylex.h's px_fscan). */
-    int python_version;
+    /* The version (100 * major + minor) or dialect number a language's
+     * grammar was compiled for (ep_grammar_compile_version), 0 for any
+     * other grammar. */
+    int version;
 };
 
-/* The Python version of g, or of the compiled grammar it derives from. */
+/* The version of g (or dialect number), or of the compiled grammar it
+ * derives from. */
 static inline int ep_grammar_version(const ep_grammar *g)
 {
-    return g->original ? g->original->python_version : g->python_version;
+    return g->original ? g->original->version : g->version;
 }
 
-/* Whether g reads f- and t-strings with modes (Python 3.12 and later). */
+/* Whether g reads strings with fields with the tokenizer's modes (its
+ * lexical rules say from which version: Python's f- and t-strings from
+ * 3.12). */
 static inline bool ep_grammar_modal_strings(const ep_grammar *g)
 {
-    return g->layout == EP_LAYOUT_PYTHON && ep_grammar_version(g) >= 312;
+    return g->lexical && g->lexical->fields && ep_grammar_version(g) >= g->lexical->fields_from;
 }
 
 /* Compute the nullable set and the initial-position tables of a grammar

@@ -8,10 +8,11 @@
 #include "ep_grammar.h"
 #include "ep_earley.h"
 #include "ep_quotient.h"
-#include "seam_pylex.h"
 
-#define EP_MAX_INDENT 100   /* CPython's MAXINDENT */
-#define EP_MAX_DEPTH 200    /* CPython's MAXLEVEL */
+/* The limits of %layout indent (those of CPython's tokenizer: MAXINDENT
+ * and MAXLEVEL). */
+#define EP_MAX_INDENT 100
+#define EP_MAX_DEPTH 200
 #define EP_MAX_TEXT (256u << 20)
 /* A right context whose head (the text before its first usable top-level
  * line) is at most this long gets no block path: feeding the head at
@@ -82,26 +83,6 @@ typedef struct ep_string_check {
     uint32_t checked;   /* text offset */
 } ep_string_check;
 
-/* The scanner of the f- or t-string token in progress (Python 3.12+, see
- * fstring.c), kept across feeds so that a long string is read once.
- * It has read text[tok_start..tok_start + scan.at), a copy of which it
- * keeps: the text may be rolled back and written again in place (the
- * vocabulary walk does), and the scan goes on only where it is unchanged. */
-typedef struct ep_modal {
-    px_fscan scan;
-    SM_ARRAY(char) seen;     /* the bytes read */
-    uint32_t tok_start;      /* UINT32_MAX: nothing read */
-    uint32_t epoch;          /* the recognizer's text_epoch when `seen` last matched the text */
-    uint32_t exprs_valid;    /* scan.exprs[0..exprs_valid) are known valid */
-    /* The open field's expression, fed to the fields recognizer as it
-     * grows (from its EP__FIELD_START): where it starts in the token
-     * (UINT32_MAX: nothing fed), how many of its bytes were fed, and whether
-     * they were viable.  Each byte is fed once while the text only grows. */
-    uint32_t open_start;
-    uint32_t open_fed;
-    bool open_ok;
-    bool fields_moved;       /* the fields recognizer is past its EP__FIELD_START */
-} ep_modal;
 
 /* An entry of %scoped's array (scoped.c): a scope, or a name in one. */
 enum { EP_SCOPED_SCOPE = 0, EP_SCOPED_DECL, EP_SCOPED_USE };
@@ -144,7 +125,7 @@ struct ep_recognizer {
     /* The symbol whose completion means "valid with the right context"
      * (the start symbol, unless the grammar is a union of quotients). */
     uint32_t accept_symbol;
-    /* Faster ways to can_end (Python), quotients in the same grammar (then
+    /* Faster ways to can_end (%layout indent), quotients in the same grammar (then
      * a union, each told apart by its start symbol), each exact when the
      * program meets its assumption:
      *  - the block path: the quotient by the right context from its first
@@ -164,7 +145,7 @@ struct ep_recognizer {
     uint32_t cursor_reach;       /* bytes of the right context the paths look at */
     uint32_t can_end_ways[EP_CAN_END_WAYS];   /* how can_end was answered, for tests */
     ep_string_check string_check;
-    ep_modal modal;
+    struct ep_modal *modal;      /* owned: strings with fields read with modes (ep_fstring.h) */
     /* Counts the times the text was cut back or its length set (a restore):
      * between two, the text only grows at its end. */
     uint32_t text_epoch;
@@ -226,10 +207,10 @@ static inline bool ep_utf8_next(uint8_t *need, uint8_t *lo, uint8_t *hi, uint8_t
     return true;
 }
 
-/* Whether a token, as far as it is typed, is a str literal as CPython's
- * checks read it: at most two of "fFrRuU", then a quote.  *is_f and *raw
- * (may be NULL) tell which prefixes it has. */
-bool ep_str_literal(const char *token, size_t len, bool *is_f, bool *raw);
+/* Whether a token, as far as it is typed, is a string literal as the
+ * grammar's lexical rules read it (string_shape; else one that starts with
+ * a quote).  *is_f and *raw (may be NULL): it has fields, it is raw. */
+bool ep_str_literal(const ep_grammar *g, const char *token, size_t len, bool *is_f, bool *raw);
 /* Whether a token holds a brace: without one an f-string has no field to
  * check (and no stray "}"). */
 bool ep_has_brace(const char *token, size_t len);
@@ -298,7 +279,7 @@ bool ep_asi_line_terminator(const char *text, size_t len);
 /* Drops the text after `len` (a rollback, recognizer.c). */
 void ep_text_truncate(ep_recognizer *rec, uint32_t len);
 /* Ends the text on a copy of the run: flushes the token in progress, then
- * (Python) the last NEWLINE, the DEDENTs and ENDMARKER; whether the start
+ * (%layout indent) the last NEWLINE, the DEDENTs and ENDMARKER; whether the start
  * symbol is then accepted. */
 bool ep_run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end);
 
@@ -319,7 +300,7 @@ bool ep_end_token(ep_recognizer *rec);
 /* Whether the token in progress can still grow into a lexeme allowed here
  * (by the automaton and the parser alone). */
 bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run);
-/* Whether the token in progress passes CPython's checks beyond the lexer's
+/* Whether the token in progress passes the language's checks beyond the lexer's
  * patterns as far as it has been typed (names' characters, escapes,
  * f-string fields). */
 bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end);

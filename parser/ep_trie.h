@@ -83,11 +83,20 @@ typedef struct ep_ltree {
     size_t bytes;
 } ep_ltree;
 
+/* How lexeme trees read names' characters: the grammar's test of a code
+ * point in a name (lg_lexical's name_char_valid; NULL: none, and such a
+ * character is fed), and whether a character no name may hold ends a
+ * name-only token for good (`refuse`). */
+typedef struct ep_names {
+    bool (*name_char)(uint32_t cp, bool first);
+    bool refuse;
+} ep_names;
+
 /* Lexeme trees built so far, shared by the walks of every thread. */
 typedef struct ep_ltree_cache {
     pthread_mutex_t lock;
     uint64_t dfa_fingerprint;  /* the automaton they were built for */
-    bool names;                /* and whether names' characters were checked */
+    ep_names names;            /* and how names' characters were read */
     ep_ltree **slots;          /* open addressing; NULL: empty */
     uint32_t capacity, count;
     size_t bytes;
@@ -105,12 +114,11 @@ struct ep_trie {
     ep_ltree_cache cache;
 };
 
-/* The lexeme tree of `key`; with `names` (Python's layout), a character no
- * name may hold ends a name-only token for good and its subtree is left
- * out.  From the cache, or built and cached; when the cache is full, built
+/* The lexeme tree of `key`; with names.refuse, a character no name may
+ * hold ends a name-only token for good and its subtree is left out.  From the cache, or built and cached; when the cache is full, built
  * for the caller, who frees it (*owned set).  A character cut short at the
  * node must have all its first bytes on the node's path. */
-const ep_ltree *ep_ltree_get(ep_trie *trie, const ep_dfa *dfa, bool names, const ep_ltree_key *key,
+const ep_ltree *ep_ltree_get(ep_trie *trie, const ep_dfa *dfa, ep_names names, const ep_ltree_key *key,
                              ep_ltree **owned);
 void ep_ltree_free(ep_ltree *tree);
 

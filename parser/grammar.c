@@ -83,6 +83,7 @@ typedef struct ep_builder {
     bool top_async;
     char *start_name;
     uint8_t layout;
+    const lg_lexical *lexical;         /* %lexical NAME */
     bool rules_pass;                   /* second pass: rules only */
     uint32_t depth;                    /* nesting of ( ) and [ ] being read */
     bool have_first_rule;
@@ -745,13 +746,19 @@ static void ep__parse_directive(ep_builder *b)
             ep__fail(b, "%%start needs a rule name");
     } else if (strcmp(word, "layout") == 0) {
         char *kind = ep__read_name(b);
-        if (kind && strcmp(kind, "python") == 0)
-            b->layout = EP_LAYOUT_PYTHON;
+        if (kind && strcmp(kind, "indent") == 0)
+            b->layout = EP_LAYOUT_INDENT;
         else if (kind && strcmp(kind, "asi") == 0)
             b->layout = EP_LAYOUT_ASI;
         else
-            ep__fail(b, "unknown layout (there are 'python' and 'asi')");
+            ep__fail(b, "unknown layout (there are 'indent' and 'asi')");
         sm_free(kind);
+    } else if (strcmp(word, "lexical") == 0) {
+        char *name = ep__read_name(b);
+        b->lexical = lg_lexical_named(name);
+        if (!b->lexical)
+            ep__fail(b, "%%lexical names no language's lexical rules (languages/registry.c)");
+        sm_free(name);
     } else if (strcmp(word, "declare") == 0) {
         while (!ep__at_end_of_definition(b) && !b->failed) {
             char *name = ep__read_name(b);
@@ -1253,6 +1260,7 @@ static int ep__check(ep_builder *b, ep_grammar *g)
         }
     }
     g->layout = b->layout;
+    g->lexical = b->lexical;
     g->t_newline = ep__find_terminal(g, "NEWLINE");
     g->t_indent = ep__find_terminal(g, "INDENT");
     g->t_dedent = ep__find_terminal(g, "DEDENT");
@@ -1293,10 +1301,10 @@ static int ep__check(ep_builder *b, ep_grammar *g)
         ep__fail(b, "%%layout asi needs %%declare ASI (ASI_DO and SL are optional)");
         return SM_EINVAL;
     }
-    if (g->layout == EP_LAYOUT_PYTHON &&
+    if (g->layout == EP_LAYOUT_INDENT &&
         (g->t_newline == EP_NONE || g->t_indent == EP_NONE || g->t_dedent == EP_NONE ||
          g->t_endmarker == EP_NONE)) {
-        ep__fail(b, "%%layout python needs %%declare NEWLINE INDENT DEDENT ENDMARKER");
+        ep__fail(b, "%%layout indent needs %%declare NEWLINE INDENT DEDENT ENDMARKER");
         return SM_EINVAL;
     }
     return SM_OK;

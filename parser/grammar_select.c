@@ -1,7 +1,7 @@
 /*
  * grammar_select.c - a grammar file's lines for one language version.
  *
- *     %if python >= 3.12
+ *     %if version >= 3.12
  *     type_alias: "type" NAME [type_params] "=" expression
  *     %else
  *     ...
@@ -85,14 +85,14 @@ static int ep__dialect_condition(const char *text, const char *line_end, int ver
     return -1;
 }
 
-/* Whether "python OP X.Y" holds for `version`; -1 when malformed. */
+/* Whether "version OP X.Y" holds for `version`; -1 when malformed. */
 static int ep__condition(const char *text, const char *line_end, int version)
 {
     while (text < line_end && (*text == ' ' || *text == '\t'))
         text++;
-    if (line_end - text < 6 || strncmp(text, "python", 6) != 0)
+    if (line_end - text < 7 || strncmp(text, "version", 7) != 0)
         return -1;
-    text += 6;
+    text += 7;
     while (text < line_end && (*text == ' ' || *text == '\t'))
         text++;
     static const char *const ops[] = {">=", "<=", "==", "!=", ">", "<"};
@@ -154,7 +154,7 @@ int ep_grammar_select(const char *source, size_t len, int version, sm_buf *out, 
                                        : ep__condition(line + 3, end, version);
             if (holds < 0 || depth == EP_SELECT_DEPTH) {
                 snprintf(error, error_size, "line %u: %s", line_no,
-                         holds < 0 ? dialects.count ? "%if takes a name from %dialects" : "%if takes \"python OP X.Y\" (OP: == != < <= > >=)" : "%if nests too deep");
+                         holds < 0 ? dialects.count ? "%if takes a name from %dialects" : "%if takes \"version OP X.Y\" (OP: == != < <= > >=)" : "%if nests too deep");
                 return SM_EINVAL;
             }
             depth++;

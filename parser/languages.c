@@ -1,14 +1,13 @@
 /*
- * languages.c - compiling a grammar file for one version or dialect, and
- * Python's grammar by version (its file is languages/python/python.grammar,
- * embedded by the languages library).
+ * languages.c - compiling a grammar file for one version or dialect, and a
+ * language's grammar (languages/NAME/NAME.grammar, embedded by the
+ * languages library) by version or dialect.
  */
 #include "ep_grammar.h"
+#include "seam_languages.h"
 
 #include <stdio.h>
-
-extern const char ep_grammar_source_python[];
-extern const size_t ep_grammar_source_python_len;
+#include <string.h>
 
 int ep_grammar_compile_version(const char *source, size_t len, int version, ep_grammar **out, char *error,
                                size_t error_size)
@@ -20,24 +19,27 @@ int ep_grammar_compile_version(const char *source, size_t len, int version, ep_g
     if (rc == SM_OK)
         rc = ep_grammar_compile(selected.data ? selected.data : "", selected.len, out, error, error_size);
     if (rc == SM_OK)
-        (*out)->python_version = version;
+        (*out)->version = version;
     sm_buf_free(&selected);
     return rc;
 }
 
-int ep_grammar_python_version(int version, ep_grammar **out, char *error, size_t error_size)
+int ep_grammar_of(const lg_language *language, int version, ep_grammar **out, char *error, size_t error_size)
 {
-    if (version < EP_PYTHON_OLDEST || version > EP_PYTHON_NEWEST) {
-        *out = NULL;
-        snprintf(error, error_size, "seam knows Python 3.%d to 3.%d, not %d.%d", EP_PYTHON_OLDEST % 100,
-                 EP_PYTHON_NEWEST % 100, version / 100, version % 100);
+    *out = NULL;
+    int dialects = 0;
+    while (language->dialects && language->dialects[dialects])
+        dialects++;
+    bool known = dialects ? version >= 1 && version <= dialects
+                          : version >= language->oldest_version && version <= language->newest_version;
+    if (!language->grammar || !known) {
+        if (dialects)
+            snprintf(error, error_size, "%s has no dialect %d", language->name, version);
+        else
+            snprintf(error, error_size, "seam knows %s %d.%d to %d.%d, not %d.%d", language->name,
+                     language->oldest_version / 100, language->oldest_version % 100, language->newest_version / 100,
+                     language->newest_version % 100, version / 100, version % 100);
         return SM_EINVAL;
     }
-    return ep_grammar_compile_version(ep_grammar_source_python, ep_grammar_source_python_len, version, out, error,
-                                      error_size);
-}
-
-int ep_grammar_python(ep_grammar **out, char *error, size_t error_size)
-{
-    return ep_grammar_python_version(311, out, error, error_size);
+    return ep_grammar_compile_version(language->grammar, strlen(language->grammar), version, out, error, error_size);
 }

@@ -1,5 +1,6 @@
 /*
- * layout.c - Python's layout for the recognizer: NEWLINE, INDENT and DEDENT
+ * layout.c - the offside layout (%layout indent) for the recognizer:
+ * NEWLINE, INDENT and DEDENT
  * made from line breaks, indentation and brackets, as CPython's tokenizer
  * makes them, and the indentation stack that fill-in-the-middle compares.
  */

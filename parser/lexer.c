@@ -4,15 +4,15 @@
  * before the token in progress, the automaton state of that token, and the
  * longest prefix of it that some lexeme accepts.  When the automaton dies
  * the token is the longest accepted prefix and the bytes after it are
- * lexed again.  A finished token passes CPython's checks beyond the
- * patterns (names' characters, escapes, f-string fields, integer digits)
- * before the parser scans it; from Python 3.12, an f- or t-string past its
- * opening quote follows its scanner (fstring.c).
+ * lexed again.  A finished token passes the language's checks beyond the
+ * patterns (its %lexical rules: names' characters, escapes, strings'
+ * fields, numbers; and %check) before the parser scans it; a string with
+ * fields read with modes follows its scanner past its opening quote
+ * (languages/python/fields.c).
  */
 #include "ep_earley.h"
 #include "ep_recognizer.h"
 #include "ep_fstring.h"
-#include "seam_pylex.h"
 
 #include <string.h>
 
@@ -21,25 +21,20 @@ bool ep_has_brace(const char *token, size_t len)
     return memchr(token, '{', len) || memchr(token, '}', len);
 }
 
-bool ep_str_literal(const char *token, size_t len, bool *is_f, bool *raw)
+bool ep_str_literal(const ep_grammar *g, const char *token, size_t len, bool *is_f, bool *raw)
 {
-    size_t prefix = 0;
-    bool f = false, r = false;
-    while (prefix < len && prefix < 2 && token[prefix] && strchr("fFrRuU", token[prefix])) {
-        f |= token[prefix] == 'f' || token[prefix] == 'F';
-        r |= token[prefix] == 'r' || token[prefix] == 'R';
-        prefix++;
-    }
+    if (g->lexical && g->lexical->string_shape)
+        return g->lexical->string_shape(token, len, is_f, raw);
     if (is_f)
-        *is_f = f;
+        *is_f = false;
     if (raw)
-        *raw = r;
-    return prefix < len && (token[prefix] == '\'' || token[prefix] == '"');
+        *raw = false;
+    return len > 0 && (token[0] == '\'' || token[0] == '"');
 }
 
 /* The recognizer that parses f-string fields, made on first use; NULL only
  * if it cannot be made (then no f-string is accepted). */
-/* The brackets open around the token in progress, for CPython's limit on
+/* The brackets open around the token in progress, for the limit on
  * them inside f-strings: none counted while the recognizer captures a
  * right context's tokens, whose depth is measured from an arbitrary base
  * (fim.c). */
@@ -57,28 +52,6 @@ static ep_recognizer *ep__fields(ep_recognizer *rec)
     return rec->fields;
 }
 
-/* CPython refuses a decimal integer literal of more than 4,300 digits
- * (sys.int_info.default_max_str_digits, 3.11 and the 3.9 and 3.10
- * security releases) when it converts it; zeros alone are exempt. */
-#define EP_MAX_INT_DIGITS 4300
-
-static bool ep__int_too_long(const char *token, size_t len)
-{
-    if (len <= EP_MAX_INT_DIGITS)
-        return false;
-    size_t digits = 0;
-    bool nonzero = false;
-    for (size_t i = 0; i < len; i++) {
-        if (token[i] == '_')
-            continue;
-        if (token[i] < '0' || token[i] > '9')
-            return false;    /* a float, an imaginary or another base */
-        digits++;
-        nonzero |= token[i] != '0';
-    }
-    return nonzero && digits > EP_MAX_INT_DIGITS;
-}
-
 /* Hands a finished token to the layout and the parser. */
 static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t end)
 {
@@ -86,8 +59,9 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     if (lexeme < 0)
         return false;
     const ep_lexeme *lex = &g->lexemes[lexeme];
-    bool python = g->layout == EP_LAYOUT_PYTHON;
+    bool indent = g->layout == EP_LAYOUT_INDENT;
     bool asi = g->layout == EP_LAYOUT_ASI;
+    const lg_lexical *lx = g->lexical;
     if (lex->first && run->tok_start != 0)
         return false;
     switch (lex->kind) {
@@ -108,7 +82,7 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     case EP_LEX_NEWLINE:
         run->continued = false;
         run->line_break = true;
-        if (!python || run->depth > 0)
+        if (!indent || run->depth > 0)
             return true;
         if (run->line_has_tokens && !ep_layout_scan(rec, run, g->t_newline))
             return false;
@@ -122,18 +96,18 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     run->continued = false;
     const char *token = rec->text.items + run->tok_start;
     size_t from = 0;
-    if (python && !px_name_valid(token, end - run->tok_start))
-        return false; /* a character CPython does not allow in a name */
+    if (lx && lx->name_valid && !lx->name_valid(token, end - run->tok_start))
+        return false; /* a character the language does not allow in a name */
     /* f-string expressions are parsed with the compiled grammar, not with a
      * quotient derived from it */
     if (ep_fstring_token(rec, run->tok_start, end)) {
         if (!ep_fstring_valid(rec, ep__fields(rec), run->tok_start, ep__real_depth(rec, run), end, true))
             return false;
-    } else if (lex->fstring && !px_escapes_valid(token, end - run->tok_start, true, &from)) {
+    } else if (lex->fstring && lx && lx->escapes_valid && !lx->escapes_valid(token, end - run->tok_start, true, &from)) {
         return false;
     }
-    if (python && lex->terminals[0] == g->t_number && g->t_number != EP_NONE &&
-        ep__int_too_long(token, end - run->tok_start))
+    if (lx && lx->number_valid && lex->terminals[0] == g->t_number && g->t_number != EP_NONE &&
+        !lx->number_valid(token, end - run->tok_start))
         return false;
     const uint32_t *terminals = lex->terminals;
     uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
@@ -147,10 +121,10 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         return false;
     run->line_has_tokens = true;
     run->at_line_start = false;
-    if (python && lex->bracket == EP_BRACKET_OPEN) {
+    if (indent && lex->bracket == EP_BRACKET_OPEN) {
         if (++run->depth > EP_MAX_DEPTH)
             return false;
-    } else if (python && lex->bracket == EP_BRACKET_CLOSE) {
+    } else if (indent && lex->bracket == EP_BRACKET_CLOSE) {
         if (run->depth == 0)
             return false;
         run->depth--;
@@ -188,16 +162,16 @@ static bool ep__feed_modal(ep_recognizer *rec, ep_run *run, uint32_t at)
 {
     const ep_grammar *g = rec->grammar;
     int status = ep_modal_step(rec, run->tok_start, ep__real_depth(rec, run), at);
-    if (status == PX_FS_PAST)
+    if (status == EP_MODAL_PAST)
         return ep_lex_relex(rec, run, at + 1);
-    if (status == PX_FS_ERROR)
+    if (status == EP_MODAL_ERROR)
         return false;
     uint32_t next = ep_dfa_step(&g->dfa, run->dfa, (uint8_t)rec->text.items[at]);
     if (next == EP_DFA_DEAD)
         return false;
     run->dfa = next;
     int32_t winner = g->dfa.winner[next];
-    if (status == PX_FS_CLOSED && winner >= 0 && g->lexemes[winner].fstring) {
+    if (status == EP_MODAL_CLOSED && winner >= 0 && g->lexemes[winner].fstring) {
         run->accept_end = at + 1;
         run->accept_lexeme = winner;
     } else {
@@ -229,7 +203,7 @@ bool ep_lex_byte(ep_recognizer *rec, ep_run *run, uint32_t at)
             return false;
         return ep_lex_relex(rec, run, at + 1);
     }
-    if (run->dfa == EP_DFA_START && g->layout == EP_LAYOUT_PYTHON && run->at_line_start &&
+    if (run->dfa == EP_DFA_START && g->layout == EP_LAYOUT_INDENT && run->at_line_start &&
         run->depth == 0 && ep_layout_real_token(g, next)) {
         if (!ep_layout_indent(rec, run, at))
             return false;
@@ -258,7 +232,7 @@ bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run)
     const uint64_t *allowed = ep_earley_allowed(&rec->earley, run->chart);
     if (g->layout == EP_LAYOUT_ASI && !rec->capture)
         allowed = ep_asi_allowed(rec, run);
-    bool newline_ok = g->layout != EP_LAYOUT_PYTHON || run->depth > 0 || !run->line_has_tokens ||
+    bool newline_ok = g->layout != EP_LAYOUT_INDENT || run->depth > 0 || !run->line_has_tokens ||
                       ep_earley_can_scan(&rec->earley, run->chart, g->t_newline);
     for (uint32_t w = 0; w < g->lex_words; w++) {
         uint64_t bits = reachable[w];
@@ -282,7 +256,7 @@ bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run)
 }
 
 /* Whether the token in progress can still become a valid one as far as
- * CPython's checks beyond the lexer's patterns go: a name's characters, a
+ * the language's checks beyond the lexer's patterns go (its %lexical rules): a name's characters, a
  * str literal's "\N{...}" names and an f-string's fields, each checked as
  * far as it has been typed, so that a broken one is refused where it breaks,
  * not when the token ends. */
@@ -291,18 +265,21 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
     const ep_grammar *g = rec->grammar;
     const char *token = rec->text.items + run->tok_start;
     uint32_t len = end - run->tok_start;
-    if (rec->capture || g->layout != EP_LAYOUT_PYTHON)
+    const lg_lexical *lx = g->lexical;
+    if (rec->capture)
         return true;
-    /* an opening bracket past CPython's nesting limit is refused where it
-     * is typed, not when the next character ends its token */
-    if (run->accept_end == end && run->accept_lexeme >= 0 &&
+    /* an opening bracket past the layout's nesting limit is refused where
+     * it is typed, not when the next character ends its token */
+    if (g->layout == EP_LAYOUT_INDENT && run->accept_end == end && run->accept_lexeme >= 0 &&
         g->lexemes[run->accept_lexeme].bracket == EP_BRACKET_OPEN && run->depth >= EP_MAX_DEPTH)
         return false;
-    if (!px_name_valid(token, len))
+    if (!lx)
+        return true;
+    if (lx->name_valid && !lx->name_valid(token, len))
         return false;
     if (ep_fstring_token(rec, run->tok_start, end))
         return ep_fstring_valid(rec, ep__fields(rec), run->tok_start, ep__real_depth(rec, run), end, false);
-    if (!ep_str_literal(token, len, NULL, NULL))
+    if (!lx->escapes_valid || !ep_str_literal(g, token, len, NULL, NULL))
         return true;
     bool finished = run->accept_end == end && run->accept_lexeme >= 0 && g->lexemes[run->accept_lexeme].fstring;
     ep_string_check *seen = &rec->string_check;
@@ -311,7 +288,7 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
         seen->checked = run->tok_start;
     }
     size_t escapes = seen->checked - run->tok_start;
-    bool ok = px_escapes_valid(token, len, finished, &escapes);
+    bool ok = lx->escapes_valid(token, len, finished, &escapes);
     seen->checked = run->tok_start + (uint32_t)escapes;
     return ok;
 }

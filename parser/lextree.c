@@ -16,7 +16,6 @@
  */
 #include "ep_trie.h"
 #include "ep_recognizer.h"
-#include "seam_pylex.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +36,10 @@ typedef SM_ARRAY(ep__lbuild) ep__lbuilds;
 
 /* Whether the code point whose last byte is path[at] may stand in a name:
  * as its first character when its first byte is at `first_lead`. */
-static bool ep__name_char(const uint8_t *path, uint32_t at, uint32_t first_lead)
+static bool ep__name_char(ep_names names, const uint8_t *path, uint32_t at, uint32_t first_lead)
 {
+    if (!names.name_char)
+        return false;
     uint32_t lead = at;
     while (lead > 0 && (path[lead] & 0xC0) == 0x80)
         lead--;
@@ -47,16 +48,16 @@ static bool ep__name_char(const uint8_t *path, uint32_t at, uint32_t first_lead)
     uint32_t cp = first & (width == 2 ? 0x1F : width == 3 ? 0x0F : 0x07);
     for (uint32_t i = lead + 1; i <= at; i++)
         cp = (cp << 6) | (path[i] & 0x3F);
-    return px_name_char_valid(cp, lead == first_lead);
+    return names.name_char(cp, lead == first_lead);
 }
 
 enum { EP__REFUSED = -1, EP__FRONTIER = 0, EP__DIRECT = 1 };
 
 /* What `byte` after `parent` does, as trie.c's ep__step_direct says it
  * (without whether the token can still grow): EP__DIRECT with *child set,
- * EP__REFUSED (broken UTF-8, or with `names` a character no name may hold
+ * EP__REFUSED (broken UTF-8, or with names.refuse a character no name may hold
  * in a token that can only be a name from here), or EP__FRONTIER. */
-static int ep__direct_byte(const ep_dfa *dfa, bool names, const ep_ltree_key *key, const ep_lstate *parent,
+static int ep__direct_byte(const ep_dfa *dfa, ep_names names, const ep_ltree_key *key, const ep_lstate *parent,
                            uint8_t *path, uint8_t byte, uint32_t first_lead, ep_lstate *child)
 {
     if (byte == '\\' || (!key->braces && (byte == '{' || byte == '}')))
@@ -70,8 +71,8 @@ static int ep__direct_byte(const ep_dfa *dfa, bool names, const ep_ltree_key *ke
     if (byte >= 0x80 || child->utf8_need) {
         if (!ep_utf8_next(&child->utf8_need, &child->utf8_lo, &child->utf8_hi, byte))
             return EP__REFUSED;
-        if (!key->wide && !child->utf8_need && !ep__name_char(path, EP__PATH + child->depth, first_lead))
-            return names && ep_dfa_only_winner(dfa, next) ? EP__REFUSED : EP__FRONTIER;
+        if (!key->wide && !child->utf8_need && !ep__name_char(names, path, EP__PATH + child->depth, first_lead))
+            return names.refuse && ep_dfa_only_winner(dfa, next) ? EP__REFUSED : EP__FRONTIER;
     }
     child->dfa = next;
     if (dfa->winner[next] >= 0) {
@@ -130,7 +131,7 @@ static void ep__flatten(ep_ltree *tree, ep__lbuilds *groups)
                   n_entries * sizeof *tree->entries;
 }
 
-static ep_ltree *ep__build(const ep_trie *t, const ep_dfa *dfa, bool names, const ep_ltree_key *key)
+static ep_ltree *ep__build(const ep_trie *t, const ep_dfa *dfa, ep_names names, const ep_ltree_key *key)
 {
     uint32_t node = key->node;
     uint32_t lo = node == EP_TRIE_ROOT ? 0 : node + 1;
@@ -273,7 +274,7 @@ static void ep__insert(ep_ltree_cache *c, ep_ltree *tree)
     c->bytes += tree->bytes;
 }
 
-const ep_ltree *ep_ltree_get(ep_trie *t, const ep_dfa *dfa, bool names, const ep_ltree_key *key,
+const ep_ltree *ep_ltree_get(ep_trie *t, const ep_dfa *dfa, ep_names names, const ep_ltree_key *key,
                              ep_ltree **owned)
 {
     ep_ltree_cache *c = &t->cache;
@@ -284,7 +285,8 @@ const ep_ltree *ep_ltree_get(ep_trie *t, const ep_dfa *dfa, bool names, const ep
         c->names = names;
     }
     /* Trees of another automaton are kept for it: this one's are not cached. */
-    bool cacheable = c->dfa_fingerprint == dfa->fingerprint && c->names == names;
+    bool cacheable = c->dfa_fingerprint == dfa->fingerprint && c->names.name_char == names.name_char &&
+                     c->names.refuse == names.refuse;
     ep_ltree *found = cacheable ? ep__find(c, key) : NULL;
     pthread_mutex_unlock(&c->lock);
     if (found)

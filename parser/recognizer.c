@@ -1,7 +1,7 @@
 /*
  * recognizer.c - the incremental recognizer: its state, feeding, viability,
  * can_end and save points.  The lexer that moves the state one byte at a
- * time is lexer.c, Python's layout layer layout.c, and fill-in-the-middle
+ * time is lexer.c, the layouts layout.c and asi.c, and fill-in-the-middle
  * (the right context's quotients and the ways to answer can_end) fim.c.
  *
  * Whether the text is viable is answered without committing the token in
@@ -50,7 +50,7 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->utf8_lo = 0x80;
     rec->utf8_hi = 0xBF;
     rec->string_check.tok_start = UINT32_MAX;
-    ep_modal_init(&rec->modal, ep_grammar_version(grammar));
+    rec->modal = ep_modal_new(ep_grammar_version(grammar));
     /* a start symbol without rules (a quotient by a right context that no
      * text completes) has an empty language */
     bool has_rules = false;
@@ -69,7 +69,7 @@ void ep_recognizer_free(ep_recognizer *rec)
         return;
     ep_earley_free(&rec->earley);
     ep_asi_tables_free(&rec->asi_tables);
-    ep_modal_free(&rec->modal);
+    ep_modal_free(rec->modal);
     ep_grammar_free(rec->owned_grammar);
     sm_free(rec->right_head);
     sm_array_free(&rec->left_stack);
@@ -108,41 +108,33 @@ static bool ep__run_viable(ep_recognizer *rec, const ep_run *run, uint32_t end)
     return (ep_run_can_grow(rec, run) && ep_run_token_so_far(rec, run, end)) || ep__shorter_token_viable(rec, run, end);
 }
 
-/* Whether the token in progress at the end of the text is a decimal
- * integer with leading zeros ("01"): NUMBER takes it for "x if 01else 2",
- * where CPython lets it pass, and the lexeme LEADING_ZERO refuses it
- * before any other character; at the end of the file nothing follows. */
-static bool ep__ends_on_leading_zeros(const ep_recognizer *rec, const ep_run *run, uint32_t end)
+/* Whether the token in progress at the end of the text is a number the
+ * language refuses there (lg_lexical's number_may_end): its NUMBER
+ * lexeme takes it where something follows. */
+static bool ep__number_may_not_end(const ep_recognizer *rec, const ep_run *run, uint32_t end)
 {
     const ep_grammar *g = rec->grammar;
-    if (rec->capture || run->dfa == EP_DFA_START || run->accept_end != end || run->accept_lexeme < 0 ||
+    if (!g->lexical || !g->lexical->number_may_end || rec->capture || run->dfa == EP_DFA_START ||
+        run->accept_end != end || run->accept_lexeme < 0 ||
         g->lexemes[run->accept_lexeme].terminals[0] != g->t_number || g->t_number == EP_NONE)
         return false;
-    const char *token = rec->text.items + run->tok_start;
-    size_t len = end - run->tok_start;
-    bool nonzero = false;
-    for (size_t i = 0; i < len; i++) {
-        if ((token[i] < '0' || token[i] > '9') && token[i] != '_')
-            return false;
-        nonzero |= token[i] >= '1' && token[i] <= '9';
-    }
-    return len > 1 && token[0] == '0' && nonzero;
+    return !g->lexical->number_may_end(rec->text.items + run->tok_start, end - run->tok_start);
 }
 
 /* Ends the text on a copy of the run: flushes the token in progress, then
- * (Python) the last NEWLINE, the DEDENTs and ENDMARKER. */
+ * (with %layout indent) the last NEWLINE, the DEDENTs and ENDMARKER. */
 bool ep_run_can_end(ep_recognizer *rec, ep_run *run, uint32_t end)
 {
     const ep_grammar *g = rec->grammar;
     if (run->dead || rec->utf8_need)
         return false;
-    if (g->layout == EP_LAYOUT_PYTHON && ep__ends_on_leading_zeros(rec, run, end))
+    if (ep__number_may_not_end(rec, run, end))
         return false;
     while (run->dfa != EP_DFA_START) {
         if (!ep_lex_relex(rec, run, end))
             return false;
     }
-    if (g->layout == EP_LAYOUT_PYTHON) {
+    if (g->layout == EP_LAYOUT_INDENT) {
         if (run->depth > 0 || run->continued)
             return false;
         if (run->line_has_tokens && !ep_layout_scan(rec, run, g->t_newline))
@@ -208,15 +200,12 @@ bool ep_viable(ep_recognizer *rec)
     return ep__run_viable(rec, &rec->run, rec->text.size);
 }
 
-/* Whether CPython would see one more line break at the end of the text:
- * its newline translation turns a final "\r\n" into "\n" and then, having
- * lost track of the last character, appends another "\n" (so a backslash
- * join may end a file only when its line break is "\r\n"). */
-static bool ep__cpython_adds_newline(const ep_recognizer *rec)
+/* Whether the language's reader sees one more line break at the end of
+ * the text (lg_lexical's adds_line_break). */
+static bool ep__reader_adds_line_break(const ep_recognizer *rec)
 {
-    uint32_t n = rec->text.size;
-    return rec->grammar->layout == EP_LAYOUT_PYTHON && n >= 2 && rec->text.items[n - 2] == '\r' &&
-           rec->text.items[n - 1] == '\n';
+    const lg_lexical *lx = rec->grammar->lexical;
+    return lx && lx->adds_line_break && lx->adds_line_break(rec->text.items, rec->text.size);
 }
 
 bool ep_can_end(ep_recognizer *rec)
@@ -245,7 +234,7 @@ bool ep_can_end(ep_recognizer *rec)
     if (rec->right_head) {
         ok = ep_fim_can_end_by_head(rec, &run, text_len);
     } else {
-        if (ep__cpython_adds_newline(rec) && !run.dead) {
+        if (ep__reader_adds_line_break(rec) && !run.dead) {
             sm_array_push(&rec->text, '\n');
             ok = ep_lex_byte(rec, &run, text_len);
         }

@@ -28,22 +28,18 @@ typedef struct ep_grammar ep_grammar;
  * if `error` is given, writes a message naming the line at fault. */
 int ep_grammar_compile(const char *source, size_t len, ep_grammar **out, char *error, size_t error_size);
 
-/* The Python versions seam's grammar knows, as 100 * major + minor. */
-#define EP_PYTHON_OLDEST 309
-#define EP_PYTHON_NEWEST 314
-
-/* Compiles grammar source whose lines may hold `%if python OP X.Y`,
- * `%else` and `%endif` for `version` (100 * major + minor). */
+/* Compiles grammar source whose lines may hold `%if version OP X.Y` (or,
+ * with %dialects, `%if NAME`), `%else` and `%endif` for `version` (100 *
+ * major + minor, or a dialect's number from 1). */
 int ep_grammar_compile_version(const char *source, size_t len, int version, ep_grammar **out, char *error,
                                size_t error_size);
 
-/* Compiles seam's built-in Python grammar for `version` (EP_PYTHON_OLDEST ..
- * EP_PYTHON_NEWEST).  Free with ep_grammar_free. */
-int ep_grammar_python_version(int version, ep_grammar **out, char *error, size_t error_size);
-
-/* The Python 3.11 grammar (CPython 3.11 is the reference of the corpus
- * checks).  Free with ep_grammar_free. */
-int ep_grammar_python(ep_grammar **out, char *error, size_t error_size);
+struct lg_language;
+/* Compiles a language's grammar (languages/) for one of its versions
+ * (language->oldest_version .. newest_version) or dialects (1 ..).  Free
+ * with ep_grammar_free. */
+int ep_grammar_of(const struct lg_language *language, int version, ep_grammar **out, char *error,
+                  size_t error_size);
 
 void ep_grammar_free(ep_grammar *grammar);
 

@@ -10,7 +10,7 @@
  * Most nodes of a real vocabulary are bytes inside a lexeme: the byte moves
  * the token in progress to another state of the lexer's automaton and the
  * parser is not involved.  Such a byte is taken without ep_feed when
- * CPython's checks of the token cannot change their verdict (ep__quiet; a
+ * the language's checks of the token cannot change their verdict (ep__quiet; a
  * character outside ASCII that ends in a name is checked on the spot):
  * then the text is viable exactly when the token can still grow into a
  * lexeme the parser allows here, which depends only on the parser's chart
@@ -24,7 +24,6 @@
 #include "ep_fstring.h"
 #include "ep_recognizer.h"
 #include "ep_trie.h"
-#include "seam_pylex.h"
 
 #include <string.h>
 
@@ -44,12 +43,12 @@ typedef struct ep__step {
     uint32_t epoch;
     uint16_t full;
     uint8_t utf8_need, utf8_lo, utf8_hi;
-    /* the token in progress passed CPython's checks and an ordinary byte
+    /* the token in progress passed the language's checks and an ordinary byte
      * (not a backslash or a brace) that only moves it through the
      * automaton keeps them passing (ep__quiet) */
     bool direct;
     /* it is not a name (a string, a comment, a number), so the characters
-     * CPython allows in names do not apply to a byte outside ASCII */
+     * the language allows in names do not apply to a byte outside ASCII */
     bool wide;
 } ep__step;
 
@@ -74,23 +73,25 @@ static bool ep__grows(ep__walk *walk, ep_recognizer *rec, const ep__step *step)
     return walk->grows[step->dfa] = ep_run_can_grow(rec, &run);
 }
 
-/* Whether CPython's checks of the token in progress (which passed them)
+/* Whether the language's checks of the token in progress (which passed them)
  * keep passing whatever ordinary bytes (ASCII, not a backslash or a brace)
  * come next: a name or a number, a bytes or raw literal, or a str literal
  * without an escape cut short and, if an f-string, without a brace.  The
  * literal's shape is read as ep_run_token_so_far reads it
  * (ep_str_literal). */
-static bool ep__quiet(const char *token, size_t len)
+static bool ep__quiet(const ep_grammar *g, const char *token, size_t len)
 {
     bool is_f, raw;
-    if (!ep_str_literal(token, len, &is_f, &raw))
+    if (!ep_str_literal(g, token, len, &is_f, &raw))
         return true;
     if (is_f && ep_has_brace(token, len))
         return false;
     if (raw)
         return true;
+    if (!g->lexical || !g->lexical->escapes_valid)
+        return !memchr(token, '\\', len);   /* no escape: nothing to check */
     size_t resume = 0;
-    return px_escapes_valid(token, len, false, &resume) && resume >= len;
+    return g->lexical->escapes_valid(token, len, false, &resume) && resume >= len;
 }
 
 /* Whether the state the recognizer is in may take in-lexeme bytes
@@ -105,22 +106,40 @@ static bool ep__direct(ep_recognizer *rec)
     if (ep_modal_token(rec, run->tok_start, end) &&
         (ep_has_brace(token, end - run->tok_start) || memchr(token, '\\', end - run->tok_start)))
         return false;
-    return !run->dead && run->dfa != EP_DFA_START && ep__quiet(token, end - run->tok_start) &&
+    return !run->dead && run->dfa != EP_DFA_START && ep__quiet(rec->grammar, token, end - run->tok_start) &&
            ep_run_token_so_far(rec, run, end);
 }
 
-/* Whether a token is not a name whatever follows (as px_name_valid reads
- * it): it starts with a digit or holds an ASCII byte no name holds. */
-static bool ep__never_a_name(const char *token, size_t len)
+/* Whether the grammar's names may hold ASCII byte c (its lexical rules'
+ * name_char_valid; else letters, digits, "_" and "$"). */
+static bool ep__ascii_name_byte(const ep_grammar *g, unsigned char c)
+{
+    if (g->lexical && g->lexical->name_char_valid)
+        return g->lexical->name_char_valid(c, false);
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/* Whether a token is not a name whatever follows: it starts with a digit
+ * or holds an ASCII byte no name holds. */
+static bool ep__never_a_name(const ep_grammar *g, const char *token, size_t len)
 {
     if (len && token[0] >= '0' && token[0] <= '9')
         return true;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)token[i];
-        if (c < 0x80 && !px_name_char_valid(c, false))
+        if (c < 0x80 && !ep__ascii_name_byte(g, c))
             return true;
     }
     return false;
+}
+
+/* How the grammar's lexeme trees read names (ep_names); `refuse` unless the
+ * recognizer captures a right context's tokens. */
+static ep_names ep__names(const ep_grammar *g, bool capture)
+{
+    ep_names names = {.name_char = g->lexical ? g->lexical->name_char_valid : NULL};
+    names.refuse = names.name_char && !capture;
+    return names;
 }
 
 /* What a byte does to the token in progress, taken directly. */
@@ -134,8 +153,10 @@ enum {
  * holding its first bytes), may stand in a name whose token starts at
  * `tok_start`: 1 if it may, -1 if not, 0 when the character is not all in
  * the token (ep_feed then decides). */
-static int ep__name_char_ends(const char *text, uint32_t tok_start, uint32_t at, uint8_t byte)
+static int ep__name_char_ends(const ep_grammar *g, const char *text, uint32_t tok_start, uint32_t at, uint8_t byte)
 {
+    if (!g->lexical || !g->lexical->name_char_valid)
+        return 0;
     uint32_t lead = at;
     while (lead > tok_start && at - lead < 3 && ((uint8_t)text[lead - 1] & 0xC0) == 0x80)
         lead--;
@@ -149,14 +170,14 @@ static int ep__name_char_ends(const char *text, uint32_t tok_start, uint32_t at,
     for (uint32_t i = lead + 1; i < at; i++)
         cp = (cp << 6) | ((uint8_t)text[i] & 0x3F);
     cp = (cp << 6) | (byte & 0x3F);
-    return px_name_char_valid(cp, lead == tok_start) ? 1 : -1;
+    return g->lexical->name_char_valid(cp, lead == tok_start) ? 1 : -1;
 }
 
 /* Takes `byte` after `parent` into `child` without the parser, if it is a
  * byte that only moves the token in progress (EP__TAKEN).  A byte that
  * breaks UTF-8 is EP__REFUSED (ep_feed refuses it before lexing), and so is
  * the last byte of a character no name may hold when the automaton's state
- * accepts the token and can become no other lexeme (a name: CPython's check
+ * accepts the token and can become no other lexeme (a name: the language's check
  * fails for it whatever follows, and since the state accepts it now, no
  * shorter token is left to try).  Otherwise EP__FED. */
 static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__step *parent, uint8_t byte,
@@ -173,10 +194,9 @@ static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__
         if (!ep_utf8_next(&child->utf8_need, &child->utf8_lo, &child->utf8_hi, byte))
             return EP__REFUSED;
         if (!parent->wide && !child->utf8_need) {
-            int name = ep__name_char_ends(rec->text.items, walk->full[parent->full].run.tok_start,
+            int name = ep__name_char_ends(rec->grammar, rec->text.items, walk->full[parent->full].run.tok_start,
                                           parent->text_len, byte);
-            if (name < 0 && rec->grammar->layout == EP_LAYOUT_PYTHON && !rec->capture &&
-                ep_dfa_only_winner(dfa, next))
+            if (name < 0 && !rec->capture && ep_dfa_only_winner(dfa, next))
                 return EP__REFUSED;
             if (name <= 0)
                 return EP__FED;
@@ -221,7 +241,7 @@ static void ep__step_of(ep_recognizer *rec, ep__walk *walk, uint32_t depth, ep__
     step->utf8_lo = snap->utf8_lo;
     step->utf8_hi = snap->utf8_hi;
     step->direct = ep__direct(rec);
-    step->wide = step->direct && ep__never_a_name(rec->text.items + run->tok_start, snap->text_len - run->tok_start);
+    step->wide = step->direct && ep__never_a_name(rec->grammar, rec->text.items + run->tok_start, snap->text_len - run->tok_start);
 }
 
 /* Moves an offset recorded after text_len `from` to after `to`: offsets
@@ -299,10 +319,11 @@ static void ep__walk_tree(ep__mask_walk *m, const ep_ltree_key *key, const ep__s
 /* The key of the lexeme tree below `node` for a token in progress (its
  * text token[0..len), whole characters) in automaton state `dfa`; `wide`
  * when it cannot be a name (ep__never_a_name). */
-static ep_ltree_key ep__tree_key(uint32_t node, uint32_t dfa, bool wide, const char *token, size_t len)
+static ep_ltree_key ep__tree_key(const ep_grammar *g, uint32_t node, uint32_t dfa, bool wide, const char *token,
+                                 size_t len)
 {
     bool is_f;
-    bool str = ep_str_literal(token, len, &is_f, NULL);
+    bool str = ep_str_literal(g, token, len, &is_f, NULL);
     return (ep_ltree_key){.node = node, .dfa = dfa, .wide = wide, .braces = str && !is_f, .utf8_lo = 0x80,
                           .utf8_hi = 0xBF};
 }
@@ -317,7 +338,7 @@ static bool ep__tree_fits(ep__mask_walk *m, uint32_t node, const ep__step *at, e
         return false;
     const char *text = m->rec->text.items;
     uint32_t tok_start = m->walk->full[at->full].run.tok_start;
-    *key = ep__tree_key(node, at->dfa, at->wide, text + tok_start, at->text_len - tok_start);
+    *key = ep__tree_key(m->rec->grammar, node, at->dfa, at->wide, text + tok_start, at->text_len - tok_start);
     key->utf8_need = at->utf8_need;
     key->utf8_lo = at->utf8_lo;
     key->utf8_hi = at->utf8_hi;
@@ -482,8 +503,7 @@ static void ep__walk_tree(ep__mask_walk *m, const ep_ltree_key *key, const ep__s
     ep__step at = *at_node;   /* at_depth[] is written below */
     ep_ltree *owned;
     const ep_grammar *grammar = m->rec->grammar;
-    bool names = grammar->layout == EP_LAYOUT_PYTHON && !m->rec->capture;
-    const ep_ltree *tree = ep_ltree_get(m->trie, &grammar->dfa, names, key, &owned);
+    const ep_ltree *tree = ep_ltree_get(m->trie, &grammar->dfa, ep__names(grammar, m->rec->capture), key, &owned);
     m->trees++;
     m->visited += tree->n_nodes;
     for (uint32_t g = 0; g < tree->n_groups; g++) {
@@ -551,7 +571,7 @@ uint32_t ep_trie_prewarm(const ep_trie *t, const ep_grammar *g)
         "ab", "abcd_e", " ", "\t", "#a", "12", "1.5", "0x1f", "\"a", "'a", "\"\"\"a", "'''a", "f\"a", "f'a", "r'a",
         "b'a",
     };
-    bool names = g->layout == EP_LAYOUT_PYTHON;
+    ep_names names = ep__names(g, false);
     uint32_t trees = 0;
     for (size_t i = 0; i < sizeof starts / sizeof *starts; i++) {
         const char *token = starts[i];
@@ -562,7 +582,7 @@ uint32_t ep_trie_prewarm(const ep_trie *t, const ep_grammar *g)
         if (state == EP_DFA_DEAD)
             continue;
         /* the key the walk makes for a mask that starts there */
-        ep_ltree_key key = ep__tree_key(EP_TRIE_ROOT, state, ep__never_a_name(token, len), token, len);
+        ep_ltree_key key = ep__tree_key(g, EP_TRIE_ROOT, state, ep__never_a_name(g, token, len), token, len);
         ep_ltree *owned;
         ep_ltree_get((ep_trie *)t, &g->dfa, names, &key, &owned);
         trees += !owned;

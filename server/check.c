@@ -33,6 +33,7 @@
 #include "seam_languages.h"
 
 #include <cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SRV_MAX_CASE_BYTES (64u << 20)
@@ -224,14 +225,32 @@ static bool srv__read_line(FILE *in, sm_buf *line, bool *too_long)
     return any;
 }
 
-const ep_grammar *srv_grammars_get(srv_grammars *grammars, int version, char *error, size_t error_size)
+/* The language's place in the registry, or SRV_MAX_LANGUAGES. */
+static size_t srv__language_slot(const lg_language *language)
 {
-    if (version < EP_PYTHON_OLDEST || version > EP_PYTHON_NEWEST) {
-        snprintf(error, error_size, "seam knows Python 3.9 to 3.14");
+    const lg_language *const *all = lg_languages();
+    size_t index = 0;
+    while (all[index] && all[index] != language)
+        index++;
+    return all[index] ? index : SRV_MAX_LANGUAGES;
+}
+
+const ep_grammar *srv_grammars_of(srv_grammars *grammars, const lg_language *language, int version, char *error,
+                                  size_t error_size)
+{
+    size_t index = srv__language_slot(language);
+    int variant = language->dialects ? version - 1 : version - language->oldest_version;
+    if (index >= SRV_MAX_LANGUAGES || variant < 0 || variant >= SRV_MAX_VARIANTS) {
+        /* ep_grammar_of says why */
+        ep_grammar *none = NULL;
+        if (ep_grammar_of(language, version, &none, error, error_size) == SM_OK) {
+            ep_grammar_free(none);
+            snprintf(error, error_size, "%s has more versions than seam keeps grammars for", language->name);
+        }
         return NULL;
     }
-    ep_grammar **slot = &grammars->by_version[version - EP_PYTHON_OLDEST];
-    if (!*slot && ep_grammar_python_version(version, slot, error, error_size) != SM_OK)
+    ep_grammar **slot = &grammars->by_variant[index][variant];
+    if (!*slot && ep_grammar_of(language, version, slot, error, error_size) != SM_OK)
         return NULL;
     return *slot;
 }
@@ -239,33 +258,21 @@ const ep_grammar *srv_grammars_get(srv_grammars *grammars, int version, char *er
 const ep_grammar *srv_grammars_dialect(srv_grammars *grammars, const lg_language *language, const char *dialect,
                                        char *error, size_t error_size)
 {
-    size_t index = 0;
-    const lg_language *const *all = lg_languages();
-    while (all[index] && all[index] != language)
-        index++;
     int number = dialect ? lg_dialect(language, dialect) : 1;
-    if (number <= 0 || number > SRV_MAX_DIALECTS || index >= SRV_MAX_LANGUAGES || !language->grammar) {
+    if (number <= 0) {
         snprintf(error, error_size, "%s has no dialect \"%.40s\"", language->name, dialect ? dialect : "");
         return NULL;
     }
-    ep_grammar **slot = &grammars->by_dialect[index][number - 1];
-    if (!*slot && ep_grammar_compile_version(language->grammar, strlen(language->grammar), number, slot, error,
-                                             error_size) != SM_OK)
-        return NULL;
-    return *slot;
+    return srv_grammars_of(grammars, language, number, error, error_size);
 }
 
 void srv_grammars_free(srv_grammars *grammars)
 {
     for (size_t i = 0; i < SRV_MAX_LANGUAGES; i++)
-        for (size_t d = 0; d < SRV_MAX_DIALECTS; d++) {
-            ep_grammar_free(grammars->by_dialect[i][d]);
-            grammars->by_dialect[i][d] = NULL;
+        for (size_t v = 0; v < SRV_MAX_VARIANTS; v++) {
+            ep_grammar_free(grammars->by_variant[i][v]);
+            grammars->by_variant[i][v] = NULL;
         }
-    for (size_t i = 0; i < sizeof grammars->by_version / sizeof *grammars->by_version; i++) {
-        ep_grammar_free(grammars->by_version[i]);
-        grammars->by_version[i] = NULL;
-    }
 }
 
 int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out)
@@ -293,8 +300,10 @@ int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out)
         grammars.version = v;
     }
     char error[256];
-    if (!srv_grammars_get(&grammars, 311, error, sizeof error)) {
-        fprintf(stderr, "seam: the built-in Python grammar does not compile: %s\n", error);
+    const lg_language *first = lg_languages()[0];
+    if (!srv_grammars_of(&grammars, first, first->default_version ? first->default_version : 1, error,
+                         sizeof error)) {
+        fprintf(stderr, "seam: the built-in %s grammar does not compile: %s\n", first->name, error);
         return 1;
     }
     sx_env *env = NULL;
@@ -304,10 +313,29 @@ int srv_cmd_check(int argc, char **argv, FILE *in, FILE *out)
     return 0;
 }
 
-/* The grammar of a case: its "language", else the command's, else
- * Python's (a language seam does not know is an error of the case); its
- * "python_version", else the command's; auto is the project of the
- * working folder. */
+/* A version as a case or a flag gives it ("3.12", "auto": 0) for a
+ * language with versions; -1 when it is none of them. */
+static int srv__version_parse(const lg_language *language, const char *text)
+{
+    if (strcmp(text, "auto") == 0)
+        return 0;
+    char *end;
+    long major = strtol(text, &end, 10);
+    if (end == text || *end != '.' || end[1] < '0' || end[1] > '9')
+        return -1;
+    long minor = strtol(end + 1, &end, 10);
+    long version = major * 100 + minor;
+    if (*end || minor > 99 || version < language->oldest_version || version > language->newest_version)
+        return -1;
+    return (int)version;
+}
+
+/* The grammar of a case: its "language", else the command's, else the
+ * registry's first (a language seam does not know is an error of the
+ * case); in its "source_type" (else the command's) for a language with
+ * dialects; in its "NAME_version" ("python_version"), else the command's,
+ * for a language with versions, where auto is what the project of the
+ * working folder says. */
 static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *request,
                                            const lg_language **language_out, char *error, size_t error_size)
 {
@@ -316,12 +344,14 @@ static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *
         snprintf(error, error_size, "language must be a string");
         return NULL;
     }
-    const char *language = named ? named->valuestring : grammars->language ? grammars->language : "python";
+    const char *language = named              ? named->valuestring
+                           : grammars->language ? grammars->language
+                                                : lg_languages()[0]->name;
     const lg_language *found = srv_language_named(language, error, error_size);
     *language_out = found;
     if (!found)
         return NULL;
-    if (found->grammar) {
+    if (found->dialects) {
         const cJSON *source_type = cJSON_GetObjectItemCaseSensitive(request, "source_type");
         if (source_type && !cJSON_IsString(source_type)) {
             snprintf(error, error_size, "source_type must be a string");
@@ -330,28 +360,35 @@ static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *
         return srv_grammars_dialect(grammars, found, source_type ? source_type->valuestring : grammars->dialect,
                                     error, error_size);
     }
-    const cJSON *asked = cJSON_GetObjectItemCaseSensitive(request, "python_version");
+    char key[64];
+    snprintf(key, sizeof key, "%s_version", found->name);
+    const cJSON *asked = cJSON_GetObjectItemCaseSensitive(request, key);
     int version = grammars->version;
     if (asked) {
-        version = cJSON_IsString(asked) ? cfg_python_version_parse(asked->valuestring) : -1;
+        version = cJSON_IsString(asked) ? srv__version_parse(found, asked->valuestring) : -1;
         if (version < 0) {
-            snprintf(error, error_size, "python_version must be \"auto\" or \"3.9\" .. \"3.14\"");
+            snprintf(error, error_size, "%s must be \"auto\" or \"%d.%d\" .. \"%d.%d\"", key,
+                     found->oldest_version / 100, found->oldest_version % 100, found->newest_version / 100,
+                     found->newest_version % 100);
             return NULL;
         }
     }
-    if (version == 0) {
+    size_t slot = srv__language_slot(found);
+    if (version == 0 && slot < SRV_MAX_LANGUAGES) {
         /* the working folder's project, looked up once for the run */
-        if (!grammars->auto_version) {
-            cfg_config defaults;
-            cfg_init(&defaults);
-            srv_python_choice choice;
-            srv_python_choose(&defaults, ".", &choice);
-            cfg_free(&defaults);
-            grammars->auto_version = choice.version;
+        lg_version_choice *choice = &grammars->auto_versions[slot];
+        if (!choice->version) {
+            choice->version = found->default_version;
+            if (found->choose_version) {
+                cfg_config defaults;
+                cfg_init(&defaults);
+                found->choose_version(&defaults, ".", choice);
+                cfg_free(&defaults);
+            }
         }
-        version = grammars->auto_version;
+        version = choice->version;
     }
-    return srv_grammars_get(grammars, version, error, error_size);
+    return srv_grammars_of(grammars, found, version, error, error_size);
 }
 
 void srv_check_cases(srv_grammars *grammars, struct sx_env **env_io, FILE *in, FILE *out)
@@ -391,7 +428,7 @@ void srv_check_cases(srv_grammars *grammars, struct sx_env **env_io, FILE *in, F
                     cfg_config config;
                     cfg_init(&config);
                     config.python_path = grammars->python_path ? sm_strdup(grammars->python_path) : NULL;
-                    env = srv_semantic_env_new(&config, NULL, NULL, NULL, 0);
+                    env = sx_env_for_project(&config, NULL, NULL, NULL, 0);
                     cfg_free(&config);
                 }
                 semantic = srv__check_semantic(env, srv__pruner_mask(request), left, middle, right);

@@ -78,16 +78,11 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
     cJSON *o = cJSON_CreateObject();
     const mc_completion *c = r->completion;
     cJSON_AddStringToObject(o, "language", language->name);
-    if (dialect) {
+    if (dialect)
         cJSON_AddStringToObject(o, "source_type", dialect);
-    } else {
-        const srv_python_choice *python = srv_engine_python(e);
-        char version[16];
-        snprintf(version, sizeof version, "3.%d", python->version % 100);
-        cJSON_AddStringToObject(o, "python_version", version);
-        cJSON_AddStringToObject(o, "python_version_why", python->why);
+    srv_add_version(o, language, srv_engine_version(e, language));
+    if (language->semantic)
         cJSON_AddStringToObject(o, "packages", srv_engine_packages(e));
-    }
     if (c) {
         cJSON_AddStringToObject(o, "completion", c->text);
         cJSON_AddBoolToObject(o, "found", c->found);

@@ -37,12 +37,17 @@ struct srv_engine {
     bool released;               /* the owner has let it go */
     uv_loop_t *loop;
     cfg_config config;
-    ep_grammar *grammar;
-    srv_python_choice python;      /* the version the grammar is for, and why */
-    /* the grammars of the other languages, compiled in the pool by the
-     * first job that needs one, under others_lock */
-    srv_grammars others;
-    uv_mutex_t others_lock;
+    /* the version of each language with versions the project's code is
+     * for, and why, by the language's place in the registry: chosen in the
+     * pool by the first job that reads the language (reading the project's
+     * files, never on the loop), under grammars_lock */
+    lg_version_choice versions[SRV_MAX_LANGUAGES];
+    bool chosen[SRV_MAX_LANGUAGES];
+    char *project_dir;           /* owned; where the project's files say its versions */
+    /* the languages' grammars, compiled in the pool by the first job (or
+     * model load) that needs one, under grammars_lock */
+    srv_grammars grammars;
+    uv_mutex_t grammars_lock;
     mc_backend *backend;
     mc_template *custom_template;
     srv__shared_model *model;    /* the embedded model, once trained */
@@ -90,90 +95,6 @@ static uint64_t srv__now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The standard library of the machine's Python 3, found without running it:
- * $SEAM_PYTHON_STDLIB, else the newest of the usual places. */
-bool srv_find_stdlib(char *out, size_t size)
-{
-    const char *env = getenv("SEAM_PYTHON_STDLIB");
-    if (env && *env) {
-        snprintf(out, size, "%s", env);
-        return true;
-    }
-    const char *home = getenv("HOME");
-    char pyenv[1024];
-    snprintf(pyenv, sizeof pyenv, "%s/.pyenv/versions/*/lib/python3.*/os.py", home ? home : "/root");
-    const char *patterns[] = {pyenv, "/usr/lib/python3.*/os.py", "/usr/local/lib/python3.*/os.py"};
-    for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
-        glob_t g;
-        if (glob(patterns[i], 0, NULL, &g) != 0)
-            continue;
-        bool found = g.gl_pathc > 0;
-        if (found) {
-            /* the newest by version, not by name (3.13 after 3.9) */
-            const char *best = NULL;
-            long best_minor = -1;
-            for (size_t k = 0; k < g.gl_pathc; k++) {
-                const char *v = strstr(g.gl_pathv[k], "/python3.");
-                long minor = v ? strtol(v + 9, NULL, 10) : -1;
-                if (minor > best_minor) {
-                    best_minor = minor;
-                    best = g.gl_pathv[k];
-                }
-            }
-            best = best ? best : g.gl_pathv[g.gl_pathc - 1];
-            snprintf(out, size, "%.*s", (int)(strlen(best) - 6), best);
-        }
-        globfree(&g);
-        if (found)
-            return true;
-    }
-    return false;
-}
-
-sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm_logger *logger, char *why,
-                             size_t why_size)
-{
-    srv_python_env *py = sm_calloc(1, sizeof *py);
-    bool venv = srv_python_env_find(config, workspace, py);
-    bool found = venv || srv_python_env_from_path(py);
-    /* the interpreter asked about compiled modules: the environment's when
-     * it may be run, else the user's own python3 (the standard library's
-     * compiled modules only) */
-    char path_python[4096];
-    const char *python = NULL;
-    if (found && py->trusted)
-        python = py->interpreter;
-    else if (srv_python_on_path(path_python, sizeof path_python))
-        python = path_python;
-    /* a virtual environment's base library; python3's unless one is named */
-    char stdlib[4096];
-    bool named = getenv("SEAM_PYTHON_STDLIB") && *getenv("SEAM_PYTHON_STDLIB");
-    const char *library = NULL;
-    if (found && py->stdlib[0] && (venv || !named))
-        library = py->stdlib;
-    else if (srv_find_stdlib(stdlib, sizeof stdlib))
-        library = stdlib;
-    sx_env *env = sx_env_new(library, workspace, python);
-    char said[4400];
-    if (found) {
-        for (unsigned i = 0; i < py->site_count; i++)
-            sx_env_add_site(env, py->sites[i], py->trusted);
-        snprintf(said, sizeof said, "%s: %u package folders", py->why[0] ? py->why : py->interpreter,
-                 py->site_count);
-    } else {
-        snprintf(said, sizeof said, "no Python found: the standard library %s only", library ? library : "(none)");
-    }
-    char cache[4096];
-    if (config->disk_cache && ca_dir(cache, sizeof cache) == SM_OK)
-        sx_env_set_cache(env, cache);
-    if (logger)
-        sm_log(logger, SM_LOG_INFO, "the semantic pruners read %s", said);
-    if (why)
-        snprintf(why, why_size, "%s", said);
-    sm_free(py);
-    return env;
 }
 
 /* The user's template, if any: their own format (kept in the engine) or a
@@ -240,12 +161,17 @@ typedef struct srv__load {
     char error[512];
 } srv__load;
 
+static const ep_grammar *srv__grammar_for(srv_engine *e, const lg_language *language, const char *dialect,
+                                          char *why, size_t why_size);
+
 static void srv__load_work(uv_work_t *work)
 {
     srv__load *l = work->data;
     l->rc = ip_model_load(l->path, NULL, &l->cancel, &l->model, l->error, sizeof l->error);
-    if (l->rc == SM_OK)
-        mc_vocab_prewarm(ip_model_vocab(l->model), l->engine->grammar);  /* the first masks find their trees */
+    char why[256];
+    const ep_grammar *first = l->rc == SM_OK ? srv__grammar_for(l->engine, NULL, NULL, why, sizeof why) : NULL;
+    if (first)
+        mc_vocab_prewarm(ip_model_vocab(l->model), first);  /* the first masks find their trees */
 }
 
 /* The local model did not load: jobs waiting for it fail with why, or,
@@ -411,13 +337,10 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const char *projec
     e->refs = 1;
     e->loop = loop;
     e->logger = logger;
-    uv_mutex_init(&e->others_lock);
+    uv_mutex_init(&e->grammars_lock);
     cfg_copy(&e->config, config);
-    srv_python_choose(config, project_dir, &e->python);
-    int rc = ep_grammar_python_version(e->python.version, &e->grammar, error, error_size);
-    if (rc != SM_OK)
-        goto fail;
-    sm_log(logger, SM_LOG_INFO, "Python 3.%d: %s", e->python.version % 100, e->python.why);
+    e->project_dir = project_dir ? sm_strdup(project_dir) : NULL;
+    int rc;
     if (config->backend == CFG_BACKEND_EMBEDDED && !config->backend_chosen)
         srv__use_found_model(e, previous);
     if (e->config.backend == CFG_BACKEND_EMBEDDED || e->backend || e->loading)
@@ -486,9 +409,9 @@ static void srv__engine_release(srv_engine *e)
 #endif
     mc_template_free(e->custom_template);
     srv__model_release(e->model);
-    ep_grammar_free(e->grammar);
-    srv_grammars_free(&e->others);
-    uv_mutex_destroy(&e->others_lock);
+    srv_grammars_free(&e->grammars);
+    uv_mutex_destroy(&e->grammars_lock);
+    sm_free(e->project_dir);
     sx_env_free(e->env);
     sm_free(e->workspace);
     sm_array_free(&e->waiting);
@@ -531,19 +454,48 @@ const cfg_config *srv_engine_config(const srv_engine *e)
     return &e->config;
 }
 
-const srv_python_choice *srv_engine_python(const srv_engine *e)
+/* The language's place in the registry (SRV_MAX_LANGUAGES: none). */
+static size_t srv__language_index(const lg_language *language)
 {
-    return &e->python;
+    const lg_language *const *all = lg_languages();
+    size_t i = 0;
+    while (all[i] && all[i] != language && i < SRV_MAX_LANGUAGES)
+        i++;
+    return all[i] == language ? i : SRV_MAX_LANGUAGES;
+}
+
+const lg_version_choice *srv_engine_version(const srv_engine *e, const lg_language *language)
+{
+    size_t i = language && language->oldest_version ? srv__language_index(language) : SRV_MAX_LANGUAGES;
+    if (i >= SRV_MAX_LANGUAGES)
+        return NULL;
+    srv_engine *mutable = (srv_engine *)e;   /* the lock only */
+    uv_mutex_lock(&mutable->grammars_lock);
+    bool chosen = e->chosen[i];
+    uv_mutex_unlock(&mutable->grammars_lock);
+    return chosen ? &e->versions[i] : NULL;   /* written once, before chosen */
+}
+
+/* The version of `language` (one with versions, at place i of the
+ * registry) the project's code is for, chosen the first time (reading the
+ * project's files: in the pool) and said in the log.  Under grammars_lock. */
+static int srv__version_locked(srv_engine *e, const lg_language *language, size_t i)
+{
+    if (!e->chosen[i]) {
+        lg_version_choice *v = &e->versions[i];
+        v->version = language->default_version;
+        snprintf(v->why, sizeof v->why, "seam's default");
+        if (language->choose_version)
+            language->choose_version(&e->config, e->project_dir ? e->project_dir : ".", v);
+        sm_log(e->logger, SM_LOG_INFO, "%s %d.%d: %s", language->name, v->version / 100, v->version % 100, v->why);
+        e->chosen[i] = true;
+    }
+    return e->versions[i].version;
 }
 
 const char *srv_engine_packages(const srv_engine *e)
 {
     return e->packages;
-}
-
-const ep_grammar *srv_engine_grammar(const srv_engine *e)
-{
-    return e->grammar;
 }
 
 /* ---- The embedded model ------------------------------------------------------------ */
@@ -555,12 +507,13 @@ void srv_engine_corpus(const srv_engine *e, mc_corpus *corpus, const char *works
     lg_all_extensions(endings, sizeof endings / sizeof *endings);
     if (workspace && *workspace)
         mc_corpus_add_tree(corpus, workspace, endings, 4000);
-    char stdlib[1024];
-    if (e->config.train_stdlib && srv_find_stdlib(stdlib, sizeof stdlib))
-        mc_corpus_add_tree(corpus, stdlib, endings, 4000);
-    for (const lg_language *const *l = lg_languages(); e->config.train_stdlib && *l; l++)
+    for (const lg_language *const *l = lg_languages(); e->config.train_stdlib && *l; l++) {
+        char found[1024];
+        if ((*l)->corpus_found && (*l)->corpus_found(found, sizeof found))
+            mc_corpus_add_tree(corpus, found, (*l)->extensions, 4000);
         for (size_t i = 0; (*l)->corpus_dirs && (*l)->corpus_dirs[i]; i++)
             mc_corpus_add_tree(corpus, (*l)->corpus_dirs[i], (*l)->extensions, 1000);
+    }
     char cache[4096];
     if (e->config.disk_cache && ca_dir(cache, sizeof cache) == SM_OK)
         mc_corpus_set_cache(corpus, cache);
@@ -766,18 +719,22 @@ static void srv__whole_contexts(const srv_job *job, srv_contexts *out)
     out->whole_only = out->whole_first = true;
 }
 
-/* The grammar of a language and dialect (NULL language: Python, the
- * engine's version), compiled the first time in the pool (a grammar takes
- * some 30 ms, not for the loop), the engine's others shared under a lock;
- * NULL when it does not compile (why into why[0..size)). */
+/* The grammar of a language (NULL: the registry's first) in a dialect, or
+ * in the version the engine chose for it, compiled the first time in the
+ * pool (a grammar takes 30 to 100 ms, not for the loop) and shared under a
+ * lock; NULL when it does not compile (why into why[0..size)). */
 static const ep_grammar *srv__grammar_for(srv_engine *e, const lg_language *language, const char *dialect,
                                           char *why, size_t why_size)
 {
-    if (!language || !language->grammar)
-        return e->grammar;
-    uv_mutex_lock(&e->others_lock);
-    const ep_grammar *g = srv_grammars_dialect(&e->others, language, dialect, why, why_size);
-    uv_mutex_unlock(&e->others_lock);
+    if (!language)
+        language = lg_languages()[0];
+    size_t i = language->oldest_version ? srv__language_index(language) : SRV_MAX_LANGUAGES;
+    uv_mutex_lock(&e->grammars_lock);
+    const ep_grammar *g =
+        i < SRV_MAX_LANGUAGES
+            ? srv_grammars_of(&e->grammars, language, srv__version_locked(e, language, i), why, why_size)
+            : srv_grammars_dialect(&e->grammars, language, dialect, why, why_size);
+    uv_mutex_unlock(&e->grammars_lock);
     return g;
 }
 
@@ -874,7 +831,7 @@ static void srv__start_job(srv_job *job)
     }
     srv_engine *e = job->engine;
     if (srv__pruners(&e->config) && !e->env) {
-        e->env = srv_semantic_env_new(&e->config, e->workspace, e->logger, e->packages, sizeof e->packages);
+        e->env = sx_env_for_project(&e->config, e->workspace, e->logger, e->packages, sizeof e->packages);
         /* the modules a completion's set-up reads count against its time */
         sx_env_set_budget(e->env, e->config.timeout_ms);
     }

@@ -7,6 +7,7 @@
 
 #include "seam_languages.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,4 +49,16 @@ const char *srv_dialect_of(const cfg_config *config, const lg_language *language
         return language->dialects[lg_dialect(language, config->source_type) - 1];
     int number = language->dialect_of ? language->dialect_of(path, text, len) : 1;
     return language->dialects[number > 0 ? number - 1 : 0];
+}
+
+void srv_add_version(struct cJSON *object, const lg_language *language, const lg_version_choice *version)
+{
+    if (!version)
+        return;
+    char key[64], text[16], why_key[80];
+    snprintf(key, sizeof key, "%s_version", language->name);
+    snprintf(why_key, sizeof why_key, "%s_version_why", language->name);
+    snprintf(text, sizeof text, "%d.%d", version->version / 100, version->version % 100);
+    cJSON_AddStringToObject(object, key, text);
+    cJSON_AddStringToObject(object, why_key, version->why);
 }

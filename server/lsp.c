@@ -186,10 +186,18 @@ static void srv__status(srv_lsp *lsp, const char *state, const char *message)
     const cfg_config *used = lsp->engine ? srv_engine_config(lsp->engine) : &lsp->config;
     const char *model = used->backend == CFG_BACKEND_LLAMA ? used->model_path : NULL;
     bool offer = srv__offers_model(lsp, used);
+    /* the versions chosen so far (each once its language is first read) */
+    char versions[128] = "";
+    for (const lg_language *const *l = lg_languages(); lsp->engine && *l; l++) {
+        const lg_version_choice *v = srv_engine_version(lsp->engine, *l);
+        size_t used_len = strlen(versions);
+        if (v && used_len < sizeof versions)
+            snprintf(versions + used_len, sizeof versions - used_len, "%s %d;", (*l)->name, v->version);
+    }
     char key[sizeof lsp->status_sent];
-    snprintf(key, sizeof key, "%s\n%s\n%s\n%s\n%d\n%s\n%s", state, cfg_backend_name(used->backend),
+    snprintf(key, sizeof key, "%s\n%s\n%s\n%s\n%d\n%s\n%s\n%s", state, cfg_backend_name(used->backend),
              message ? message : "", model ? model : "", offer, lsp->status_language ? lsp->status_language : "",
-             lsp->status_dialect ? lsp->status_dialect : "");
+             lsp->status_dialect ? lsp->status_dialect : "", versions);
     if (strcmp(key, lsp->status_sent) == 0)
         return;
     memcpy(lsp->status_sent, key, sizeof key);
@@ -204,13 +212,9 @@ static void srv__status(srv_lsp *lsp, const char *state, const char *message)
         cJSON_AddStringToObject(p, "language", lsp->status_language);
     if (lsp->status_dialect)
         cJSON_AddStringToObject(p, "source_type", lsp->status_dialect);
-    if (lsp->engine) {
-        const srv_python_choice *python = srv_engine_python(lsp->engine);
-        char version[16];
-        snprintf(version, sizeof version, "3.%d", python->version % 100);
-        cJSON_AddStringToObject(p, "python_version", version);
-        cJSON_AddStringToObject(p, "python_version_why", python->why);
-    }
+    /* the version of each language with versions the project is read in */
+    for (const lg_language *const *l = lg_languages(); lsp->engine && *l; l++)
+        srv_add_version(p, *l, srv_engine_version(lsp->engine, *l));
     if (message) {
         /* (a model server's words: not always UTF-8) */
         char text[sizeof lsp->status_sent];

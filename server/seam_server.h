@@ -14,39 +14,6 @@
 #include "seam_protocol.h"
 #include "seam_semantic.h"
 
-/* Which Python the code is for (pyversion.c). */
-typedef struct srv_python_choice {
-    int version;        /* 100 * major + minor, EP_PYTHON_OLDEST .. EP_PYTHON_NEWEST */
-    char why[1024];     /* where it comes from, for the log and --json */
-} srv_python_choice;
-
-/* config->python_version, or for auto what the project in `dir` (or its
- * parents) states, else the interpreter's version, else the newest. */
-void srv_python_choose(const cfg_config *config, const char *dir, srv_python_choice *out);
-/* The lower bound of a requires-python specifier set, or -1. */
-int srv_python_lower_bound(const char *spec);
-/* An interpreter's version from its venv's pyvenv.cfg or its link's name,
- * without running it, or -1. */
-int srv_python_interpreter_version(const char *interpreter);
-
-/* The Python environment that runs the user's code, for the semantic
- * pruners: python_path, else the active $VIRTUAL_ENV, else a .venv or venv
- * folder in the workspace; read from its pyvenv.cfg, nothing run. */
-#define SRV_PYTHON_SITES 4
-typedef struct srv_python_env {
-    char interpreter[4200];                  /* asked for compiled modules */
-    char stdlib[4200];                       /* its base's standard library, or "" */
-    char sites[SRV_PYTHON_SITES][4200];      /* its site-packages folders */
-    unsigned site_count;
-    char why[4200];
-    /* its interpreter and packages may be run: the user named it
-     * (python_path, $VIRTUAL_ENV), or it is the workspace's and the user
-     * trusts the workspace (workspace_trusted) */
-    bool trusted;
-} srv_python_env;
-/* False when there is none (python3 and the machine's standard library
- * serve, as before).  Nothing found is run. */
-bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_python_env *out);
 struct lg_language;
 /* The language a document is read in (language.c): the setting `language`
  * when set, else its LSP languageId (NULL: none), else the file's name and
@@ -63,21 +30,12 @@ const struct lg_language *srv_language_of(const cfg_config *config, const char *
  * for a language without dialects.  Static text. */
 const char *srv_dialect_of(const cfg_config *config, const struct lg_language *language, const char *path,
                            const char *text, size_t len);
+/* Adds "NAME_version" ("3.12") and "NAME_version_why" to a JSON object
+ * (--json, the status) for a language read in `version` (NULL: nothing). */
+struct cJSON;
+void srv_add_version(struct cJSON *object, const struct lg_language *language, const lg_version_choice *version);
 
-/* With no such environment, the one of the first python3 on PATH, also
- * found without running it: its prefix's standard library, the user site
- * folder, then its site-packages (Debian's dist-packages for /usr); a
- * virtual environment's bin/ on PATH is read as that environment.
- * Trusted: the user's own interpreter.  False when there is none. */
-bool srv_python_env_from_path(srv_python_env *out);
-/* The first python3 on PATH, in a folder named by an absolute path
- * (relative entries, "." among them, are the current folder's: skipped). */
-bool srv_python_on_path(char *out, size_t out_size);
-/* The semantic pruners' environment for that Python (engine.c): owned by
- * the caller (sx_env_free); `logger` may be NULL.  What it reads is said
- * in why[0..why_size) when `why` is not NULL. */
-struct sx_env *srv_semantic_env_new(const cfg_config *config, const char *workspace, sm_logger *logger,
-                                    char *why, size_t why_size);
+
 
 
 /* What a tree-sitter parse of a Python text found. */
@@ -101,25 +59,28 @@ int srv_syntax_summarize(const struct lg_language *language, const char *text, s
 int srv_read_file(const char *path, sm_buf *out);
 
 #define SRV_MAX_LANGUAGES 8
-#define SRV_MAX_DIALECTS 4
+#define SRV_MAX_VARIANTS 8
 
-/* The Python grammars of each version, compiled when first asked for and
- * kept (check.c).  Zero-initialise; free with srv_grammars_free. */
+/* The languages' grammars, by version or dialect, compiled when first
+ * asked for and kept (check.c), and seam check's defaults.
+ * Zero-initialise; free with srv_grammars_free. */
 typedef struct srv_grammars {
-    ep_grammar *by_version[EP_PYTHON_NEWEST - EP_PYTHON_OLDEST + 1];
-    int version;        /* the cases' default: 0 for auto, else 100 * major + minor */
-    int auto_version;   /* what auto chose for the working folder; 0 until asked */
+    /* by the language's place in the registry, and its version's place
+     * among its versions (or its dialect's, from 0) */
+    ep_grammar *by_variant[SRV_MAX_LANGUAGES][SRV_MAX_VARIANTS];
+    int version;        /* the cases' default version: 0 for auto, else 100 * major + minor */
+    lg_version_choice auto_versions[SRV_MAX_LANGUAGES];  /* what auto chose for the working folder, by
+                                                            language; version 0 until asked */
     const char *python_path;   /* the interpreter of the semantic cases' packages, or NULL */
-    const char *language;      /* the cases' default language (a registry name), or NULL: python */
+    const char *language;      /* the cases' default language (a registry name), or NULL: the registry's first */
     const char *dialect;       /* the cases' default dialect ("module", "script"), or NULL: the language's first */
-    /* The grammars of the languages with a grammar file, by the language's
-     * place in the registry and the dialect's number (from 1). */
-    ep_grammar *by_dialect[SRV_MAX_LANGUAGES][SRV_MAX_DIALECTS];
 } srv_grammars;
-const ep_grammar *srv_grammars_get(srv_grammars *grammars, int version, char *error, size_t error_size);
-/* The grammar of `language` (one with a grammar file) in `dialect` (a name
- * from the language's dialects, or NULL: its first), compiled when first
- * asked for and kept. */
+/* The grammar of `language` in `version` (one of its versions, or a
+ * dialect's number from 1), compiled when first asked for and kept. */
+const ep_grammar *srv_grammars_of(srv_grammars *grammars, const struct lg_language *language, int version,
+                                  char *error, size_t error_size);
+/* The grammar of `language` in `dialect` (a name from the language's
+ * dialects, or NULL: its first). */
 const ep_grammar *srv_grammars_dialect(srv_grammars *grammars, const struct lg_language *language,
                                        const char *dialect, char *error, size_t error_size);
 void srv_grammars_free(srv_grammars *grammars);
@@ -364,7 +325,9 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const char *projec
 void srv_engine_free(srv_engine *engine);
 const cfg_config *srv_engine_config(const srv_engine *engine);
 /* The Python version the engine's grammar is for, and why (pyversion.c). */
-const srv_python_choice *srv_engine_python(const srv_engine *engine);
+/* The version the engine reads `language` in, and why; NULL for a
+ * language without versions. */
+const lg_version_choice *srv_engine_version(const srv_engine *engine, const struct lg_language *language);
 /* What the semantic pruners read (the environment and its package
  * folders), said; "" before the first completion made it.  Borrowed. */
 const char *srv_engine_packages(const srv_engine *engine);
@@ -378,7 +341,6 @@ typedef struct srv_memory {
 
 /* Fills *out and returns true when the engine runs a model in process. */
 bool srv_engine_memory(const srv_engine *engine, srv_memory *out);
-const ep_grammar *srv_engine_grammar(const srv_engine *engine);
 bool srv_engine_ready(const srv_engine *engine);
 /* Ready, or soon: its embedded model training or its local model loading
  * (jobs wait for it). */
@@ -414,9 +376,6 @@ int srv_engine_complete(srv_engine *engine, const char *text, size_t len, size_t
 /* Cancels a job whose on_done has not run; on_done follows. */
 void srv_job_cancel(srv_job *job);
 
-/* Where the machine's Python standard library is ($SEAM_PYTHON_STDLIB
- * first); false when none is found. */
-bool srv_find_stdlib(char *out, size_t size);
 
 /* ---- The language server (lsp.c, daemon.c) -------------------------------------------
  *

@@ -4,6 +4,7 @@
  * reference loop and run-ahead must agree exactly.
  */
 #include "seam_model_client.h"
+#include "seam_languages.h"
 #include "test_support.h"
 
 #include <math.h>
@@ -136,7 +137,7 @@ static mc_completion *decode_with(const script_entry *script, double gap, const 
     scripted b = {.base = {.vtable = &scripted_vtable}, .loop = &loop, .script = script, .gap = gap};
     ep_grammar *g;
     char err[256];
-    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err), SM_OK);
     ep_recognizer *rec;
     cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), right, strlen(right), &rec), SM_OK);
     mc_decode_options o;
@@ -363,7 +364,7 @@ static mc_completion *decode_sampled(double temperature, uint64_t seed)
     scripted b = {.base = {.vtable = &scripted_vtable}, .loop = &loop, .script = choices, .gap = 1.0};
     ep_grammar *g;
     char err[256];
-    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err), SM_OK);
     const char *left = "x = ", *right = " 1\n";
     ep_recognizer *rec;
     cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), right, strlen(right), &rec), SM_OK);
@@ -466,7 +467,7 @@ static mc_completion *decode_silent(uint32_t timeout_ms, bool cancel)
     scripted b = {.base = {.vtable = &silent_vtable}, .loop = loop};
     ep_grammar *g;
     char err[256];
-    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err), SM_OK);
     ep_recognizer *rec;
     cr_assert_eq(ep_recognizer_new_fim(g, "x = ", 4, "\n", 1, &rec), SM_OK);
     mc_decode_options o;

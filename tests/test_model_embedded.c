@@ -3,6 +3,7 @@
  * through the decoding loop.
  */
 #include "seam_model_client.h"
+#include "seam_languages.h"
 #include "test_support.h"
 
 #include <math.h>
@@ -137,7 +138,7 @@ static mc_completion *complete_with(mc_ngram *m, const char *left, const char *r
     cr_assert_eq(mc_backend_embedded_new(&loop, m, &b), SM_OK);
     ep_grammar *g;
     char err[256];
-    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err), SM_OK);
     ep_recognizer *rec;
     cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), right, strlen(right), &rec), SM_OK);
     mc_decode_options o;
@@ -162,7 +163,7 @@ static bool parses(const char *left, const char *middle, const char *right)
 {
     ep_grammar *g;
     char err[256];
-    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err), SM_OK);
     ep_recognizer *r;
     cr_assert_eq(ep_recognizer_new(g, &r), SM_OK);
     ep_feed(r, left, strlen(left));

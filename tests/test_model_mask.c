@@ -5,6 +5,7 @@
  * deepseek-coder, llama-spm), at every position along true middles.
  */
 #include "seam_model_client.h"
+#include "seam_languages.h"
 #include "test_support.h"
 
 #include <stdlib.h>
@@ -54,7 +55,7 @@ static ep_grammar *grammar_version(int version)
 {
     ep_grammar *g;
     char err[256];
-    cr_assert_eq(ep_grammar_python_version(version, &g, err, sizeof err), SM_OK, "%s", err);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), version, &g, err, sizeof err), SM_OK, "%s", err);
     return g;
 }
 

@@ -5,6 +5,7 @@
  */
 #include "ep_quotient.h"
 #include "seam_parser.h"
+#include "seam_languages.h"
 #include "test_support.h"
 
 #include <stdlib.h>
@@ -347,7 +348,7 @@ Test(parser, random_grammar_texts_never_crash)
     static const char *const pieces[] = {
         "s", "t", "X", "Y", ":", "|", "(", ")", "[", "]", "?", "*", "+", ".", "\"a\"", "\"b\"",
         "/[a-z]+/", "/(/", "/a*/", "%empty", "%ignore", "%error", "%priority 2", "%start s",
-        "%declare Y", "%soft X \"a\"", "%layout python", "\n", "\n  ", " ", "#c\n", "\"\\x4\"",
+        "%declare Y", "%soft X \"a\"", "%layout indent", "\n", "\n  ", " ", "#c\n", "\"\\x4\"",
     };
     unsigned seed = 99;
     for (int round = 0; round < 3000; round++) {
@@ -419,4 +420,65 @@ Test(parser, quotient_by_an_acyclic_token_automaton)
     ep_token_edge backwards = {2, 1, {one, EP_NONE}, 1};
     cr_assert_eq(ep_quotient_build_dag(grammar, 3, &backwards, 1, &quotient), SM_EINVAL);
     ep_grammar_free(grammar);
+}
+
+/* A grammar names its language's lexical rules (%lexical): with Python's,
+ * an integer of more than 4,300 digits is refused and a name holds only
+ * the characters CPython allows; the same grammar without them takes both
+ * as its patterns do. */
+Test(parser, lexical_rules_are_the_ones_a_grammar_names)
+{
+    static const char base[] = "NUMBER: /[0-9]+/\n"
+                               "NAME: /[a-z\\x80-\\xff]+/\n"
+                               "WS: / +/ %ignore\n"
+                               "start: (NUMBER | NAME)+\n";
+    char with[512];
+    snprintf(with, sizeof with, "%%lexical python\n%s", base);
+    ep_grammar *plain = compile(base), *python = compile(with);
+    char digits[4400];
+    memset(digits, '7', 4301);
+    digits[4301] = '\0';
+    cr_assert(accepts(plain, digits));
+    cr_assert_not(accepts(python, digits), "CPython's limit on integer literals");
+    digits[4300] = '\0';
+    cr_assert(accepts(python, digits));
+    /* U+00B7 (middle dot) continues a name but cannot start one */
+    cr_assert(accepts(plain, "\xc2\xb7x"));
+    cr_assert_not(accepts(python, "\xc2\xb7x"), "not a name's first character");
+    cr_assert(accepts(python, "x\xc2\xb7"));
+    ep_grammar_free(plain);
+    ep_grammar_free(python);
+    ep_grammar *none = NULL;
+    char error[256];
+    const char unknown[] = "%lexical cobol\nstart: \"a\"\n";
+    cr_assert_eq(ep_grammar_compile(unknown, strlen(unknown), &none, error, sizeof error), SM_EINVAL);
+    cr_assert(strstr(error, "%lexical"), "%s", error);
+}
+
+/* Every language of the registry compiles in each of its versions or
+ * dialects through the one entry point, and one outside them is refused
+ * with why. */
+Test(parser, every_language_compiles_by_its_versions_or_dialects)
+{
+    char error[256];
+    size_t languages = 0;
+    for (const lg_language *const *l = lg_languages(); *l; l++, languages++) {
+        int count = 0;
+        while ((*l)->dialects && (*l)->dialects[count])
+            count++;
+        int first = count ? 1 : (*l)->oldest_version, last = count ? count : (*l)->newest_version;
+        cr_assert_gt(last, 0, "%s has versions or dialects", (*l)->name);
+        for (int v = first; v <= last; v++) {
+            if (!count && v % 100 > 20)
+                continue;
+            ep_grammar *g = NULL;
+            cr_assert_eq(ep_grammar_of(*l, v, &g, error, sizeof error), SM_OK, "%s %d: %s", (*l)->name, v, error);
+            ep_grammar_free(g);
+        }
+        ep_grammar *g = NULL;
+        cr_assert_eq(ep_grammar_of(*l, last + 1, &g, error, sizeof error), SM_EINVAL);
+        cr_assert_null(g);
+        cr_assert(strstr(error, (*l)->name), "%s", error);
+    }
+    cr_assert_geq(languages, 2);
 }

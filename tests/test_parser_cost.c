@@ -5,6 +5,7 @@
  * cannot fail it and a quadratic form cannot pass it.
  */
 #include "ep_recognizer.h"
+#include "seam_languages.h"
 #include "seam_parser.h"
 #include "test_support.h"
 
@@ -37,7 +38,7 @@ static void assert_linear(const char *what, const char *head, const char *unit, 
 {
     ep_grammar *grammar = NULL;
     char error[256];
-    cr_assert_eq(ep_grammar_python(&grammar, error, sizeof error), SM_OK, "%s", error);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &grammar, error, sizeof error), SM_OK, "%s", error);
     uint32_t small = items_after(grammar, head, unit, tail, right, 500);
     uint32_t large = items_after(grammar, head, unit, tail, right, 2000);
     /* 4x the text: about 4x the items when linear, 16x when quadratic */

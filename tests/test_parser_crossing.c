@@ -3,6 +3,7 @@
  * the right context (parser/crossing.c), on the Python grammar.
  */
 #include "ep_crossing.h"
+#include "seam_languages.h"
 #include "test_support.h"
 
 #include <string.h>
@@ -31,7 +32,7 @@ static ep_grammar *python(void)
 {
     ep_grammar *g;
     char error[256];
-    cr_assert_eq(ep_grammar_python(&g, error, sizeof error), SM_OK, "%s", error);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &g, error, sizeof error), SM_OK, "%s", error);
     return g;
 }
 

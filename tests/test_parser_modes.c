@@ -7,6 +7,7 @@
  * is checked against CPython itself by tests/corpus/version_check.py.
  */
 #include "seam_parser.h"
+#include "seam_languages.h"
 #include "test_support.h"
 
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static ep_grammar *grammar_of(int version)
 {
     ep_grammar *grammar = NULL;
     char error[256];
-    cr_assert_eq(ep_grammar_python_version(version, &grammar, error, sizeof error), SM_OK, "%s", error);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), version, &grammar, error, sizeof error), SM_OK, "%s", error);
     return grammar;
 }
 

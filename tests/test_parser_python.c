@@ -5,6 +5,7 @@
  * one, and must keep every prefix of an accepted text viable.
  */
 #include "ep_quotient.h"
+#include "seam_languages.h"
 #include "seam_parser.h"
 #include "test_support.h"
 
@@ -202,7 +203,7 @@ static ep_grammar *python_grammar(void)
 {
     ep_grammar *grammar = NULL;
     char error[256];
-    cr_assert_eq(ep_grammar_python(&grammar, error, sizeof error), SM_OK, "%s", error);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &grammar, error, sizeof error), SM_OK, "%s", error);
     return grammar;
 }
 
@@ -590,9 +591,9 @@ Test(python_versions, grammar_lines_selected_by_version)
 {
     static const char source[] =
         "start: item\n"
-        "%if python >= 3.12\n"
+        "%if version >= 3.12\n"
         "item: \"new\"\n"
-        "%if python >= 3.13\n"
+        "%if version >= 3.13\n"
         "   | \"newer\"\n"
         "%endif\n"
         "%else\n"
@@ -607,15 +608,15 @@ Test(python_versions, grammar_lines_selected_by_version)
     cr_assert_eq(ep_grammar_select(source, sizeof source - 1, 311, &out, error, sizeof error), SM_OK, "%s", error);
     cr_assert_str_eq(out.data, "start: item\n\n\n\n\n\n\nitem: \"old\"\n\n");
     sm_buf_free(&out);
-    const char *bad[] = {"%if python >= 3\n%endif\n", "%if py >= 3.1\n%endif\n", "%endif\n", "%else\n",
-                         "%if python >= 3.12\n"};
+    const char *bad[] = {"%if version >= 3\n%endif\n", "%if py >= 3.1\n%endif\n", "%endif\n", "%else\n",
+                         "%if version >= 3.12\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         sm_buf_init(&out, 1 << 16);
         cr_assert_eq(ep_grammar_select(bad[i], strlen(bad[i]), 312, &out, error, sizeof error), SM_EINVAL, "%s", bad[i]);
         sm_buf_free(&out);
     }
     ep_grammar *g;
-    cr_assert_eq(ep_grammar_python_version(308, &g, error, sizeof error), SM_EINVAL);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 308, &g, error, sizeof error), SM_EINVAL);
     cr_assert(strstr(error, "3.9 to 3.14"), "%s", error);
 }
 
@@ -623,7 +624,7 @@ Test(python, the_bracket_past_cpythons_nesting_limit_is_refused_where_it_is_type
 {
     char error[256];
     ep_grammar *grammar;
-    cr_assert_eq(ep_grammar_python(&grammar, error, sizeof error), SM_OK, "%s", error);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &grammar, error, sizeof error), SM_OK, "%s", error);
     const char opens[] = "([{";
     for (int k = 0; k < 3; k++) {
         char text[256];
@@ -644,7 +645,7 @@ Test(python, decimal_integers_past_cpythons_digit_limit_are_refused_where_they_e
 {
     char error[256];
     ep_grammar *grammar;
-    cr_assert_eq(ep_grammar_python(&grammar, error, sizeof error), SM_OK, "%s", error);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &grammar, error, sizeof error), SM_OK, "%s", error);
     static char text[10000];
     struct {
         size_t ones;        /* "x = " and this many digits */

@@ -1,5 +1,6 @@
 /* Which Python a project's code is for (server/pyversion.c). */
 #include "seam_server.h"
+#include "seam_python.h"
 #include "test_support.h"
 
 #include <stdio.h>
@@ -25,16 +26,16 @@ static char *scratch(void)
 
 Test(python_version, lower_bounds_of_requires_python)
 {
-    cr_assert_eq(srv_python_lower_bound(">=3.12"), 312);
-    cr_assert_eq(srv_python_lower_bound(">= 3.10, <4"), 310);
-    cr_assert_eq(srv_python_lower_bound("<4,>=3.9"), 309);
-    cr_assert_eq(srv_python_lower_bound("~=3.11"), 311);
-    cr_assert_eq(srv_python_lower_bound("==3.13.*"), 313);
-    cr_assert_eq(srv_python_lower_bound(">3.10"), 311, "3.10 itself excluded");
-    cr_assert_eq(srv_python_lower_bound(">3.10.2"), 310, "a later 3.10 still counts");
-    cr_assert_eq(srv_python_lower_bound(">=3.8,>=3.11"), 311, "the tighter bound");
-    cr_assert_eq(srv_python_lower_bound("<3.13"), -1, "no lower bound");
-    cr_assert_eq(srv_python_lower_bound(""), -1);
+    cr_assert_eq(py_lower_bound(">=3.12"), 312);
+    cr_assert_eq(py_lower_bound(">= 3.10, <4"), 310);
+    cr_assert_eq(py_lower_bound("<4,>=3.9"), 309);
+    cr_assert_eq(py_lower_bound("~=3.11"), 311);
+    cr_assert_eq(py_lower_bound("==3.13.*"), 313);
+    cr_assert_eq(py_lower_bound(">3.10"), 311, "3.10 itself excluded");
+    cr_assert_eq(py_lower_bound(">3.10.2"), 310, "a later 3.10 still counts");
+    cr_assert_eq(py_lower_bound(">=3.8,>=3.11"), 311, "the tighter bound");
+    cr_assert_eq(py_lower_bound("<3.13"), -1, "no lower bound");
+    cr_assert_eq(py_lower_bound(""), -1);
 }
 
 Test(python_version, the_nearest_project_file_decides)
@@ -50,8 +51,8 @@ Test(python_version, the_nearest_project_file_decides)
                      "requires-python = \">=3.12,<4\"\n");
     cfg_config config;
     cfg_init(&config);
-    srv_python_choice choice;
-    srv_python_choose(&config, sub, &choice);
+    lg_version_choice choice;
+    py_choose_version(&config, sub, &choice);
     cr_assert_eq(choice.version, 312, "[project]'s requires-python, not another table's: %s", choice.why);
     cr_assert(strstr(choice.why, "pyproject.toml"), "%s", choice.why);
 
@@ -60,19 +61,19 @@ Test(python_version, the_nearest_project_file_decides)
     write_text(path, "[project]\nname = \"x\"\n");
     snprintf(path, sizeof path, "%s/pkg/.python-version", root);
     write_text(path, "3.10.4\n");
-    srv_python_choose(&config, sub, &choice);
+    py_choose_version(&config, sub, &choice);
     cr_assert_eq(choice.version, 310, "%s", choice.why);
     cr_assert(strstr(choice.why, ".python-version"), "%s", choice.why);
 
     /* too old for seam: the oldest it knows, said */
     write_text(path, "3.7\n");
-    srv_python_choose(&config, sub, &choice);
+    py_choose_version(&config, sub, &choice);
     cr_assert_eq(choice.version, 309);
     cr_assert(strstr(choice.why, "nearest version seam knows"), "%s", choice.why);
 
     /* the setting wins over the project */
     config.python_version = 314;
-    srv_python_choose(&config, sub, &choice);
+    py_choose_version(&config, sub, &choice);
     cr_assert_eq(choice.version, 314);
     cr_assert(strstr(choice.why, "setting"), "%s", choice.why);
     cfg_free(&config);
@@ -92,12 +93,12 @@ Test(python_version, the_interpreter_of_a_virtual_environment)
     write_text(path, "home = /usr/local/bin\ninclude-system-site-packages = false\nversion = 3.13.1\n");
     snprintf(path, sizeof path, "%s/bin/python", root);
     write_text(path, "");
-    cr_assert_eq(srv_python_interpreter_version(path), 313);
+    cr_assert_eq(py_interpreter_version(path), 313);
     cfg_config config;
     cfg_init(&config);
     config.python_path = strdup(path);
-    srv_python_choice choice;
-    srv_python_choose(&config, root, &choice);   /* no project file in root or above */
+    lg_version_choice choice;
+    py_choose_version(&config, root, &choice);   /* no project file in root or above */
     cr_assert_eq(choice.version, 313, "%s", choice.why);
     cr_assert(strstr(choice.why, "python_path"), "%s", choice.why);
     cfg_free(&config);
@@ -110,7 +111,7 @@ Test(python_version, the_interpreter_of_a_virtual_environment)
     snprintf(path, sizeof path, "%s/a/python3.10", other);
     write_text(path, "");
     cr_assert_eq(symlink(path, link), 0);
-    cr_assert_eq(srv_python_interpreter_version(link), 310);
+    cr_assert_eq(py_interpreter_version(link), 310);
     /* a pyenv shim (a script): the version pyenv chose */
     snprintf(path, sizeof path, "%s/shims", other);
     cr_assert_eq(mkdir(path, 0755), 0);
@@ -120,14 +121,14 @@ Test(python_version, the_interpreter_of_a_virtual_environment)
     snprintf(path, sizeof path, "%s/version", other);
     write_text(path, "3.12.4\n");
     unsetenv("PYENV_VERSION");
-    cr_assert_eq(srv_python_interpreter_version(shim), 312);
+    cr_assert_eq(py_interpreter_version(shim), 312);
     setenv("PYENV_VERSION", "3.10.2:3.12.4", 1);
-    cr_assert_eq(srv_python_interpreter_version(shim), 310);
+    cr_assert_eq(py_interpreter_version(shim), 310);
     setenv("PYENV_VERSION", "system", 1);
-    cr_assert_eq(srv_python_interpreter_version(shim), -1, "pyenv's system Python: not told");
+    cr_assert_eq(py_interpreter_version(shim), -1, "pyenv's system Python: not told");
     unsetenv("PYENV_VERSION");
     write_text(path, "system\n");
-    cr_assert_eq(srv_python_interpreter_version(shim), -1);
+    cr_assert_eq(py_interpreter_version(shim), -1);
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", root, other);
     free(other);
@@ -149,8 +150,8 @@ Test(python_env, a_workspace_venv_and_its_packages)
     cfg_config config;
     cfg_init(&config);
     unsetenv("VIRTUAL_ENV");
-    srv_python_env *env = calloc(1, sizeof *env);
-    cr_assert(srv_python_env_find(&config, root, env));
+    py_env *env = calloc(1, sizeof *env);
+    cr_assert(py_env_find(&config, root, env));
     snprintf(path, sizeof path, "%s/.venv/bin/python", root);
     cr_assert_str_eq(env->interpreter, path);
     cr_assert_eq(env->site_count, 1);
@@ -160,7 +161,7 @@ Test(python_env, a_workspace_venv_and_its_packages)
     /* with the system's packages: Debian's dist-packages after its own */
     snprintf(path, sizeof path, "%s/.venv/pyvenv.cfg", root);
     write_text(path, "home = /usr/bin\ninclude-system-site-packages = true\nversion = 3.11.2\n");
-    cr_assert(srv_python_env_find(&config, root, env));
+    cr_assert(py_env_find(&config, root, env));
     cr_assert_str_eq(env->sites[0], site);
     bool dist = false;
     for (unsigned i = 1; i < env->site_count; i++)
@@ -175,7 +176,7 @@ Test(python_env, a_workspace_venv_and_its_packages)
     snprintf(path, sizeof path, "%s/pyvenv.cfg", other);
     write_text(path, "home = /opt/py/bin\nversion = 3.12.1\n");
     setenv("VIRTUAL_ENV", other, 1);
-    cr_assert(srv_python_env_find(&config, root, env));
+    cr_assert(py_env_find(&config, root, env));
     snprintf(path, sizeof path, "%s/bin/python", other);
     cr_assert_str_eq(env->interpreter, path);
     cr_assert(strstr(env->sites[0], "python3.12/site-packages"), "%s", env->sites[0]);
@@ -183,7 +184,7 @@ Test(python_env, a_workspace_venv_and_its_packages)
 
     /* none: the machine's python3 serves */
     char *empty = scratch();
-    cr_assert_not(srv_python_env_find(&config, empty, env));
+    cr_assert_not(py_env_find(&config, empty, env));
     free(env);
     cfg_free(&config);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", root, other, empty);
@@ -193,9 +194,9 @@ Test(python_env, a_workspace_venv_and_its_packages)
     free(empty);
 }
 
-/* Runs srv_python_env_from_path with PATH and HOME set to the given
+/* Runs py_env_from_path with PATH and HOME set to the given
  * folders (restored afterwards). */
-static bool env_from_path(const char *path, const char *home, srv_python_env *env)
+static bool env_from_path(const char *path, const char *home, py_env *env)
 {
     char *saved_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
     char *saved_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
@@ -203,7 +204,7 @@ static bool env_from_path(const char *path, const char *home, srv_python_env *en
     setenv("HOME", home, 1);
     unsetenv("PYTHONUSERBASE");
     unsetenv("PYENV_VERSION");
-    bool found = srv_python_env_from_path(env);
+    bool found = py_env_from_path(env);
     if (saved_path)
         setenv("PATH", saved_path, 1);
     if (saved_home)
@@ -228,7 +229,7 @@ Test(python_env, the_python3_on_path_without_a_virtual_environment)
     cr_assert_eq(system(cmd), 0);
     snprintf(path, sizeof path, "%s/empty:relative:%s/prefix/bin", root, root);
     snprintf(home, sizeof home, "%s/home", root);
-    srv_python_env *env = calloc(1, sizeof *env);
+    py_env *env = calloc(1, sizeof *env);
     cr_assert(env_from_path(path, home, env));
     char real[512];
     cr_assert_not_null(realpath(root, real));

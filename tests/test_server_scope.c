@@ -382,7 +382,7 @@ Test(scope, the_code_after_the_cursor_binds_as_far_as_it_is_written)
 {
     ep_grammar *g;
     char err[256];
-    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err), SM_OK);
     bool end;
     /* Finished code binds whole. */
     cr_assert_eq(bound_of(g, "x = foo(|)\nprint(x)\n", "a, b", &end), SRV_BINDING_WHOLE);
@@ -440,7 +440,7 @@ Test(scope, a_byte_order_mark_starts_the_file_not_the_program)
 {
     ep_grammar *g;
     char err[256];
-    cr_assert_eq(ep_grammar_python(&g, err, sizeof err), SM_OK);
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err), SM_OK);
     cfg_config config;
     cfg_init(&config);
     static const char *marked[] = {"\xEF\xBB\xBFx = foo(|)\nprint(x)\n", "\xEF\xBB\xBFx = foo(|)\n"};

@@ -35,7 +35,7 @@ static const ep_grammar *fuzz__grammar(uint8_t selector)
         const lg_language *js = lg_by_name("javascript");
         int rc = kind & 1 ? ep_grammar_compile_version(js->grammar, strlen(js->grammar), kind & 2 ? 2 : 1,
                                                        &grammars[kind], error, sizeof error)
-                          : ep_grammar_python_version(kind & 2 ? 314 : 311, &grammars[kind], error, sizeof error);
+                          : ep_grammar_of(lg_by_name("python"), kind & 2 ? 314 : 311, &grammars[kind], error, sizeof error);
         if (rc != SM_OK)
             abort();
     }

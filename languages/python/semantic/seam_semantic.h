@@ -54,6 +54,16 @@ void sx_env_set_budget(sx_env *env, uint32_t ms);
 void sx_env_set_cache(sx_env *env, const char *dir);
 void sx_env_free(sx_env *env);
 
+struct cfg_config;
+/* The environment of a project's Python (project.c): the interpreter the
+ * user set (python_path), the active or the workspace's virtual
+ * environment (run only when trusted), else python3 on PATH; its standard
+ * library and package folders, and the cache folder when the disk cache is
+ * on.  Owned by the caller; `logger` may be NULL; what it reads is said in
+ * why[0..why_size) when `why` is not NULL. */
+sx_env *sx_env_for_project(const struct cfg_config *config, const char *workspace, sm_logger *logger, char *why,
+                           size_t why_size);
+
 /* What the environment knows of module `name` ("os.path"): whether it was
  * found (false: it constrains nothing), and whether `attribute` (NULL: none)
  * is one of its attributes or submodules. */

@@ -1,5 +1,6 @@
 /*
- * pyversion.c - which Python the user's code is for.
+ * environment.c - which Python the user's code is for, and the environment
+ * that runs it (for the semantic pruners), found without running anything.
  *
  * The setting python_version names it; "auto" (the default) takes the
  * project's own word first: the lower bound of requires-python in the
@@ -9,7 +10,11 @@
  * for a pyenv shim from pyenv's choice, without running it), else python3
  * on PATH, else the newest seam knows.
  */
-#include "seam_server.h"
+#include "seam_python.h"
+#include "lg_internal.h"
+
+#include <glob.h>
+#include <stdio.h>
 
 #include <ctype.h>
 #include <limits.h>
@@ -18,16 +23,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SRV_PY_FILE_BYTES (256u << 10)
+#define PY_FILE_BYTES (256u << 10)
 
-static void srv__py_set(srv_python_choice *out, int version, const char *fmt, const char *detail)
+static void py__set(lg_version_choice *out, int version, const char *fmt, const char *detail)
 {
     bool clamped = false;
-    if (version < EP_PYTHON_OLDEST) {
-        version = EP_PYTHON_OLDEST;
+    if (version < lg_python.oldest_version) {
+        version = lg_python.oldest_version;
         clamped = true;
-    } else if (version > EP_PYTHON_NEWEST) {
-        version = EP_PYTHON_NEWEST;
+    } else if (version > lg_python.newest_version) {
+        version = lg_python.newest_version;
         clamped = true;
     }
     out->version = version;
@@ -37,7 +42,7 @@ static void srv__py_set(srv_python_choice *out, int version, const char *fmt, co
 }
 
 /* "3.12", "3.12.1", ">=3.12": the first X.Y in text as 100 * X + Y. */
-static int srv__py_first_version(const char *text, const char **after)
+static int py__first_version(const char *text, const char **after)
 {
     for (const char *c = text; *c; c++) {
         if (*c != '3' || c[1] != '.' || !isdigit((unsigned char)c[2]) || (c > text && isdigit((unsigned char)c[-1])))
@@ -55,7 +60,7 @@ static int srv__py_first_version(const char *text, const char **after)
 
 /* The lower bound of a requires-python specifier set (">=3.10,<4",
  * "~=3.11", "==3.12.*", ">3.10"), or -1 when it has none. */
-int srv_python_lower_bound(const char *spec)
+int py_lower_bound(const char *spec)
 {
     int best = -1;
     const char *at = spec;
@@ -70,7 +75,7 @@ int srv_python_lower_bound(const char *spec)
         char one[64];
         snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), clause);
         const char *after = NULL;
-        int v = srv__py_first_version(one, &after);
+        int v = py__first_version(one, &after);
         int bound = -1;
         if (v > 0) {
             if (strncmp(one, ">=", 2) == 0 || strncmp(one, "~=", 2) == 0 || strncmp(one, "==", 2) == 0)
@@ -87,7 +92,7 @@ int srv_python_lower_bound(const char *spec)
 }
 
 /* requires-python's value in a pyproject.toml's [project] table. */
-static bool srv__py_requires(const char *text, char *out, size_t out_size)
+static bool py__requires(const char *text, char *out, size_t out_size)
 {
     bool in_project = false;
     for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
@@ -120,14 +125,14 @@ static bool srv__py_requires(const char *text, char *out, size_t out_size)
     return false;
 }
 
-static bool srv__py_read(const char *dir, const char *name, sm_buf *text, char *path, size_t path_size)
+static bool py__read(const char *dir, const char *name, sm_buf *text, char *path, size_t path_size)
 {
     snprintf(path, path_size, "%s/%s", dir, name);
-    return sm_read_file(path, SRV_PY_FILE_BYTES, text) == SM_OK;
+    return sm_read_file(path, PY_FILE_BYTES, text) == SM_OK;
 }
 
 /* The project's files, from `dir` up to the root. */
-static bool srv__py_project(const char *dir, srv_python_choice *out)
+static bool py__project(const char *dir, lg_version_choice *out)
 {
     char at[PATH_MAX], path[PATH_MAX + 32];
     snprintf(at, sizeof at, "%s", dir && *dir ? dir : ".");
@@ -136,20 +141,20 @@ static bool srv__py_project(const char *dir, srv_python_choice *out)
     char dot_path[PATH_MAX + 32] = "";
     for (;;) {
         sm_buf text;
-        if (srv__py_read(at, "pyproject.toml", &text, path, sizeof path)) {
+        if (py__read(at, "pyproject.toml", &text, path, sizeof path)) {
             char spec[256];
-            bool found = text.data && srv__py_requires(text.data, spec, sizeof spec);
+            bool found = text.data && py__requires(text.data, spec, sizeof spec);
             sm_buf_free(&text);
-            int bound = found ? srv_python_lower_bound(spec) : -1;
+            int bound = found ? py_lower_bound(spec) : -1;
             if (bound > 0) {
                 char detail[PATH_MAX + 600];
                 snprintf(detail, sizeof detail, "%s requires-python \"%s\"", path, spec);
-                srv__py_set(out, bound, "%s", detail);
+                py__set(out, bound, "%s", detail);
                 return true;
             }
         }
-        if (!have_dot_version && srv__py_read(at, ".python-version", &text, path, sizeof path)) {
-            dot_version = text.data ? srv__py_first_version(text.data, NULL) : -1;
+        if (!have_dot_version && py__read(at, ".python-version", &text, path, sizeof path)) {
+            dot_version = text.data ? py__first_version(text.data, NULL) : -1;
             sm_buf_free(&text);
             if (dot_version > 0) {
                 have_dot_version = true;
@@ -162,7 +167,7 @@ static bool srv__py_project(const char *dir, srv_python_choice *out)
         *slash = '\0';
     }
     if (have_dot_version) {
-        srv__py_set(out, dot_version, "%s", dot_path);
+        py__set(out, dot_version, "%s", dot_path);
         return true;
     }
     return false;
@@ -172,8 +177,8 @@ static bool srv__py_project(const char *dir, srv_python_choice *out)
  * running it: $PYENV_VERSION's first entry, else ROOT/version, pyenv's
  * global choice, its name (3.12.1) in name[0..size) and pyenv's root in
  * root[0..PATH_MAX).  "system" and names that are not versions say
- * nothing.  A project's .python-version is read before (srv__py_project). */
-static bool srv__py_shim_choice(const char *real, char *root, char *name, size_t size)
+ * nothing.  A project's .python-version is read before (py__project). */
+static bool py__shim_choice(const char *real, char *root, char *name, size_t size)
 {
     snprintf(root, PATH_MAX, "%s", real);
     char *slash = strrchr(root, '/');
@@ -187,7 +192,7 @@ static bool srv__py_shim_choice(const char *real, char *root, char *name, size_t
         char file[PATH_MAX + 16];
         snprintf(file, sizeof file, "%s/version", root);
         sm_buf text;
-        if (sm_read_file(file, SRV_PY_FILE_BYTES, &text) != SM_OK)
+        if (sm_read_file(file, PY_FILE_BYTES, &text) != SM_OK)
             return false;
         snprintf(name, size, "%.*s", text.data ? (int)strcspn(text.data, " \t\r\n") : 0,
                  text.data ? text.data : "");
@@ -196,16 +201,16 @@ static bool srv__py_shim_choice(const char *real, char *root, char *name, size_t
     return strncmp(name, "3.", 2) == 0 && !strchr(name, '/');
 }
 
-static int srv__py_shim_version(const char *real)
+static int py__shim_version(const char *real)
 {
     char root[PATH_MAX], name[64];
-    return srv__py_shim_choice(real, root, name, sizeof name) ? srv__py_first_version(name, NULL) : -1;
+    return py__shim_choice(real, root, name, sizeof name) ? py__first_version(name, NULL) : -1;
 }
 
 /* An interpreter's version without running it: pyvenv.cfg beside a
  * virtual environment's bin/, else the name its links resolve to
  * (python3.12), else, for a pyenv shim, the version pyenv chose. */
-int srv_python_interpreter_version(const char *interpreter)
+int py_interpreter_version(const char *interpreter)
 {
     char cfg[PATH_MAX + 32];
     snprintf(cfg, sizeof cfg, "%s", interpreter);
@@ -217,9 +222,9 @@ int srv_python_interpreter_version(const char *interpreter)
         char file[PATH_MAX + 48];
         snprintf(file, sizeof file, "%s/pyvenv.cfg", cfg);
         sm_buf text;
-        if (sm_read_file(file, SRV_PY_FILE_BYTES, &text) == SM_OK) {
+        if (sm_read_file(file, PY_FILE_BYTES, &text) == SM_OK) {
             const char *line = text.data ? strstr(text.data, "version") : NULL;
-            int v = line ? srv__py_first_version(line, NULL) : -1;
+            int v = line ? py__first_version(line, NULL) : -1;
             sm_buf_free(&text);
             if (v > 0)
                 return v;
@@ -230,11 +235,11 @@ int srv_python_interpreter_version(const char *interpreter)
         return -1;
     const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
     if (strncmp(base, "python3.", 8) == 0)
-        return srv__py_first_version(base + 6, NULL);
-    return srv__py_shim_version(real);
+        return py__first_version(base + 6, NULL);
+    return py__shim_version(real);
 }
 
-bool srv_python_on_path(char *out, size_t out_size)
+bool py_on_path(char *out, size_t out_size)
 {
     const char *path = getenv("PATH");
     while (path && *path) {
@@ -248,31 +253,31 @@ bool srv_python_on_path(char *out, size_t out_size)
     return false;
 }
 
-void srv_python_choose(const cfg_config *config, const char *dir, srv_python_choice *out)
+void py_choose_version(const cfg_config *config, const char *dir, lg_version_choice *out)
 {
     if (config->python_version) {
-        srv__py_set(out, (int)config->python_version, "%s", "the setting python_version");
+        py__set(out, (int)config->python_version, "%s", "the setting python_version");
         return;
     }
-    if (srv__py_project(dir, out))
+    if (py__project(dir, out))
         return;
     int v;
-    if (config->python_path && (v = srv_python_interpreter_version(config->python_path)) > 0) {
-        srv__py_set(out, v, "the interpreter %s (python_path)", config->python_path);
+    if (config->python_path && (v = py_interpreter_version(config->python_path)) > 0) {
+        py__set(out, v, "the interpreter %s (python_path)", config->python_path);
         return;
     }
     char python[PATH_MAX];
-    if (srv_python_on_path(python, sizeof python) && (v = srv_python_interpreter_version(python)) > 0) {
-        srv__py_set(out, v, "%s on PATH", python);
+    if (py_on_path(python, sizeof python) && (v = py_interpreter_version(python)) > 0) {
+        py__set(out, v, "%s on PATH", python);
         return;
     }
-    srv__py_set(out, EP_PYTHON_NEWEST, "%s", "no project file or interpreter says: the newest seam knows");
+    py__set(out, lg_python.newest_version, "%s", "no project file or interpreter says: the newest seam knows");
 }
 
 /* ---- The environment that runs the code --------------------------------- */
 
 /* A virtual environment's root: `dir` holding pyvenv.cfg. */
-static bool srv__py_is_venv(const char *dir)
+static bool py__is_venv(const char *dir)
 {
     char cfg[PATH_MAX + 16];
     snprintf(cfg, sizeof cfg, "%s/pyvenv.cfg", dir);
@@ -281,12 +286,12 @@ static bool srv__py_is_venv(const char *dir)
 
 /* pyvenv.cfg's value of `key` ("home", "include-system-site-packages",
  * "version"), trimmed. */
-static bool srv__py_cfg_value(const char *root, const char *key, char *out, size_t out_size)
+static bool py__cfg_value(const char *root, const char *key, char *out, size_t out_size)
 {
     char cfg[PATH_MAX + 16];
     snprintf(cfg, sizeof cfg, "%s/pyvenv.cfg", root);
     sm_buf text;
-    if (sm_read_file(cfg, SRV_PY_FILE_BYTES, &text) != SM_OK)
+    if (sm_read_file(cfg, PY_FILE_BYTES, &text) != SM_OK)
         return false;
     bool found = false;
     size_t klen = strlen(key);
@@ -314,15 +319,15 @@ static bool srv__py_cfg_value(const char *root, const char *key, char *out, size
     return found;
 }
 
-static void srv__py_add_site(srv_python_env *out, const char *dir)
+static void py__add_site(py_env *out, const char *dir)
 {
     struct stat st;
-    if (out->site_count < SRV_PYTHON_SITES && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+    if (out->site_count < PY_ENV_SITES && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
         snprintf(out->sites[out->site_count++], sizeof out->sites[0], "%s", dir);
 }
 
 /* Cuts the last `levels` components off path (PREFIX/bin/python3: PREFIX). */
-static void srv__py_up(char *path, int levels)
+static void py__up(char *path, int levels)
 {
     for (int i = 0; i < levels; i++) {
         char *slash = strrchr(path, '/');
@@ -335,7 +340,7 @@ static void srv__py_up(char *path, int levels)
  * its standard library PREFIX/lib/python3.N, and with `sites` its
  * site-packages (Debian's /usr: pip's dist-packages, then the
  * distribution's). */
-static void srv__py_prefix_folders(const char *prefix, int version, bool sites, srv_python_env *out)
+static void py__prefix_folders(const char *prefix, int version, bool sites, py_env *out)
 {
     char dir[PATH_MAX + 64];
     struct stat st;
@@ -346,36 +351,36 @@ static void srv__py_prefix_folders(const char *prefix, int version, bool sites, 
         return;
     if (strcmp(prefix, "/usr") == 0) {
         snprintf(dir, sizeof dir, "/usr/local/lib/python3.%d/dist-packages", version % 100);
-        srv__py_add_site(out, dir);
-        srv__py_add_site(out, "/usr/lib/python3/dist-packages");
+        py__add_site(out, dir);
+        py__add_site(out, "/usr/lib/python3/dist-packages");
         snprintf(dir, sizeof dir, "/usr/lib/python3.%d/dist-packages", version % 100);
-        srv__py_add_site(out, dir);
+        py__add_site(out, dir);
     } else {
         snprintf(dir, sizeof dir, "%s/lib/python3.%d/site-packages", prefix, version % 100);
-        srv__py_add_site(out, dir);
+        py__add_site(out, dir);
     }
 }
 
 /* The folders a venv's interpreter reads packages from: its own
  * site-packages and, with include-system-site-packages, its base
  * interpreter's (Debian's dist-packages for /usr/bin). */
-static void srv__py_venv_sites(const char *root, int version, srv_python_env *out)
+static void py__venv_sites(const char *root, int version, py_env *out)
 {
     char dir[PATH_MAX + 64], home[PATH_MAX], flag[32];
     snprintf(dir, sizeof dir, "%s/lib/python3.%d/site-packages", root, version % 100);
-    srv__py_add_site(out, dir);
-    bool system = srv__py_cfg_value(root, "include-system-site-packages", flag, sizeof flag) &&
+    py__add_site(out, dir);
+    bool system = py__cfg_value(root, "include-system-site-packages", flag, sizeof flag) &&
                   strcmp(flag, "true") == 0;
-    if (!srv__py_cfg_value(root, "home", home, sizeof home))
+    if (!py__cfg_value(root, "home", home, sizeof home))
         return;
     /* the base interpreter's prefix: HOME/.. */
     char base[PATH_MAX];
     snprintf(base, sizeof base, "%s", home);
-    srv__py_up(base, 1);
-    srv__py_prefix_folders(base, version, system, out);
+    py__up(base, 1);
+    py__prefix_folders(base, version, system, out);
 }
 
-bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_python_env *out)
+bool py_env_find(const cfg_config *config, const char *workspace, py_env *out)
 {
     memset(out, 0, sizeof *out);
     char root[PATH_MAX] = "";
@@ -384,8 +389,8 @@ bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_py
         /* ROOT/bin/python */
         char up[PATH_MAX];
         snprintf(up, sizeof up, "%s", config->python_path);
-        srv__py_up(up, 2);
-        if (srv__py_is_venv(up)) {
+        py__up(up, 2);
+        if (py__is_venv(up)) {
             snprintf(root, sizeof root, "%s", up);
             why = "python_path";
         }
@@ -393,7 +398,7 @@ bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_py
         out->trusted = true;   /* the user named it */
     }
     const char *active = getenv("VIRTUAL_ENV");
-    if (!*root && !config->python_path && active && *active && srv__py_is_venv(active)) {
+    if (!*root && !config->python_path && active && *active && py__is_venv(active)) {
         snprintf(root, sizeof root, "%s", active);
         why = "VIRTUAL_ENV";
         out->trusted = true;   /* the user's shell activated it */
@@ -402,7 +407,7 @@ bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_py
     for (size_t i = 0; !*root && !config->python_path && workspace && i < 2; i++) {
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s/%s", workspace, names[i]);
-        if (srv__py_is_venv(dir)) {
+        if (py__is_venv(dir)) {
             snprintf(root, sizeof root, "%s", dir);
             why = names[i];
             out->trusted = config->workspace_trusted;   /* the project's own: run only when trusted */
@@ -413,10 +418,10 @@ bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_py
     if (!*out->interpreter)
         snprintf(out->interpreter, sizeof out->interpreter, "%s/bin/python", root);
     char version[64];
-    int v = srv__py_cfg_value(root, "version", version, sizeof version) ? srv__py_first_version(version, NULL)
-                                                                      : srv_python_interpreter_version(out->interpreter);
+    int v = py__cfg_value(root, "version", version, sizeof version) ? py__first_version(version, NULL)
+                                                                      : py_interpreter_version(out->interpreter);
     if (v > 0)
-        srv__py_venv_sites(root, v, out);
+        py__venv_sites(root, v, out);
     snprintf(out->why, sizeof out->why, "the virtual environment %s (%s%s)", root, why,
              out->trusted ? "" : "; the workspace is not trusted: read, never run");
     return true;
@@ -424,7 +429,7 @@ bool srv_python_env_find(const cfg_config *config, const char *workspace, srv_py
 
 /* The user site folder of Python 3.N: $PYTHONUSERBASE, else ~/.local, then
  * lib/python3.N/site-packages, as site.py makes it on POSIX. */
-static void srv__py_user_site(int version, srv_python_env *out)
+static void py__user_site(int version, py_env *out)
 {
     const char *base = getenv("PYTHONUSERBASE");
     const char *home = getenv("HOME");
@@ -435,24 +440,24 @@ static void srv__py_user_site(int version, srv_python_env *out)
         snprintf(dir, sizeof dir, "%s/.local/lib/python3.%d/site-packages", home, version % 100);
     else
         return;
-    srv__py_add_site(out, dir);
+    py__add_site(out, dir);
 }
 
-bool srv_python_env_from_path(srv_python_env *out)
+bool py_env_from_path(py_env *out)
 {
     memset(out, 0, sizeof *out);
     char python[PATH_MAX], real[PATH_MAX];
     int v;
-    if (!srv_python_on_path(python, sizeof python) || (v = srv_python_interpreter_version(python)) <= 0)
+    if (!py_on_path(python, sizeof python) || (v = py_interpreter_version(python)) <= 0)
         return false;
     snprintf(out->interpreter, sizeof out->interpreter, "%s", python);
     out->trusted = true;   /* the user's own, on the user's PATH */
     /* PREFIX/bin/python3 of a virtual environment put on PATH */
     char root[PATH_MAX];
     snprintf(root, sizeof root, "%s", python);
-    srv__py_up(root, 2);
-    if (srv__py_is_venv(root)) {
-        srv__py_venv_sites(root, v, out);
+    py__up(root, 2);
+    if (py__is_venv(root)) {
+        py__venv_sites(root, v, out);
         snprintf(out->why, sizeof out->why, "%.2000s on PATH (the virtual environment %.2000s)", python, root);
         return true;
     }
@@ -461,7 +466,7 @@ bool srv_python_env_from_path(srv_python_env *out)
     if (!realpath(python, real))
         return false;
     char prefix[PATH_MAX], pyenv[PATH_MAX], name[64];
-    if (srv__py_shim_choice(real, pyenv, name, sizeof name)) {
+    if (py__shim_choice(real, pyenv, name, sizeof name)) {
         snprintf(prefix, sizeof prefix, "%.3000s/versions/%s", pyenv, name);
         /* the interpreter it runs, not the shell script (asker.c's child
          * has no PATH to find pyenv with) */
@@ -472,10 +477,52 @@ bool srv_python_env_from_path(srv_python_env *out)
         snprintf(out->interpreter, sizeof out->interpreter, "%s", real);
     } else {
         snprintf(prefix, sizeof prefix, "%s", real);
-        srv__py_up(prefix, 2);
+        py__up(prefix, 2);
     }
-    srv__py_user_site(v, out);   /* before the system's, as Python reads them */
-    srv__py_prefix_folders(prefix, v, true, out);
+    py__user_site(v, out);   /* before the system's, as Python reads them */
+    py__prefix_folders(prefix, v, true, out);
     snprintf(out->why, sizeof out->why, "%.2000s on PATH (%.2000s)", python, real);
     return true;
+}
+
+/* ---- The standard library ------------------------------------------------ */
+
+/* The standard library of the machine's Python 3, found without running it:
+ * $SEAM_PYTHON_STDLIB, else the newest of the usual places. */
+bool py_find_stdlib(char *out, size_t size)
+{
+    const char *env = getenv("SEAM_PYTHON_STDLIB");
+    if (env && *env) {
+        snprintf(out, size, "%s", env);
+        return true;
+    }
+    const char *home = getenv("HOME");
+    char pyenv[1024];
+    snprintf(pyenv, sizeof pyenv, "%s/.pyenv/versions/*/lib/python3.*/os.py", home ? home : "/root");
+    const char *patterns[] = {pyenv, "/usr/lib/python3.*/os.py", "/usr/local/lib/python3.*/os.py"};
+    for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
+        glob_t g;
+        if (glob(patterns[i], 0, NULL, &g) != 0)
+            continue;
+        bool found = g.gl_pathc > 0;
+        if (found) {
+            /* the newest by version, not by name (3.13 after 3.9) */
+            const char *best = NULL;
+            long best_minor = -1;
+            for (size_t k = 0; k < g.gl_pathc; k++) {
+                const char *v = strstr(g.gl_pathv[k], "/python3.");
+                long minor = v ? strtol(v + 9, NULL, 10) : -1;
+                if (minor > best_minor) {
+                    best_minor = minor;
+                    best = g.gl_pathv[k];
+                }
+            }
+            best = best ? best : g.gl_pathv[g.gl_pathc - 1];
+            snprintf(out, size, "%.*s", (int)(strlen(best) - 6), best);
+        }
+        globfree(&g);
+        if (found)
+            return true;
+    }
+    return false;
 }

@@ -1,5 +1,8 @@
 /*
- * fstring.c - f- and t-strings for the recognizer's lexer.  An f-string is
+ * fields.c - Python's f- and t-strings for the recognizer's lexer: the
+ * lexer's extension for a grammar whose %lexical rules have `fields`,
+ * compiled into the parser (parser/meson.build) since it reads the
+ * recognizer's state.  An f-string is
  * one lexeme for seam's parser; pylex's scanner (px_fscan) reads it as the
  * grammar's Python version does, and each field's expression is parsed
  * apart, by a recognizer on the compiled grammar kept for the purpose.
@@ -25,11 +28,49 @@
  */
 #include "ep_fstring.h"
 #include "ep_recognizer.h"
+#include "seam_pylex.h"
 
 #include <string.h>
 
-void ep_modal_init(ep_modal *modal, int version)
+/* The scanner of the f- or t-string token in progress (3.12 and later),
+ * kept across feeds so that a long string is read once.
+ * It has read text[tok_start..tok_start + scan.at), a copy of which it
+ * keeps: the text may be rolled back and written again in place (the
+ * vocabulary walk does), and the scan goes on only where it is unchanged. */
+typedef struct ep_modal {
+    px_fscan scan;
+    SM_ARRAY(char) seen;     /* the bytes read */
+    uint32_t tok_start;      /* UINT32_MAX: nothing read */
+    uint32_t epoch;          /* the recognizer's text_epoch when `seen` last matched the text */
+    uint32_t exprs_valid;    /* scan.exprs[0..exprs_valid) are known valid */
+    /* The open field's expression, fed to the fields recognizer as it
+     * grows (from its EP__FIELD_START): where it starts in the token
+     * (UINT32_MAX: nothing fed), how many of its bytes were fed, and whether
+     * they were viable.  Each byte is fed once while the text only grows. */
+    uint32_t open_start;
+    uint32_t open_fed;
+    bool open_ok;
+    bool fields_moved;       /* the fields recognizer is past its EP__FIELD_START */
+} ep_modal;
+
+/* The scanner's word for a byte, in the lexer's terms. */
+static int ep__modal_status(int px_status)
 {
+    switch (px_status) {
+    case PX_FS_CLOSED:
+        return EP_MODAL_CLOSED;
+    case PX_FS_PAST:
+        return EP_MODAL_PAST;
+    case PX_FS_ERROR:
+        return EP_MODAL_ERROR;
+    default:
+        return EP_MODAL_MORE;
+    }
+}
+
+ep_modal *ep_modal_new(int version)
+{
+    ep_modal *modal = sm_calloc(1, sizeof *modal);
     px_fscan_init(&modal->scan, version);
     sm_array_init(&modal->seen);
     modal->tok_start = UINT32_MAX;
@@ -37,28 +78,33 @@ void ep_modal_init(ep_modal *modal, int version)
     modal->exprs_valid = 0;
     modal->open_start = UINT32_MAX;
     modal->fields_moved = false;
+    return modal;
 }
 
 void ep_modal_free(ep_modal *modal)
 {
+    if (!modal)
+        return;
     px_fscan_free(&modal->scan);
     sm_array_free(&modal->seen);
+    sm_free(modal);
 }
 
 bool ep_fstring_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
 {
-    if (at < tok_start + 2 || rec->grammar->layout != EP_LAYOUT_PYTHON)
+    const lg_lexical *lx = rec->grammar->lexical;
+    if (at < tok_start + 2 || !lx || !lx->fields)
         return false;
     /* most tokens are told apart by their first byte: a prefix with f or t
      * starts with one of these */
     if (!memchr("fFtTrR", rec->text.items[tok_start], 6))
         return false;
-    return px_is_template_start(rec->text.items + tok_start, at - tok_start, rec->modal.scan.version, NULL);
+    return px_is_template_start(rec->text.items + tok_start, at - tok_start, rec->modal->scan.version, NULL);
 }
 
 bool ep_modal_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
 {
-    return rec->modal.scan.version >= 312 && ep_fstring_token(rec, tok_start, at);
+    return ep_grammar_modal_strings(rec->grammar) && ep_fstring_token(rec, tok_start, at);
 }
 
 /* Reads the next byte of the token, keeping a copy of what was read. */
@@ -76,7 +122,7 @@ static int ep__modal_read(ep_modal *m, const char *token)
  * stopped (a byte past the string or refused may have been replaced). */
 static bool ep__modal_current(ep_recognizer *rec, uint32_t tok_start, uint32_t end)
 {
-    ep_modal *m = &rec->modal;
+    ep_modal *m = rec->modal;
     if (m->tok_start != tok_start || m->scan.status == PX_FS_PAST || m->scan.status == PX_FS_ERROR ||
         tok_start + m->scan.at > end || m->seen.size != m->scan.at)
         return false;
@@ -97,7 +143,7 @@ static bool ep__modal_current(ep_recognizer *rec, uint32_t tok_start, uint32_t e
  * byte before end. */
 static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t end)
 {
-    ep_modal *m = &rec->modal;
+    ep_modal *m = rec->modal;
     const char *token = rec->text.items + tok_start;
     if (!ep__modal_current(rec, tok_start, end) || m->scan.outer_brackets != depth) {
         size_t quote = 0;
@@ -128,8 +174,8 @@ int ep_modal_step(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32
 {
     int status = ep__modal_sync(rec, tok_start, depth, at);
     if (status == PX_FS_PAST || status == PX_FS_ERROR)
-        return status;
-    return ep__modal_read(&rec->modal, rec->text.items + tok_start);
+        return ep__modal_status(status);
+    return ep__modal_status(ep__modal_read(rec->modal, rec->text.items + tok_start));
 }
 
 static bool ep__blank(const char *s, size_t len)
@@ -250,7 +296,7 @@ bool ep_fstring_valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_st
     int status = ep__modal_sync(rec, tok_start, depth, end);
     if (status == PX_FS_ERROR || status == PX_FS_PAST || (finished && status != PX_FS_CLOSED))
         return false;
-    ep_modal *m = &rec->modal;
+    ep_modal *m = rec->modal;
     const char *token = rec->text.items + tok_start;
     for (; m->exprs_valid < m->scan.exprs.size; m->exprs_valid++) {
         px_fs_expr e = m->scan.exprs.items[m->exprs_valid];
