@@ -830,7 +830,8 @@ static void srv__start_job(srv_job *job)
         return;
     }
     srv_engine *e = job->engine;
-    if (srv__pruners(&e->config) && !e->env) {
+    const lg_language *language = job->options.language;
+    if (srv__pruners(&e->config) && !e->env && (!language || language->semantic)) {
         e->env = sx_env_for_project(&e->config, e->workspace, e->logger, e->packages, sizeof e->packages);
         /* the modules a completion's set-up reads count against its time */
         sx_env_set_budget(e->env, e->config.timeout_ms);

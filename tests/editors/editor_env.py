@@ -1,10 +1,12 @@
 """What the editor checks share: the language server check's counter,
-CPython as the judge (the backend checks' `valid`), and an environment
-whose HOME and XDG folders lie inside a temporary folder (so that an
-editor writes nothing outside it)."""
+the judges (CPython, the backend checks' `valid`, for Python; Node's
+parser for JavaScript), and an environment whose HOME and XDG folders lie
+inside a temporary folder (so that an editor writes nothing outside it)."""
 
 import os
+import subprocess
 import sys
+import tempfile
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "lsp"))
@@ -22,3 +24,34 @@ def isolated_env(top):
     for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"):
         os.makedirs(env[key], exist_ok=True)
     return env
+
+
+def node_check(text):
+    """Node's verdict on text as a CommonJS file (`node --check` parses and
+    runs nothing): None when it parses, else its error message."""
+    with tempfile.NamedTemporaryFile("w", suffix=".js", delete=False, encoding="utf-8") as f:
+        f.write(text)
+    try:
+        run = subprocess.run(["node", "--check", f.name], capture_output=True, text=True, timeout=60)
+        return None if run.returncode == 0 else run.stderr
+    finally:
+        os.unlink(f.name)
+
+
+def node_parses(text):
+    """Whether Node's parser accepts text as a CommonJS file."""
+    return node_check(text) is None
+
+
+def node_needs_more(text):
+    """Whether Node refuses text only because it stops too soon."""
+    error = node_check(text)
+    return error is not None and "Unexpected end of input" in error
+
+
+def judges(path):
+    """(parses, needs_more) for a file of this name: Node's for .js, else
+    CPython's."""
+    if path.endswith(".js"):
+        return node_parses, node_needs_more
+    return parses, needs_more

@@ -3,7 +3,8 @@
 ;;   emacs --batch -Q -l emacs_complete.el CLIENT SEAM FILE LINE COLUMN
 ;;
 ;; CLIENT is eglot or lsp-mode (Debian's elpa-eglot, elpa-lsp-mode).  Opens
-;; FILE in python-mode, starts SEAM through the client, asks for a
+;; FILE in python-mode (js-mode for a .js file), starts SEAM through the
+;; client, asks for a
 ;; completion at LINE (1-based) and COLUMN (0-based) with
 ;; completion-at-point's table, inserts the first candidate as the client
 ;; would (its text edit replaces the word before the cursor), saves FILE and
@@ -13,6 +14,7 @@
 (dolist (dir (directory-files "/usr/share/emacs/site-lisp/elpa" t "^[^.]"))
   (add-to-list 'load-path dir))
 (require 'python)
+(require 'js)
 ;; A loaded machine running seam under the sanitizers can take well over
 ;; the clients' default 10 and 30 seconds to answer the first completion.
 (setq jsonrpc-default-request-timeout 120)
@@ -24,9 +26,15 @@
       (accept-process-output nil 0.1))
     (funcall ready)))
 
+(defun seam-test--language (file)
+  "The major mode and LSP languageId of FILE."
+  (if (string-suffix-p ".js" file) '(js-mode "javascript") '(python-mode "python")))
+
 (defun seam-test--start-eglot (seam file)
   (require 'eglot)
-  (eglot '(python-mode) (cons 'transient (file-name-directory file)) 'eglot-lsp-server (list seam) "python")
+  (let ((language (seam-test--language file)))
+    (eglot (list (car language)) (cons 'transient (file-name-directory file)) 'eglot-lsp-server (list seam)
+           (cadr language)))
   (seam-test--wait #'eglot-current-server 30))
 
 (defun seam-test--start-lsp-mode (seam file)
@@ -40,8 +48,9 @@
   (require 'lsp-completion)
   (lsp-register-client
    (make-lsp-client :new-connection (lsp-stdio-connection (list seam))
-                    :activation-fn (lsp-activate-on "python") :priority 10 :server-id 'seam))
-  (setq lsp-disabled-clients '(pyls pylsp mspyls pyright jedi))
+                    :activation-fn (lsp-activate-on (cadr (seam-test--language file)))
+                    :priority 10 :server-id 'seam))
+  (setq lsp-disabled-clients '(pyls pylsp mspyls pyright jedi ts-ls jsts-ls deno-ls flow-ls eslint))
   (lsp-workspace-folders-add (file-name-directory file))
   (lsp)
   (seam-test--wait (lambda () (and (lsp-workspaces)
@@ -54,7 +63,7 @@
        (line (string-to-number (nth 3 command-line-args-left)))
        (column (string-to-number (nth 4 command-line-args-left))))
   (find-file file)
-  (python-mode)
+  (funcall (car (seam-test--language file)))
   (unless (if (equal client "eglot") (seam-test--start-eglot seam file) (seam-test--start-lsp-mode seam file))
     (message "seam-test: %s did not connect" client)
     (kill-emacs 2))

@@ -3,9 +3,10 @@
     python3 tests/editors/nvim_check.py --seam build/debug/seam
 
 Neovim starts seam with vim.lsp.start_client and asks for a completion
-through textDocument/completion; the item's edit, applied to the file, must
-make a program CPython accepts, or (code being typed) leave the cursor's
-line one that CPython finds only unfinished.  Skipped (reported, not failed) only when
+through textDocument/completion, in Python and JavaScript files; the item's
+edit, applied to the file, must make a program the language's parser
+accepts (CPython; Node), or (code being typed) leave the cursor's line one
+that it finds only unfinished.  Skipped (reported, not failed) only when
 nvim is not installed; scripts/setup.sh installs it.
 """
 
@@ -18,13 +19,17 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from editor_env import needs_more, parses  # noqa: E402
+from editor_env import judges  # noqa: E402
 
 CASES = [
-    # (file text, 0-based line, 0-based UTF-16 column)
-    ("import os\n\n\ndef main(path):\n    for name in os.listdir(\n    print(name)\n", 4, 27),
-    ("values = [1, 2, 3]\ntotal = sum(\nprint(total)\n", 1, 12),
-    ("def area(r):\n    return 3.14 * r\n\n\nx = area(\n", 4, 9),
+    # (file name, file text, 0-based line, 0-based UTF-16 column)
+    ("case.py", "import os\n\n\ndef main(path):\n    for name in os.listdir(\n    print(name)\n", 4, 27),
+    ("case.py", "values = [1, 2, 3]\ntotal = sum(\nprint(total)\n", 1, 12),
+    ("case.py", "def area(r):\n    return 3.14 * r\n\n\nx = area(\n", 4, 9),
+    # JavaScript, told by the file's name (no filetype: -u NONE)
+    ("case.js", "const fs = require('fs');\n\nfunction list(dir) {\n  return fs.readdirSync(dir);\n}\n\n"
+     "const names = list(\nconsole.log(names);\n", 6, 19),
+    ("case.js", "function area(r) {\n  return 3.14 * r;\n}\n\nconst x = area(\n", 4, 15),
 ]
 
 
@@ -50,9 +55,10 @@ def main():
         return 1
     here = os.path.dirname(os.path.abspath(__file__))
     passed = failed = 0
-    for i, (text, line, col) in enumerate(CASES):
+    for i, (name, text, line, col) in enumerate(CASES):
+        parses, needs_more = judges(name)
         work = tempfile.mkdtemp(prefix="seam-nvim-")
-        path = os.path.join(work, "case%d.py" % i)
+        path = os.path.join(work, "%d-%s" % (i, name))
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         out = os.path.join(work, "out.json")

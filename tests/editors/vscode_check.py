@@ -41,7 +41,7 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from editor_env import Checker, isolated_env, parses  # noqa: E402
+from editor_env import Checker, isolated_env, node_parses, parses  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "backends"))
 from hub_imitation import Hub  # noqa: E402
 from llama_server import cache_dirs  # noqa: E402
@@ -107,17 +107,6 @@ TYPED_JS = [
     (None, "console.log(listFiles(", ";\n"),
     (None, "for (const name of listFiles(", " console.log(name);\n"),
 ]
-
-
-def node_parses(text):
-    """Whether Node's parser accepts text as a CommonJS file (`node
-    --check` parses and runs nothing)."""
-    with tempfile.NamedTemporaryFile("w", suffix=".js", delete=False, encoding="utf-8") as f:
-        f.write(text)
-    try:
-        return subprocess.run(["node", "--check", f.name], capture_output=True, timeout=60).returncode == 0
-    finally:
-        os.unlink(f.name)
 
 
 # Where to type: after the line that starts with the anchor (its first

@@ -1325,6 +1325,10 @@ def languages(seam, ch, workdir):
              "seam complete on a .js file keeps it valid: %r %r" % (run.stdout[:300], run.stderr[-300:]))
     ch.check(answer.get("scope", {}).get("kind") == "line" and answer.get("scope", {}).get("max_lines") == 1,
              "a JavaScript line with text before the cursor: the rest of the line: %r" % answer.get("scope"))
+    # Python's semantic pruners are not opened for a JavaScript file, nor
+    # is a Python version said for it
+    ch.check("semantic pruners" not in run.stderr and "python_version" not in answer,
+             "a JavaScript completion opens no Python environment: %r %r" % (run.stderr[-300:], sorted(answer)))
     empty = os.path.join(workdir, "empty_line.js")
     with open(empty, "w", encoding="utf-8") as f:
         f.write("function f(items) {\n  \n}\n")
