@@ -135,6 +135,7 @@ typedef struct lg_version_choice {
 
 typedef struct lg_language {
     const char *name;                     /* "python": settings, seam check's "language", --json */
+    const char *title;                    /* "Python": messages */
     const char *const *language_ids;      /* LSP languageIds, NULL-terminated */
     const char *const *extensions;        /* file name endings with their dot, NULL-terminated */
     const char *const *interpreters;      /* names a #! line runs it with ("python3"), NULL-terminated */

@@ -330,6 +330,40 @@ static void srv__use_found_model(srv_engine *e, const srv_engine *previous)
 #endif
 }
 
+static int srv__version_locked(srv_engine *e, const lg_language *language, size_t i);
+static size_t srv__language_index(const lg_language *language);
+
+/* The languages' versions chosen in the pool (the project's files read
+ * there, said in the log), holding the engine meanwhile. */
+static void srv__choose_work(uv_work_t *work)
+{
+    srv_engine *e = work->data;
+    uv_mutex_lock(&e->grammars_lock);
+    for (const lg_language *const *l = lg_languages(); *l; l++)
+        if ((*l)->oldest_version && srv__language_index(*l) < SRV_MAX_LANGUAGES)
+            srv__version_locked(e, *l, srv__language_index(*l));
+    uv_mutex_unlock(&e->grammars_lock);
+}
+
+static void srv__choose_after(uv_work_t *work, int status)
+{
+    (void)status;
+    srv_engine *e = work->data;
+    sm_free(work);
+    srv__engine_release(e);
+}
+
+static void srv__choose_versions(srv_engine *e)
+{
+    uv_work_t *work = sm_calloc(1, sizeof *work);
+    work->data = e;
+    e->refs++;
+    if (uv_queue_work(e->loop, work, srv__choose_work, srv__choose_after) != 0) {
+        sm_free(work);
+        e->refs--;   /* the first job chooses */
+    }
+}
+
 int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const char *project_dir, const srv_engine *previous,
                    sm_logger *logger, srv_engine **out, char *error, size_t error_size)
 {
@@ -383,6 +417,7 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const char *projec
         if (rc)
             goto fail;
     }
+    srv__choose_versions(e);
     *out = e;
     return SM_OK;
 fail:
@@ -487,7 +522,7 @@ static int srv__version_locked(srv_engine *e, const lg_language *language, size_
         snprintf(v->why, sizeof v->why, "seam's default");
         if (language->choose_version)
             language->choose_version(&e->config, e->project_dir ? e->project_dir : ".", v);
-        sm_log(e->logger, SM_LOG_INFO, "%s %d.%d: %s", language->name, v->version / 100, v->version % 100, v->why);
+        sm_log(e->logger, SM_LOG_INFO, "%s %d.%d: %s", language->title, v->version / 100, v->version % 100, v->why);
         e->chosen[i] = true;
     }
     return e->versions[i].version;

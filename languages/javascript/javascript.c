@@ -22,6 +22,7 @@ extern const char ep_grammar_source_javascript[];
 
 const lg_language lg_javascript = {
     .name = "javascript",
+    .title = "JavaScript",
     .language_ids = lg__js_ids,
     .extensions = lg__js_extensions,
     .interpreters = lg__js_interpreters,

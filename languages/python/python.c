@@ -17,6 +17,7 @@ extern const char ep_grammar_source_python[];
 
 const lg_language lg_python = {
     .name = "python",
+    .title = "Python",
     .language_ids = lg__python_ids,
     .extensions = lg__python_extensions,
     .interpreters = lg__python_interpreters,
