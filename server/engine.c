@@ -28,6 +28,25 @@ typedef struct srv__shared_model {
     uint32_t refs;
 } srv__shared_model;
 
+/* The semantic pruners' environment, shared by the engine and the jobs
+ * that read it; the loop alone counts them.  Replaced, not changed, when
+ * a package is installed, removed or upgraded (its fingerprint moves):
+ * jobs already running keep the one they started with. */
+typedef struct srv__env {
+    sx_env *env;
+    ca_key fingerprint;          /* sx_env_fingerprint when made */
+    uint64_t checked_ns;         /* when the fingerprint was last compared */
+    uint32_t refs;
+} srv__env;
+
+static void srv__env_release(srv__env *env)
+{
+    if (env && --env->refs == 0) {
+        sx_env_free(env->env);
+        sm_free(env);
+    }
+}
+
 /* An engine lives while its owner holds it or a job (or a training run)
  * still uses it: srv_engine_free drops the owner's reference only, so a
  * configuration change, a cancel or a shutdown never frees what a running
@@ -56,7 +75,8 @@ struct srv_engine {
     sm_logger *logger;
     SM_ARRAY(srv_job *) waiting; /* jobs waiting for the model */
     char *workspace;             /* owned; the semantic pruners' workspace, or NULL */
-    sx_env *env;                 /* the semantic pruners' modules, made by the first job */
+    struct srv__env *env;        /* the semantic pruners' modules, made by the first job and
+                                    made again when the environment changes */
     char packages[4400];         /* what env reads, said; "" before it is made */
     void (*on_ready)(void *data); /* the embedded model is trained, or the local one loaded (or not) */
     void *on_ready_data;
@@ -77,6 +97,7 @@ struct srv_job {
     srv_bound bound;             /* the recognizer, bound as the code allows */
     srv_rec_cache *cache;
     sx_session *semantic;        /* owned; the semantic pruners' check, or NULL */
+    struct srv__env *env;        /* a reference: the environment `semantic` reads, or NULL */
     TSTree *tree;                /* owned until the session takes it; the text's tree, or NULL */
     int setup_rc;
     size_t read_bytes;           /* the code the recognizer reads (its cut) */
@@ -447,7 +468,7 @@ static void srv__engine_release(srv_engine *e)
     srv_grammars_free(&e->grammars);
     uv_mutex_destroy(&e->grammars_lock);
     sm_free(e->project_dir);
-    sx_env_free(e->env);
+    srv__env_release(e->env);
     sm_free(e->workspace);
     sm_array_free(&e->waiting);
     sm_free(e->load_error);
@@ -660,8 +681,9 @@ const char *srv_engine_load_error(const srv_engine *e)
 
 static void srv__job_free(srv_job *job)
 {
-    srv__engine_release(job->engine);
     sx_session_free(job->semantic);
+    srv__env_release(job->env);
+    srv__engine_release(job->engine);
     if (job->tree)
         ts_tree_delete(job->tree);
     srv_rec_cache_free(job->cache);
@@ -722,11 +744,11 @@ static void srv__semantic_setup(srv_job *job)
 {
     unsigned pruners = srv__pruners(&job->engine->config);
     const lg_language *language = job->options.language;
-    if (!pruners || !job->engine->env || (language && !language->semantic))
+    if (!pruners || !job->env || (language && !language->semantic))
         return;
     TSTree *tree = job->tree;
     job->tree = NULL;
-    if (sx_session_new_tree(job->engine->env, pruners, job->text, job->len, job->offset, job->offset, tree,
+    if (sx_session_new_tree(job->env->env, pruners, job->text, job->len, job->offset, job->offset, tree,
                             &job->semantic) != SM_OK) {
         job->semantic = NULL;
         return;
@@ -858,6 +880,34 @@ static void srv__setup_after(uv_work_t *work, int status)
                     &job->decode);
 }
 
+/* The semantic pruners' environment, made on first use, and made again
+ * when stat() says its interpreter, standard library or package folders
+ * changed (looked at once a second at most; a few stat calls). */
+static void srv__env_refresh(srv_engine *e)
+{
+    uint64_t now = srv__now_ns();
+    if (e->env && now - e->env->checked_ns > 1000000000u) {
+        e->env->checked_ns = now;
+        ca_key print = sx_env_fingerprint(e->env->env);
+        if (print.a != e->env->fingerprint.a || print.b != e->env->fingerprint.b) {
+            sm_log(e->logger, SM_LOG_INFO,
+                   "the Python environment changed (a package installed, removed or upgraded): its modules are "
+                   "read again");
+            srv__env_release(e->env);
+            e->env = NULL;
+        }
+    }
+    if (e->env)
+        return;
+    e->env = sm_calloc(1, sizeof *e->env);
+    e->env->refs = 1;
+    e->env->env = sx_env_for_project(&e->config, e->workspace, e->logger, e->packages, sizeof e->packages);
+    /* the modules a completion's set-up reads count against its time */
+    sx_env_set_budget(e->env->env, e->config.timeout_ms);
+    e->env->fingerprint = sx_env_fingerprint(e->env->env);
+    e->env->checked_ns = now;
+}
+
 static void srv__start_job(srv_job *job)
 {
     if (job->canceled) {
@@ -866,10 +916,10 @@ static void srv__start_job(srv_job *job)
     }
     srv_engine *e = job->engine;
     const lg_language *language = job->options.language;
-    if (srv__pruners(&e->config) && !e->env && (!language || language->semantic)) {
-        e->env = sx_env_for_project(&e->config, e->workspace, e->logger, e->packages, sizeof e->packages);
-        /* the modules a completion's set-up reads count against its time */
-        sx_env_set_budget(e->env, e->config.timeout_ms);
+    if (srv__pruners(&e->config) && (!language || language->semantic)) {
+        srv__env_refresh(e);
+        job->env = e->env;
+        job->env->refs++;
     }
     job->work.data = job;
     job->in_pool = true;

@@ -433,6 +433,119 @@ def wait_for_log(seam_log, text, seconds):
     return False
 
 
+def user_settings(trust=False):
+    """The user settings of the tests' VS Code: literal typing, nothing
+    that opens by itself; workspace trust off, or (trust) on with the
+    folder opened in Restricted Mode without asking."""
+    settings = {
+        "workbench.startupEditor": "none",
+        "chat.disableAIFeatures": True,
+        "security.workspace.trust.enabled": False,
+        "telemetry.telemetryLevel": "off",
+        "update.mode": "none",
+        "extensions.autoUpdate": False,
+        "extensions.autoCheckUpdates": False,
+        "workbench.tips.enabled": False,
+        # typing is literal: no list to hide the ghost text, no indentation
+        # or closing brackets added
+        "editor.quickSuggestions": {"other": "off", "comments": "off", "strings": "off"},
+        "editor.suggestOnTriggerCharacters": False,
+        "editor.wordBasedSuggestions": "off",
+        "editor.parameterHints.enabled": False,
+        "editor.autoIndent": "none",
+        "editor.autoClosingBrackets": "never",
+        "editor.autoClosingQuotes": "never",
+        "editor.autoSurround": "never",
+        "editor.formatOnType": False,
+        "editor.detectIndentation": False,
+        "editor.insertSpaces": True,
+        "editor.tabSize": 4,
+        "editor.inlineSuggest.enabled": True,
+        "editor.wordWrap": "off",
+        "files.autoSave": "off",
+    }
+    if trust:
+        settings.update({"security.workspace.trust.enabled": True,
+                         "security.workspace.trust.startupPrompt": "never",
+                         "security.workspace.trust.emptyWindow": False})
+    return settings
+
+
+RESTRICTED = """import os
+import sys
+
+
+def main():
+    return os.getcwd()
+"""
+
+
+def restricted_mode_checks(node, entry, tools, top, env, exts, check, seam_log):
+    """VS Code's Restricted Mode (workspace trust on, the folder not
+    trusted): the extension runs (limited support) and tells seam the
+    workspace is not trusted; the folder's .venv, whose bin/python writes a
+    marker when run, is read and never run, while completions come as
+    usual."""
+    work = os.path.join(top, "untrusted-project")
+    marker = os.path.join(top, "the-workspace-python-ran")
+    venv = os.path.join(work, ".venv")
+    os.makedirs(os.path.join(venv, "bin"))
+    os.makedirs(os.path.join(venv, "lib", "python3.11", "site-packages"))
+    with open(os.path.join(venv, "pyvenv.cfg"), "w") as f:
+        f.write("home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n")
+    python = os.path.join(venv, "bin", "python")
+    with open(python, "w") as f:
+        f.write("#!/bin/sh\ntouch '%s'\nexec python3 \"$@\"\n" % marker)
+    os.chmod(python, 0o755)
+    path = os.path.join(work, "main.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(RESTRICTED)
+    data = os.path.join(top, "user-data-restricted")
+    write_json(os.path.join(data, "User", "settings.json"), user_settings(trust=True))
+    port = free_port()
+    config = os.path.join(top, "code-server-restricted.yaml")
+    with open(config, "w") as f:
+        f.write("bind-addr: 127.0.0.1:%d\nauth: none\ncert: false\n" % port)
+    server = subprocess.Popen([node, entry, "--config", config, "--user-data-dir", data, "--extensions-dir", exts,
+                               "--disable-telemetry", "--disable-update-check", "--disable-getting-started-override",
+                               "--reconnection-grace-time", "1", work],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                              start_new_session=True)
+    server_log = []
+    threading.Thread(target=lambda: server_log.extend(server.stdout), daemon=True).start()
+    driver = None
+    try:
+        deadline = time.monotonic() + 120
+        up = False
+        while time.monotonic() < deadline and server.poll() is None and not up:
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d/healthz" % port, timeout=2).read()
+                up = True
+            except OSError:
+                time.sleep(0.3)
+        if not check(up, "code-server answers (Restricted Mode): %s" % "".join(server_log[-20:])):
+            return
+        driver = Driver(node, tools, "http://127.0.0.1:%d/?folder=%s" % (port, work), env)
+        r = driver.answer(120)
+        if not check(r.get("ready"), "VS Code's workbench loads in Restricted Mode: %r" % r):
+            return
+        r = driver.do("open", file="main.py")
+        check(r.get("ok"), "Quick Open opens main.py in Restricted Mode: %r" % r)
+        r = driver.do("wait_status", label="seam: ready", timeout_ms=90000, timeout=120)
+        check(r.get("found"), "in Restricted Mode the extension runs (limited support) and seam is ready: %r" % r)
+        before, at = type_after(driver, path, "    return os.getcwd()", "    print(sys.")
+        shown = driver.do("ghost", timeout_ms=15000)
+        check(at >= 0 and shown.get("text"), "in Restricted Mode, ghost text after typing: %r" % shown)
+        check(wait_for_log(seam_log, "the workspace is not trusted: read, never run", 30),
+              "seam is told the workspace is not trusted and reads its .venv without running it: %r"
+              % read(seam_log)[-1500:])
+        check(not os.path.exists(marker), "the untrusted workspace's bin/python never ran")
+    finally:
+        if driver:
+            driver.close()
+        stop_group(server)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -485,33 +598,7 @@ def main():
     with open(os.path.join(work, "typing.js"), "w", encoding="utf-8") as f:
         f.write(TYPING_JS)
     settings_path = os.path.join(data, "User", "settings.json")
-    settings = {
-        "workbench.startupEditor": "none",
-        "chat.disableAIFeatures": True,
-        "security.workspace.trust.enabled": False,
-        "telemetry.telemetryLevel": "off",
-        "update.mode": "none",
-        "extensions.autoUpdate": False,
-        "extensions.autoCheckUpdates": False,
-        "workbench.tips.enabled": False,
-        # typing is literal: no list to hide the ghost text, no indentation
-        # or closing brackets added
-        "editor.quickSuggestions": {"other": "off", "comments": "off", "strings": "off"},
-        "editor.suggestOnTriggerCharacters": False,
-        "editor.wordBasedSuggestions": "off",
-        "editor.parameterHints.enabled": False,
-        "editor.autoIndent": "none",
-        "editor.autoClosingBrackets": "never",
-        "editor.autoClosingQuotes": "never",
-        "editor.autoSurround": "never",
-        "editor.formatOnType": False,
-        "editor.detectIndentation": False,
-        "editor.insertSpaces": True,
-        "editor.tabSize": 4,
-        "editor.inlineSuggest.enabled": True,
-        "editor.wordWrap": "off",
-        "files.autoSave": "off",
-    }
+    settings = user_settings()
     write_json(settings_path, settings)
     port = free_port()
     config = os.path.join(top, "code-server.yaml")
@@ -711,6 +798,10 @@ def main():
             f.write(interpreter_b)
         check(wait_for_log(seam_log, "Python 3.12: the interpreter %s (python_path)" % interpreter_b, 30),
               "another interpreter selected: seam told, and reads 3.12: %r" % read(seam_log)[-1500:])
+        driver.close()
+        driver = None
+        stop_group(server)
+        restricted_mode_checks(node, entry, args.tools, top, env, exts, check, seam_log)
     except RuntimeError as e:
         check(False, str(e))
     finally:

@@ -16,6 +16,7 @@ import codeop
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -963,6 +964,23 @@ def venv_in_the_server(seam, ch, workdir):
             got = items[0].get("insertText")
             ch.check(got == wanted, "the workspace's %s: %r, not %r" % (
                 ".venv read" if root == ws else "packages unknown", wanted, got))
+            if root == ws:
+                # the package upgraded while the server runs (as pip does:
+                # the new files put in place of the old): read again
+                fresh = os.path.join(site, "seamshapes.new")
+                os.makedirs(fresh)
+                with open(os.path.join(fresh, "__init__.py"), "w", encoding="utf-8") as f:
+                    f.write("def scael(shape, factor=2):\n    return shape\n")
+                shutil.rmtree(os.path.join(site, "seamshapes"))
+                os.rename(fresh, os.path.join(site, "seamshapes"))
+                time.sleep(1.2)
+                rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                                  "position": {"line": 2, "character": 9},
+                                                                  "context": {"triggerKind": 1}})
+                items = ((c.response(rid) or {}).get("result") or {}).get("items") or [{}]
+                got = items[0].get("insertText")
+                ch.check(got == "seamshapes.scael(1)",
+                         "the package upgraded while seam runs: its new attribute is kept: %r" % got)
             rid = c.request("shutdown", None)
             c.response(rid)
             c.notify("exit", None)

@@ -64,6 +64,19 @@ sx_env *sx_env_new(const char *stdlib, const char *workspace, const char *python
     return env;
 }
 
+ca_key sx_env_fingerprint(const sx_env *env)
+{
+    ca_key key;
+    ca_key_init(&key);
+    if (env->python)
+        ca_key_add_stat(&key, env->python);
+    if (env->stdlib)
+        ca_key_add_stat(&key, env->stdlib);
+    for (uint32_t i = 0; i < env->site_count; i++)
+        ca_key_add_stat(&key, env->sites[i]);
+    return key;
+}
+
 bool sx_env_add_site(sx_env *env, const char *dir, bool trusted)
 {
     if (env->site_count == SX__MAX_SITES || !dir || !*dir || strchr(dir, '\n'))

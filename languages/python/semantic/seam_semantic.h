@@ -20,6 +20,7 @@
 #define SEAM_SEMANTIC_H
 
 #include "seam_base.h"
+#include "seam_cache.h"
 
 /* ---- The Python environment ------------------------------------------------ */
 
@@ -53,6 +54,11 @@ void sx_env_set_budget(sx_env *env, uint32_t ms);
  * question. */
 void sx_env_set_cache(sx_env *env, const char *dir);
 void sx_env_free(sx_env *env);
+/* What stat() says of the interpreter, the standard library and the
+ * package folders the environment reads, hashed: it changes when a
+ * package is installed, removed or upgraded there (then its modules are
+ * to be read again, in a new environment). */
+ca_key sx_env_fingerprint(const sx_env *env);
 
 struct cfg_config;
 /* The environment of a project's Python (project.c): the interpreter the
