@@ -8,6 +8,7 @@
 
 extern const lg_language lg_python;
 extern const lg_language lg_javascript;
+extern const lg_language lg_json;
 extern const lg_lexical lg_python_lexical;
 
 /* What a JavaScript lexical state is in (lg_lex.in); a quote's string is

@@ -8,7 +8,7 @@
 
 /* The one table: a new language is a row here and a folder beside this
  * file. */
-static const lg_language *const lg__languages[] = {&lg_python, &lg_javascript, NULL};
+static const lg_language *const lg__languages[] = {&lg_python, &lg_javascript, &lg_json, NULL};
 
 /* The token checks grammar files may name. */
 static const struct {

@@ -145,7 +145,8 @@ typedef struct lg_language {
      * is made for when no project says), which `%if version OP X.Y` lines
      * select; or its dialects, the names its %dialects line gives in the
      * same order, NULL-terminated (JavaScript: "script", "module"), which
-     * `%if NAME` lines select (numbered from 1). */
+     * `%if NAME` lines select (numbered from 1); or neither (JSON): one
+     * grammar, version 0. */
     const char *grammar;
     int oldest_version, newest_version, default_version;
     /* How the version of a project's code is chosen: from the settings,

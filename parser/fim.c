@@ -358,6 +358,26 @@ static int ep__new_fim_text(const ep_grammar *grammar, const char *right, size_t
     return SM_OK;
 }
 
+/* Whether, with no layout, a token the middle starts may end inside the
+ * right context (ep_crossing_indices finds a branch past index 0: a
+ * string the middle opens that a quote of the right context closes, the
+ * rest of a number).  The right quotient, built from the right context's
+ * own tokens, cannot say so; such a right context is then fed whole at
+ * can_end instead (exact; viability is that of the text before it). */
+static bool ep__crosses(const ep_grammar *grammar, const char *right, size_t right_len)
+{
+    if (grammar->layout != EP_LAYOUT_NONE)
+        return false;
+    ep_crossings found;
+    sm_array_init(&found);
+    ep_crossing_indices(grammar, right, right_len, &found);
+    bool crosses = false;
+    for (uint32_t i = 0; i < found.size; i++)
+        crosses |= found.items[i].index > 0;
+    sm_array_free(&found);
+    return crosses;
+}
+
 int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t left_len, const char *right,
                           size_t right_len, ep_recognizer **out)
 {
@@ -369,7 +389,7 @@ int ep_recognizer_new_fim(const ep_grammar *grammar, const char *left, size_t le
         /* The quotient by nothing is the grammar itself: the end of the
          * text is the program's. */
         rc = ep_recognizer_new(grammar, out);
-    } else if (grammar->layout == EP_LAYOUT_ASI) {
+    } else if (grammar->layout == EP_LAYOUT_ASI || ep__crosses(grammar, right, right_len)) {
         rc = ep__new_fim_text(grammar, right, right_len, out);
     } else if (grammar->layout != EP_LAYOUT_NONE) {
         rc = ep__new_fim_layout(grammar, left, left_len, right, right_len, out);

@@ -30,11 +30,14 @@ int ep_grammar_of(const lg_language *language, int version, ep_grammar **out, ch
     int dialects = 0;
     while (language->dialects && language->dialects[dialects])
         dialects++;
-    bool known = dialects ? version >= 1 && version <= dialects
-                          : version >= language->oldest_version && version <= language->newest_version;
+    bool known = dialects                   ? version >= 1 && version <= dialects
+                 : language->oldest_version ? version >= language->oldest_version && version <= language->newest_version
+                                            : version == 0;
     if (!language->grammar || !known) {
         if (dialects)
             snprintf(error, error_size, "%s has no dialect %d", language->name, version);
+        else if (!language->oldest_version)
+            snprintf(error, error_size, "%s has one grammar, version 0, not %d", language->name, version);
         else
             snprintf(error, error_size, "seam knows %s %d.%d to %d.%d, not %d.%d", language->name,
                      language->oldest_version / 100, language->oldest_version % 100, language->newest_version / 100,

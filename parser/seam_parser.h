@@ -36,8 +36,8 @@ int ep_grammar_compile_version(const char *source, size_t len, int version, ep_g
 
 struct lg_language;
 /* Compiles a language's grammar (languages/) for one of its versions
- * (language->oldest_version .. newest_version) or dialects (1 ..).  Free
- * with ep_grammar_free. */
+ * (language->oldest_version .. newest_version) or dialects (1 ..), or, for
+ * a language with neither, version 0.  Free with ep_grammar_free. */
 int ep_grammar_of(const struct lg_language *language, int version, ep_grammar **out, char *error,
                   size_t error_size);
 

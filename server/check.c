@@ -239,7 +239,7 @@ const ep_grammar *srv_grammars_of(srv_grammars *grammars, const lg_language *lan
                                   size_t error_size)
 {
     size_t index = srv__language_slot(language);
-    int variant = language->dialects ? version - 1 : version - language->oldest_version;
+    int variant = language->dialects ? version - 1 : version - language->oldest_version;   /* 0: one grammar */
     if (index >= SRV_MAX_LANGUAGES || variant < 0 || variant >= SRV_MAX_VARIANTS) {
         /* ep_grammar_of says why */
         ep_grammar *none = NULL;
@@ -258,6 +258,9 @@ const ep_grammar *srv_grammars_of(srv_grammars *grammars, const lg_language *lan
 const ep_grammar *srv_grammars_dialect(srv_grammars *grammars, const lg_language *language, const char *dialect,
                                        char *error, size_t error_size)
 {
+    if (!language->dialects)
+        return srv_grammars_of(grammars, language, language->oldest_version ? language->default_version : 0, error,
+                               error_size);
     int number = dialect ? lg_dialect(language, dialect) : 1;
     if (number <= 0) {
         snprintf(error, error_size, "%s has no dialect \"%.40s\"", language->name, dialect ? dialect : "");
@@ -360,6 +363,8 @@ static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *
         return srv_grammars_dialect(grammars, found, source_type ? source_type->valuestring : grammars->dialect,
                                     error, error_size);
     }
+    if (!found->oldest_version)
+        return srv_grammars_of(grammars, found, 0, error, error_size);   /* one grammar */
     char key[64];
     snprintf(key, sizeof key, "%s_version", found->name);
     const cJSON *asked = cJSON_GetObjectItemCaseSensitive(request, key);

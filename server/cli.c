@@ -81,6 +81,11 @@ static int srv__cmd_parse(const char *path)
         sm_buf_free(&text);
         return 1;
     }
+    if (!language->tree_sitter) {
+        fprintf(stderr, "seam: cannot parse %s: seam has no tree-sitter grammar for %s\n", path, language->title);
+        sm_buf_free(&text);
+        return 1;
+    }
     srv_syntax_summary summary;
     rc = srv_syntax_summarize(language, text.data ? text.data : "", text.len, &summary);
     size_t len = text.len;

@@ -351,7 +351,7 @@ static void srv__use_found_model(srv_engine *e, const srv_engine *previous)
 #endif
 }
 
-static int srv__version_locked(srv_engine *e, const lg_language *language, size_t i);
+static int srv__version_locked(srv_engine *e, const lg_language *language, size_t i, sm_log_level level);
 static size_t srv__language_index(const lg_language *language);
 
 /* The languages' versions chosen in the pool (the project's files read
@@ -362,7 +362,7 @@ static void srv__choose_work(uv_work_t *work)
     uv_mutex_lock(&e->grammars_lock);
     for (const lg_language *const *l = lg_languages(); *l; l++)
         if ((*l)->oldest_version && srv__language_index(*l) < SRV_MAX_LANGUAGES)
-            srv__version_locked(e, *l, srv__language_index(*l));
+            srv__version_locked(e, *l, srv__language_index(*l), SM_LOG_DEBUG);
     uv_mutex_unlock(&e->grammars_lock);
 }
 
@@ -534,8 +534,9 @@ const lg_version_choice *srv_engine_version(const srv_engine *e, const lg_langua
 
 /* The version of `language` (one with versions, at place i of the
  * registry) the project's code is for, chosen the first time (reading the
- * project's files: in the pool) and said in the log.  Under grammars_lock. */
-static int srv__version_locked(srv_engine *e, const lg_language *language, size_t i)
+ * project's files: in the pool) and said in the log at `level` (debug when
+ * chosen before any document of the language asks).  Under grammars_lock. */
+static int srv__version_locked(srv_engine *e, const lg_language *language, size_t i, sm_log_level level)
 {
     if (!e->chosen[i]) {
         lg_version_choice *v = &e->versions[i];
@@ -543,7 +544,7 @@ static int srv__version_locked(srv_engine *e, const lg_language *language, size_
         snprintf(v->why, sizeof v->why, "seam's default");
         if (language->choose_version)
             language->choose_version(&e->config, e->project_dir ? e->project_dir : ".", v);
-        sm_log(e->logger, SM_LOG_INFO, "%s %d.%d: %s", language->title, v->version / 100, v->version % 100, v->why);
+        sm_log(e->logger, level, "%s %d.%d: %s", language->title, v->version / 100, v->version % 100, v->why);
         e->chosen[i] = true;
     }
     return e->versions[i].version;
@@ -789,7 +790,7 @@ static const ep_grammar *srv__grammar_for(srv_engine *e, const lg_language *lang
     uv_mutex_lock(&e->grammars_lock);
     const ep_grammar *g =
         i < SRV_MAX_LANGUAGES
-            ? srv_grammars_of(&e->grammars, language, srv__version_locked(e, language, i), why, why_size)
+            ? srv_grammars_of(&e->grammars, language, srv__version_locked(e, language, i, SM_LOG_INFO), why, why_size)
             : srv_grammars_dialect(&e->grammars, language, dialect, why, why_size);
     uv_mutex_unlock(&e->grammars_lock);
     return g;

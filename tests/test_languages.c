@@ -21,10 +21,14 @@ Test(languages, by_name_and_language_id)
     size_t count = 0;
     for (const lg_language *const *l = lg_languages(); *l; l++)
         count++;
-    cr_assert_eq(count, 2);
+    cr_assert_eq(count, 3);
     char names[64];
     lg_names(names, sizeof names);
-    cr_assert_str_eq(names, "python, javascript");
+    cr_assert_str_eq(names, "python, javascript, json");
+    const lg_language *json = lg_by_name("json");
+    cr_assert_not_null(json);
+    cr_assert_eq(lg_by_language_id("json"), json);
+    cr_assert_null(lg_by_language_id("jsonc"), "JSON with comments is not JSON");
 }
 
 Test(languages, by_the_files_name)
@@ -38,6 +42,8 @@ Test(languages, by_the_files_name)
     cr_assert_eq(lg_by_file("lib/index.mjs", NULL, 0), js);
     cr_assert_eq(lg_by_file("lib/index.cjs", NULL, 0), js);
     cr_assert_null(lg_by_file("types.ts", NULL, 0));
+    cr_assert_eq(lg_by_file("pkg/package.json", NULL, 0), lg_by_name("json"));
+    cr_assert_null(lg_by_file("tsconfig.jsonc", NULL, 0));
     cr_assert_null(lg_by_file("/a.py/Makefile", NULL, 0), "a dot in a folder's name is not the file's");
     cr_assert_null(lg_by_file(".py", NULL, 0), "a hidden file named .py has no ending");
     cr_assert_null(lg_by_file("notes.txt", NULL, 0));

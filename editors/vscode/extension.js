@@ -209,7 +209,7 @@ function itemsEnabled() {
 function makeClient(seam, names, log, status, offer, python) {
   const serverOptions = { command: seam, args: ['lsp', '--stdio'] };
   const clientOptions = {
-    documentSelector: [{ language: 'python' }, { language: 'javascript' }],
+    documentSelector: [{ language: 'python' }, { language: 'javascript' }, { language: 'json' }],
     outputChannel: log,
     initializationOptions: () => seamSettings(names, python),
     connectionOptions: { maxRestartCount: 3 },

@@ -501,7 +501,9 @@ def restricted_mode_checks(node, entry, tools, top, env, exts, check, seam_log):
     with open(path, "w", encoding="utf-8") as f:
         f.write(RESTRICTED)
     data = os.path.join(top, "user-data-restricted")
-    write_json(os.path.join(data, "User", "settings.json"), user_settings(trust=True))
+    # the embedded model: the model the first phase downloaded has random
+    # weights, which complete nothing here
+    write_json(os.path.join(data, "User", "settings.json"), dict(user_settings(trust=True), **{"seam.backend": "embedded"}))
     port = free_port()
     config = os.path.join(top, "code-server-restricted.yaml")
     with open(config, "w") as f:

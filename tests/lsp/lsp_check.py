@@ -1399,6 +1399,23 @@ def languages(seam, ch, workdir):
     ch.check([results.get(i, {}).get("complete") for i in range(len(typing))] == [t[2] for t in typing]
              and all(results.get(i, {}).get("binding") == "end" for i in range(len(typing))),
              "JavaScript lines typed at the end of a file: %r" % results)
+    # JSON, the third language: a .json file is JSON, strict
+    cases = [{"id": 1, "language": "json", "left": '{"deps": ', "middle": '["a", "b"]', "right": "}\n"},
+             {"id": 2, "language": "json", "left": '{"deps": ', "middle": '["a", "b",]', "right": "}\n"},
+             {"id": 3, "language": "json", "left": '{"name": "se', "middle": "a", "right": 'm"}\n'}]
+    run = subprocess.run([seam, "check"], input="".join(json.dumps(x) + "\n" for x in cases), capture_output=True,
+                         text=True, timeout=60)
+    results = {r["id"]: r for r in map(json.loads, run.stdout.splitlines())}
+    ch.check([results.get(i, {}).get("complete") for i in (1, 2, 3)] == [True, False, True],
+             "seam check reads JSON strictly, a middle inside a string included: %r" % results)
+    manifest = os.path.join(workdir, "package.json")
+    with open(manifest, "w", encoding="utf-8") as f:
+        f.write('{\n  "name": "demo",\n  "private": \n}\n')
+    run = subprocess.run([seam, "complete", manifest + ":3:14", "--json", "--train-stdlib", "false"],
+                         capture_output=True, text=True, timeout=60)
+    answer = json.loads(run.stdout) if run.returncode == 0 and run.stdout.startswith("{") else {}
+    ch.check(answer.get("language") == "json", "seam complete reads a .json file as JSON: %r %r"
+             % (run.stdout[:200], run.stderr[-200:]))
 
 
 def disk_cache(seam, ch, workdir):
