@@ -25,6 +25,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "backends"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "lsp"))
+from inproc_check import push_settings_churn  # noqa: E402
 from llama_check import COMPARE, model  # noqa: E402
 from llama_server import cache_dirs  # noqa: E402
 from lsp_check import Client, init  # noqa: E402
@@ -48,10 +49,7 @@ def one_run(seam, gguf, changes, work):
         init(c, {"backend": "embedded", "debounce_ms": 0, "timeout_ms": 30000, "train_stdlib": True})
         c.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri, "languageId": "python", "version": 1, "text": COMPARE[0] + COMPARE[1]}})
-        for i in range(changes):
-            settings = {"backend": "llama", "model_path": gguf} if i % 2 == 0 else \
-                {"backend": "embedded", "model_path": None, "max_tokens": 8 + i}
-            c.notify("workspace/didChangeConfiguration", {"settings": {"seam": settings}})
+        push_settings_churn(c, gguf, changes)
         line = COMPARE[0].count("\n")
         col = len(COMPARE[0].rsplit("\n", 1)[-1])
         start = time.monotonic()

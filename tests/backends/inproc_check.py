@@ -455,6 +455,15 @@ def check_semantic(ch, models, count):
           (checked, refused))
 
 
+def push_settings_churn(c, gguf, count):
+    """Sends `count` settings changes alternating the GGUF model `gguf` in
+    process and the embedded model (bench/run_churn_bench.py too)."""
+    for i in range(count):
+        settings = {"backend": "llama", "model_path": gguf} if i % 2 == 0 else \
+            {"backend": "embedded", "model_path": None, "max_tokens": 8 + i}
+        c.notify("workspace/didChangeConfiguration", {"settings": {"seam": settings}})
+
+
 def check_settings_churn(ch, models):
     """Settings pushed again and again, alternating a GGUF model and the
     embedded model (trained on the standard library): each change cancels
@@ -467,11 +476,7 @@ def check_settings_churn(ch, models):
         init(c, {"backend": "embedded", "debounce_ms": 0, "timeout_ms": 30000, "train_stdlib": True})
         c.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri, "languageId": "python", "version": 1, "text": COMPARE[0] + COMPARE[1]}})
-        gguf = model(models, "random-qwen2.gguf")
-        for i in range(40):
-            settings = {"backend": "llama", "model_path": gguf} if i % 2 == 0 else \
-                {"backend": "embedded", "model_path": None, "max_tokens": 8 + i}
-            c.notify("workspace/didChangeConfiguration", {"settings": {"seam": settings}})
+        push_settings_churn(c, model(models, "random-qwen2.gguf"), 40)
         resp = c.response(ask_inline_at(c, uri, COMPARE[0]), timeout=120)
         ch.check(resp is not None and "result" in resp, "a completion after 40 settings changes: %r" % resp)
         rid = c.request("shutdown", None)
