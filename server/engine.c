@@ -29,9 +29,11 @@ typedef struct srv__shared_model {
 } srv__shared_model;
 
 /* The semantic pruners' environment, shared by the engine and the jobs
- * that read it; the loop alone counts them.  Replaced, not changed, when
- * a package is installed, removed or upgraded (its fingerprint moves):
- * jobs already running keep the one they started with. */
+ * that read it, counted under the engine's env_lock (made and replaced in
+ * the pool, where the project's files are read; released on the loop).
+ * Replaced, not changed, when a package is installed, removed or upgraded
+ * (its fingerprint moves): jobs already running keep the one they started
+ * with. */
 typedef struct srv__env {
     sx_env *env;
     ca_key fingerprint;          /* sx_env_fingerprint when made */
@@ -76,7 +78,8 @@ struct srv_engine {
     SM_ARRAY(srv_job *) waiting; /* jobs waiting for the model */
     char *workspace;             /* owned; the semantic pruners' workspace, or NULL */
     struct srv__env *env;        /* the semantic pruners' modules, made by the first job and
-                                    made again when the environment changes */
+                                    made again when the environment changes, under env_lock */
+    uv_mutex_t env_lock;
     char packages[4400];         /* what env reads, said; "" before it is made */
     void (*on_ready)(void *data); /* the embedded model is trained, or the local one loaded (or not) */
     void *on_ready_data;
@@ -393,6 +396,7 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const char *projec
     e->loop = loop;
     e->logger = logger;
     uv_mutex_init(&e->grammars_lock);
+    uv_mutex_init(&e->env_lock);
     cfg_copy(&e->config, config);
     e->project_dir = project_dir ? sm_strdup(project_dir) : NULL;
     int rc;
@@ -467,6 +471,7 @@ static void srv__engine_release(srv_engine *e)
     srv__model_release(e->model);
     srv_grammars_free(&e->grammars);
     uv_mutex_destroy(&e->grammars_lock);
+    uv_mutex_destroy(&e->env_lock);
     sm_free(e->project_dir);
     srv__env_release(e->env);
     sm_free(e->workspace);
@@ -607,10 +612,12 @@ static srv__shared_model *srv__model_new(mc_ngram *model)
 
 void srv_engine_set_workspace(srv_engine *e, const char *workspace)
 {
-    if (e->env)
-        return;
-    sm_free(e->workspace);
-    e->workspace = workspace ? sm_strdup(workspace) : NULL;
+    uv_mutex_lock(&e->env_lock);
+    if (!e->env) {
+        sm_free(e->workspace);
+        e->workspace = workspace ? sm_strdup(workspace) : NULL;
+    }
+    uv_mutex_unlock(&e->env_lock);
 }
 
 void srv_engine_train(srv_engine *e, const mc_corpus *corpus)
@@ -683,7 +690,11 @@ const char *srv_engine_load_error(const srv_engine *e)
 static void srv__job_free(srv_job *job)
 {
     sx_session_free(job->semantic);
-    srv__env_release(job->env);
+    if (job->env) {
+        uv_mutex_lock(&job->engine->env_lock);
+        srv__env_release(job->env);
+        uv_mutex_unlock(&job->engine->env_lock);
+    }
     srv__engine_release(job->engine);
     if (job->tree)
         ts_tree_delete(job->tree);
@@ -796,6 +807,23 @@ static const ep_grammar *srv__grammar_for(srv_engine *e, const lg_language *lang
     return g;
 }
 
+static void srv__env_refresh(srv_engine *e);
+
+/* The job's reference to the semantic pruners' environment, for a
+ * language they read (in the pool: making it reads the project's files). */
+static void srv__job_env(srv_job *job)
+{
+    srv_engine *e = job->engine;
+    const lg_language *language = job->options.language;
+    if (!srv__pruners(&e->config) || (language && !language->semantic))
+        return;
+    uv_mutex_lock(&e->env_lock);
+    srv__env_refresh(e);
+    job->env = e->env;
+    job->env->refs++;
+    uv_mutex_unlock(&e->env_lock);
+}
+
 static void srv__setup_work(uv_work_t *work)
 {
     srv_job *job = work->data;
@@ -815,6 +843,7 @@ static void srv__setup_work(uv_work_t *work)
     } else {
         job->setup_rc = srv_bound_open(job->grammar, job->text, job->len, job->offset, contexts, job->cache,
                                        &job->bound);
+        srv__job_env(job);
         srv__semantic_setup(job);
     }
     job->setup_ns = srv__now_ns() - t0;
@@ -883,7 +912,8 @@ static void srv__setup_after(uv_work_t *work, int status)
 
 /* The semantic pruners' environment, made on first use, and made again
  * when stat() says its interpreter, standard library or package folders
- * changed (looked at once a second at most; a few stat calls). */
+ * changed (looked at once a second at most; a few stat calls).  In the
+ * pool, under env_lock. */
 static void srv__env_refresh(srv_engine *e)
 {
     uint64_t now = srv__now_ns();
@@ -914,13 +944,6 @@ static void srv__start_job(srv_job *job)
     if (job->canceled) {
         srv__fail_job(job, "canceled");
         return;
-    }
-    srv_engine *e = job->engine;
-    const lg_language *language = job->options.language;
-    if (srv__pruners(&e->config) && (!language || language->semantic)) {
-        srv__env_refresh(e);
-        job->env = e->env;
-        job->env->refs++;
     }
     job->work.data = job;
     job->in_pool = true;
