@@ -107,6 +107,9 @@ typedef struct lg_scope {
                                   the body, is indented this much */
     uint32_t bracket_depth;    /* brackets open at the cursor */
     uint32_t closable;         /* of those, the ones the right context leaves open */
+    uint32_t line_floor;       /* a line with text (JavaScript): a middle keeps this many brackets
+                                  open, those up to the innermost block opened before the
+                                  cursor's line (the line's statement stays in its block) */
     char quote;                /* string scope: the quote of the literal */
     bool triple;               /* string scope: line breaks may stand in it */
     bool literal_open;         /* string scope: the right context does not close it */

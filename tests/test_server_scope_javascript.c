@@ -118,6 +118,24 @@ Test(scope_javascript, a_middle_closes_only_the_brackets_the_right_context_leave
     cr_assert_not(stays(&field, "} c ${y"), "the substitution closes after the cursor");
 }
 
+/* A line being typed at the end of a file: what the middle may close is
+ * bounded by the block around the line's statement, not by the right
+ * context (there is none): "});" closes an object and a call, never the
+ * loop's block opened on an earlier line.  A brace opened on the line
+ * itself may close. */
+Test(scope_javascript, a_lines_statement_stays_in_its_block)
+{
+    lg_scope sc = js_scope("for (;;) {\n  push({\n    a,\n  }" CURSOR, false);
+    cr_assert(stays(&sc, ");"));
+    cr_assert(stays(&sc, ")"));
+    cr_assert_not(stays(&sc, ")}"), "the loop's block stays open");
+    lg_scope own = js_scope("for (;;) {\n  if (a) { b(); " CURSOR, false);
+    cr_assert(stays(&own, "}"), "the if's own brace, opened on the line");
+    cr_assert_not(stays(&own, "} }"));
+    lg_scope empty = js_scope("for (;;) {\n  x();\n" CURSOR, false);
+    cr_assert(stays(&empty, "}"), "an empty line may close the block");
+}
+
 Test(scope_javascript, a_middle_stays_in_its_string_comment_or_template)
 {
     lg_scope str = js_scope("let s = \"ab" CURSOR "c\";\n", true);

@@ -179,6 +179,19 @@ static bool lg__js_literal_closed_after(const lg_lex *at, const char *text, size
     return false;
 }
 
+/* The brackets a line-shaped middle keeps open: up to the innermost block
+ * brace opened before the cursor's line (the statement being typed ends
+ * inside its block; "});" closes an object and a call, not the block
+ * around them).  Counts "${" as brackets, as the escape filter does. */
+static uint32_t lg__js_line_floor(const TSTree *tree, const char *text, const lg__js_open *open, size_t line_start)
+{
+    uint32_t known = open->count < LG_JS_OPEN_MAX ? open->count : LG_JS_OPEN_MAX;
+    for (uint32_t k = known; k-- > 0;)
+        if (open->at[k] < line_start && open->c[k] == '{' && lg__js_block_brace(tree, text, open->at[k]))
+            return k + 1;
+    return 0;
+}
+
 void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
                     uint32_t max_lines, lg_scope *out)
 {
@@ -231,6 +244,8 @@ void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
     bool known = open.count <= LG_JS_OPEN_MAX;
     size_t inner = open.count - 1;
     bool statements = open.count == 0 || (known && open.c[inner] == '{' && lg__js_block_brace(tree, text, open.at[inner]));
+    if (text_before)
+        out->line_floor = lg__js_line_floor(tree, text, &open, ls);
     if (!statements) {
         /* the rest of an expression; on an empty line of one that already
          * runs over lines, as many lines as it takes */
@@ -248,6 +263,8 @@ bool lg_js_escape_filter(const lg_scope *sc, const char *middle, size_t len, boo
 {
     lg_lex s = sc->lex;
     int32_t floor = sc->lex.depth + sc->lex.templates - (int32_t)sc->closable;
+    if ((int32_t)sc->line_floor > floor)
+        floor = (int32_t)sc->line_floor;   /* a line's statement stays in its block */
     for (size_t at = 0; at < len;) {
         at = lg_js_lex_step(&s, middle, len, at);
         switch (sc->kind) {
