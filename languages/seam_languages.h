@@ -94,6 +94,8 @@ const char *lg_scope_kind_name(lg_scope_kind kind);
 
 struct lg_language;
 
+#define LG_SCOPE_KEPT 32
+
 /* What a language's scope rules say of the cursor (scope_at): the
  * completion's shape, where it must stay (its escape filter reads this),
  * and how much context the recognizer needs. */
@@ -107,9 +109,13 @@ typedef struct lg_scope {
                                   the body, is indented this much */
     uint32_t bracket_depth;    /* brackets open at the cursor */
     uint32_t closable;         /* of those, the ones the right context leaves open */
-    uint32_t line_floor;       /* a line with text (JavaScript): a middle keeps this many brackets
-                                  open, those up to the innermost block opened before the
-                                  cursor's line (the line's statement stays in its block) */
+    /* JavaScript: which of the innermost LG_SCOPE_KEPT brackets open at
+     * the cursor (kept[0] the innermost) a middle may not close: those the
+     * leading closers of the cursor line's rest close ("foo(|)": what the
+     * editor closed), and, on a line with text before the cursor, every one from
+     * the innermost block opened on an earlier line out (the line's
+     * statement stays in its block).  Those past it may. */
+    bool kept[LG_SCOPE_KEPT];
     char quote;                /* string scope: the quote of the literal */
     bool triple;               /* string scope: line breaks may stand in it */
     bool literal_open;         /* string scope: the right context does not close it */

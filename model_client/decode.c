@@ -26,6 +26,7 @@ enum {
     MC__MAX_MIDDLE = 1 << 20,
     MC__MAX_ENDS = 64,        /* complete points kept for the run-on check */
     MC__REPEAT_MAX = 16,      /* bytes of the right context a run-on must repeat, at most */
+    MC__REPEAT_REFUSED = 8,   /* bytes a refused candidate's run-on must reach */
     MC__MAX_BACKTRACKS = 16,  /* positions gone back to, in one completion */
 };
 
@@ -444,6 +445,26 @@ static const mc__end *mc__run_on(const mc_decode *d, const char *bytes, size_t l
     return NULL;
 }
 
+/* A run-on the candidate bytes[0..len) cannot finish because it is
+ * refused (a closing quote the string guard keeps out, say): from a
+ * complete point with a non-empty middle, the middle and the candidate
+ * repeat the right context's start for MC__REPEAT_REFUSED bytes (or all
+ * that repeat_min asks, if less), byte for byte.  NULL otherwise. */
+static const mc__end *mc__run_on_refused(const mc_decode *d, const char *bytes, size_t len)
+{
+    size_t need = d->repeat_min < MC__REPEAT_REFUSED ? d->repeat_min : MC__REPEAT_REFUSED;
+    if (!need)
+        return NULL;
+    for (uint32_t i = 0; i < d->ends.size; i++) {
+        const mc__end *e = &d->ends.items[i];
+        size_t k = d->middle.len - e->len;
+        if (e->len > 0 && k + len >= need && k + len <= d->right_len &&
+            memcmp(d->middle.data + e->len, d->right, k) == 0 && memcmp(bytes, d->right + k, len) == 0)
+            return e;
+    }
+    return NULL;
+}
+
 /* What a run-on must repeat: the right context's leading blanks and line
  * breaks, then its first non-blank line to its end or for MC__REPEAT_MAX
  * bytes; 0 when it is blank. */
@@ -581,6 +602,15 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             return MC__TOOK;
         }
         d->rejected++;
+        run_on = mc__run_on_refused(d, tok->bytes, tok->len);
+        if (run_on) {
+            d->have_best = true;
+            d->best_len = run_on->len;
+            d->best_tokens = run_on->tokens;
+            d->best_point = run_on->point;
+            mc__finish(d, MC_STOP_REPEAT, NULL);
+            return MC__REPEATED;
+        }
     }
     return MC__NONE;
 }

@@ -130,7 +130,8 @@ static void on_done(void *data, mc_completion *c)
 }
 
 static mc_completion *decode_with(const script_entry *script, double gap, const char *left, const char *right,
-                                  uint32_t run_ahead, uint32_t max_lines, bool prefer_nonempty, uint32_t *calls)
+                                  uint32_t run_ahead, uint32_t max_lines, bool prefer_nonempty, mc_filter_cb filter,
+                                  uint32_t *calls)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
@@ -149,7 +150,7 @@ static mc_completion *decode_with(const script_entry *script, double gap, const 
     o.prefer_nonempty = prefer_nonempty;
     run_result r = {0};
     mc_decode *d;
-    cr_assert_eq(mc_decode_start(&loop, &b.base, rec, left, strlen(left), right, strlen(right), &o, NULL, NULL,
+    cr_assert_eq(mc_decode_start(&loop, &b.base, rec, left, strlen(left), right, strlen(right), &o, filter, NULL,
                                  on_done, &r, &d), SM_OK);
     uv_run(&loop, UV_RUN_DEFAULT);
     cr_assert(r.done);
@@ -167,7 +168,7 @@ static mc_completion *decode_with(const script_entry *script, double gap, const 
 static mc_completion *decode(const script_entry *script, const char *left, const char *right, uint32_t run_ahead,
                              uint32_t max_lines, uint32_t *calls)
 {
-    return decode_with(script, 1.0, left, right, run_ahead, max_lines, false, calls);
+    return decode_with(script, 1.0, left, right, run_ahead, max_lines, false, NULL, calls);
 }
 
 /* Invalid candidates are skipped; the end is taken where the program is complete. */
@@ -572,17 +573,17 @@ static const script_entry empty_first[] = {
 Test(model_decode, an_explicit_request_gets_a_non_empty_completion_however_likely_the_end)
 {
     const char *left = "class E(", *right = "):\n    pass\n";
-    mc_completion *automatic = decode_with(empty_first, 1.0, left, right, 4, 1, false, NULL);
+    mc_completion *automatic = decode_with(empty_first, 1.0, left, right, 4, 1, false, NULL, NULL);
     cr_assert(automatic->found);
     cr_assert_str_eq(automatic->text, "");
     cr_assert(!automatic->empty_refused);
-    mc_completion *invoked = decode_with(empty_first, 1.0, left, right, 4, 1, true, NULL);
+    mc_completion *invoked = decode_with(empty_first, 1.0, left, right, 4, 1, true, NULL, NULL);
     cr_assert(invoked->found);
     cr_assert_str_eq(invoked->text, "Exception");
     cr_assert(invoked->empty_refused);
     /* Candidates 5 nats apart: the end is e^5 times as likely, and still
      * the valid non-empty candidate is given. */
-    mc_completion *likely_end = decode_with(empty_first, 5.0, left, right, 4, 1, true, NULL);
+    mc_completion *likely_end = decode_with(empty_first, 5.0, left, right, 4, 1, true, NULL, NULL);
     cr_assert(likely_end->found);
     cr_assert_str_eq(likely_end->text, "Exception");
     cr_assert(likely_end->empty_refused);
@@ -602,11 +603,11 @@ static const script_entry run_on_first[] = {
 Test(model_decode, a_run_on_at_the_cursor_is_refused_not_taken_for_the_empty_middle)
 {
     const char *left = "x = sorted(listdir(", *right = "))\nprint(x)\n";
-    mc_completion *automatic = decode_with(run_on_first, 1.0, left, right, 4, 1, false, NULL);
+    mc_completion *automatic = decode_with(run_on_first, 1.0, left, right, 4, 1, false, NULL, NULL);
     cr_assert(automatic->found);
     cr_assert_str_eq(automatic->text, "path");
     cr_assert_neq(automatic->reason, MC_STOP_REPEAT);
-    mc_completion *invoked = decode_with(run_on_first, 1.0, left, right, 4, 1, true, NULL);
+    mc_completion *invoked = decode_with(run_on_first, 1.0, left, right, 4, 1, true, NULL, NULL);
     cr_assert_str_eq(invoked->text, "path");
     mc_completion_free(automatic);
     mc_completion_free(invoked);
@@ -619,7 +620,7 @@ static const script_entry only_empty[] = {
 
 Test(model_decode, an_explicit_request_falls_back_to_the_empty_completion)
 {
-    mc_completion *c = decode_with(only_empty, 1.0, "class E(", "):\n    pass\n", 1, 1, true, NULL);
+    mc_completion *c = decode_with(only_empty, 1.0, "class E(", "):\n    pass\n", 1, 1, true, NULL, NULL);
     cr_assert(c->found);
     cr_assert_str_eq(c->text, "");
     mc_completion_free(c);
@@ -650,6 +651,35 @@ static const script_entry closing_quotes[] = {
     {" text.\n    ", {"\"\"\"", NULL}},
     {NULL, {NULL}},
 };
+
+static const script_entry copies_then_refused[] = {
+    /* The path's first part, then the model writes the right context again
+     * from its start; its closing quote, short of a whole run-on, is
+     * refused (it cannot stand there): the copy has ended the completion. */
+    {"", {"my", NULL}},
+    {"my", {"data/file", NULL}},
+    {"mydata/file", {".txt", NULL}},
+    {"mydata/file.txt", {"'", NULL}},
+    {NULL, {NULL}},
+};
+
+/* A string guard: the middle stays in the string it starts in. */
+static bool in_the_string(void *data, const char *middle, size_t len, bool at_end)
+{
+    (void)data;
+    (void)at_end;
+    return !memchr(middle, '\'', len);
+}
+
+Test(model_decode, a_refused_candidate_that_goes_on_copying_the_right_context_ends_it)
+{
+    mc_completion *c = decode_with(copies_then_refused, 1.0, "x = open('", "data/file.txt')\n", 4, 1, false,
+                                   in_the_string, NULL);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "my", "stopped by %s", mc_stop_reason_name(c->reason));
+    cr_assert_eq(c->reason, MC_STOP_REPEAT, "stopped by %s", mc_stop_reason_name(c->reason));
+    mc_completion_free(c);
+}
 
 Test(model_decode, a_run_on_is_seen_in_a_candidate_the_loop_refuses)
 {

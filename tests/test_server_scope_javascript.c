@@ -104,18 +104,37 @@ Test(scope_javascript, a_brace_being_typed_is_read_from_the_code_before_it)
 Test(scope_javascript, a_middle_closes_only_the_brackets_the_right_context_leaves_open)
 {
     lg_scope call = js_scope("call(a, " CURSOR ");\n", true);
-    cr_assert_eq(call.closable, 0);
+    cr_assert(call.kept[0], "the right context closes the call");
     cr_assert(stays(&call, "b"));
     cr_assert(stays(&call, "g(b)"));
     cr_assert_not(stays(&call, "b)"), "the right context closes the call");
     lg_scope open = js_scope("call(a, " CURSOR, false);
-    cr_assert_eq(open.closable, 1);
+    cr_assert_not(open.kept[0]);
     cr_assert(stays(&open, "b);"), "nothing closes the call after the cursor");
     cr_assert_not(stays(&open, "b)) + 1"));
     lg_scope field = js_scope("s = `a ${x" CURSOR "} b`;\n", true);
     cr_assert_eq(field.kind, LG_SCOPE_EXPRESSION);
     cr_assert(stays(&field, " + 1"));
     cr_assert_not(stays(&field, "} c ${y"), "the substitution closes after the cursor");
+}
+
+/* A middle may close what it did not open and open another of its own:
+ * an if's condition closed and its block opened ("if (x" before a body and
+ * "}"), a block closed and another opened ("}\n  if (b) {"), where a
+ * reading of the right context by bracket depth alone would say the right
+ * context closes them: only the right context's leading closers keep. */
+Test(scope_javascript, a_middle_may_close_and_open_again)
+{
+    lg_scope cond = js_scope("function f(x) {\n  if (Array.isArray(x)" CURSOR "\n    return 1;\n  }\n}\n", true);
+    cr_assert(stays(&cond, ") {"), "the condition's parenthesis: the right context closes a brace");
+    lg_scope block = js_scope("function f(a, b) {\n  if (a) {\n    x();\n  " CURSOR "\n    y();\n  }\n}\n", true);
+    cr_assert_eq(block.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(block.kind));
+    cr_assert(stays(&block, "}\n  if (b) {"), "a block closed and another opened");
+    lg_scope args = js_scope("run(a, " CURSOR "  );\n", true);
+    cr_assert_not(stays(&args, "c)"), "the call's parenthesis, which the right context closes");
+    lg_scope body = js_scope("run(function () {" CURSOR "});\n", true);
+    cr_assert(stays(&body, " return 1; "));
+    cr_assert_not(stays(&body, "}"), "the brace the editor closed");
 }
 
 /* A line being typed at the end of a file: what the middle may close is
@@ -144,6 +163,9 @@ Test(scope_javascript, a_middle_stays_in_its_string_comment_or_template)
     cr_assert_eq(str.max_lines, 1);
     cr_assert(stays(&str, "x\\\"y"), "an escaped quote stays in");
     cr_assert_not(stays(&str, "x\" + y + \""), "the right context closes the string");
+    lg_scope other = js_scope("table([color.red('" CURSOR " color.green('Green')]);\n", true);
+    cr_assert(other.literal_open, "the quote after the cursor opens another string");
+    cr_assert(stays(&other, "Red'),"));
     lg_scope open = js_scope("let s = \"ab" CURSOR "\n", true);
     cr_assert(open.literal_open);
     cr_assert(stays(&open, "x\";"), "nothing closes it after the cursor");

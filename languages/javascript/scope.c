@@ -150,22 +150,63 @@ static bool lg__js_block_brace(const TSTree *tree, const char *text, size_t at)
     return lg__js_brace_opens_block(text, at);
 }
 
-/* How many of the brackets (and "${") open at the cursor the right
- * context leaves open: the lowest level it reaches. */
-static uint32_t lg__js_closable(const lg_lex *at, const char *text, size_t len, size_t offset)
+/* Whether `closer` closes a bracket of kind `kind` ('$': a "${"). */
+static bool lg__js_matches(char kind, char closer)
 {
-    lg_lex r = *at;
-    int32_t level = r.depth + r.templates, lowest = level;
-    size_t end = len - offset > LG_JS_REACH ? offset + LG_JS_REACH : len;
-    for (size_t i = offset; i < end && lowest > 0;) {
-        i = lg_js_lex_step(&r, text, end, i);
-        if (r.depth + r.templates < lowest)
-            lowest = r.depth + r.templates;
-    }
-    return (uint32_t)(lowest > 0 ? lowest : 0);
+    return (kind == '(' && closer == ')') || (kind == '[' && closer == ']') ||
+           ((kind == '{' || kind == '$') && closer == '}');
 }
 
-/* Whether the literal the cursor is in is closed by the text after it. */
+/* Which of the brackets open at the cursor the right context closes
+ * before anything else on the cursor's line: its leading closers (after
+ * blanks), innermost first, while their kinds match ("foo(|)", "[${|}]":
+ * what an editor closed for the person).  A closer further on may close a bracket the
+ * middle opens ("if (x" then a body and "}"): it says nothing of what the
+ * middle may close.  closed[j] for open->c[j]. */
+static void lg__js_right_closes(const lg__js_open *open, const char *text, size_t len, size_t offset, bool *closed)
+{
+    int32_t top = (int32_t)(open->count <= LG_JS_OPEN_MAX ? open->count : 0) - 1;
+    for (size_t i = offset; i < len && top >= 0 && text[i] != '\n' && text[i] != '\r'; i++) {
+        char c = text[i];
+        if (lg__js_blank(c))
+            continue;
+        if (!lg__js_matches(open->c[top], c))
+            return;
+        closed[top--] = true;
+    }
+}
+
+/* Which brackets open at the cursor a middle keeps (lg_scope's kept). */
+static void lg__js_kept(const TSTree *tree, const lg__js_open *open, const char *text, size_t len, size_t offset,
+                        size_t line_start, bool text_before, bool *kept)
+{
+    if (open->count == 0 || open->count > LG_JS_OPEN_MAX)
+        return;
+    bool closed[LG_JS_OPEN_MAX] = {false};
+    lg__js_right_closes(open, text, len, offset, closed);
+    int32_t block = -1;   /* the innermost block brace opened before the line */
+    for (int32_t j = (int32_t)open->count - 1; text_before && j >= 0 && block < 0; j--)
+        if (open->at[j] < line_start && open->c[j] == '{' && lg__js_block_brace(tree, text, open->at[j]))
+            block = j;
+    for (uint32_t k = 0; k < LG_SCOPE_KEPT && k < open->count; k++) {
+        int32_t j = (int32_t)open->count - 1 - (int32_t)k;
+        kept[k] = closed[j] || j <= block;
+    }
+}
+
+/* Whether the rest of the line from text[i] (state r) ends outside a
+ * quote's string: read as code after the closing quote, it lexes. */
+static bool lg__js_line_lexes(lg_lex r, const char *text, size_t end, size_t i)
+{
+    while (i < end && text[i] != '\n' && text[i] != '\r')
+        i = lg_js_lex_step(&r, text, end, i);
+    return r.in != '\'' && r.in != '"';
+}
+
+/* Whether the literal the cursor is in is closed by the text after it:
+ * by a closer of its own (a quote's string: one whose line then lexes as
+ * code; "a, f('b')" after the cursor in 'x| opens another string, it does
+ * not close this one). */
 static bool lg__js_literal_closed_after(const lg_lex *at, const char *text, size_t len, size_t offset)
 {
     lg_lex r = *at;
@@ -173,23 +214,13 @@ static bool lg__js_literal_closed_after(const lg_lex *at, const char *text, size
     for (size_t i = offset; i < end;) {
         bool line_break = text[i] == '\n' || text[i] == '\r';
         i = lg_js_lex_step(&r, text, end, i);
-        if (r.templates <= at->templates && r.in != at->in)
-            return !line_break;   /* a quote's string left at a line break is not closed */
+        if (r.templates <= at->templates && r.in != at->in) {
+            if (line_break)
+                return false;   /* a quote's string left at a line break is not closed */
+            return (at->in != '\'' && at->in != '"') || lg__js_line_lexes(r, text, end, i);
+        }
     }
     return false;
-}
-
-/* The brackets a line-shaped middle keeps open: up to the innermost block
- * brace opened before the cursor's line (the statement being typed ends
- * inside its block; "});" closes an object and a call, not the block
- * around them).  Counts "${" as brackets, as the escape filter does. */
-static uint32_t lg__js_line_floor(const TSTree *tree, const char *text, const lg__js_open *open, size_t line_start)
-{
-    uint32_t known = open->count < LG_JS_OPEN_MAX ? open->count : LG_JS_OPEN_MAX;
-    for (uint32_t k = known; k-- > 0;)
-        if (open->at[k] < line_start && open->c[k] == '{' && lg__js_block_brace(tree, text, open->at[k]))
-            return k + 1;
-    return 0;
 }
 
 void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
@@ -224,6 +255,7 @@ void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
         out->kind = LG_SCOPE_COMMENT;
         out->quote = (char)lex->in;
         out->literal_open = lex->in == LG_BLOCK_COMMENT && !lg__js_literal_closed_after(lex, text, len, offset);
+        out->max_lines = lex->in == LG_BLOCK_COMMENT ? many : 1;   /* a block comment takes lines */
         return;
     case LG_TEMPLATE:
     case '\'':
@@ -240,12 +272,10 @@ void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
     default:
         break;
     }
-    out->closable = lg__js_closable(lex, text, len, offset);
+    lg__js_kept(tree, &open, text, len, offset, ls, text_before, out->kept);
     bool known = open.count <= LG_JS_OPEN_MAX;
     size_t inner = open.count - 1;
     bool statements = open.count == 0 || (known && open.c[inner] == '{' && lg__js_block_brace(tree, text, open.at[inner]));
-    if (text_before)
-        out->line_floor = lg__js_line_floor(tree, text, &open, ls);
     if (!statements) {
         /* the rest of an expression; on an empty line of one that already
          * runs over lines, as many lines as it takes */
@@ -262,9 +292,7 @@ void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
 bool lg_js_escape_filter(const lg_scope *sc, const char *middle, size_t len, bool at_end)
 {
     lg_lex s = sc->lex;
-    int32_t floor = sc->lex.depth + sc->lex.templates - (int32_t)sc->closable;
-    if ((int32_t)sc->line_floor > floor)
-        floor = (int32_t)sc->line_floor;   /* a line's statement stays in its block */
+    int32_t cursor = sc->lex.depth + sc->lex.templates, lowest = cursor;
     for (size_t at = 0; at < len;) {
         at = lg_js_lex_step(&s, middle, len, at);
         switch (sc->kind) {
@@ -277,10 +305,14 @@ bool lg_js_escape_filter(const lg_scope *sc, const char *middle, size_t len, boo
                 return false;
             break;
         default:
-            /* brackets the middle did not open may not close, but those
-             * the right context leaves open */
-            if (s.depth + s.templates < floor)
-                return false;
+            /* a bracket open at the cursor that the middle closes: not one
+             * it keeps (lg__js_kept) */
+            if (s.depth + s.templates < lowest) {
+                lowest = s.depth + s.templates;
+                int32_t k = cursor - 1 - lowest;
+                if (lowest < 0 || (k >= 0 && k < LG_SCOPE_KEPT && sc->kept[k]))
+                    return false;   /* kept, or nothing open to close */
+            }
             break;
         }
     }
