@@ -519,6 +519,17 @@ typedef enum mc__verdict {
     MC__REPEATED,     /* a candidate writes the right context again: the loop is finished */
 } mc__verdict;
 
+/* Ends the completion at the complete point before a run-on. */
+static mc__verdict mc__end_at_run_on(mc_decode *d, const mc__end *run_on)
+{
+    d->have_best = true;
+    d->best_len = run_on->len;
+    d->best_tokens = run_on->tokens;
+    d->best_point = run_on->point;
+    mc__finish(d, MC_STOP_REPEAT, NULL);
+    return MC__REPEATED;
+}
+
 /* Tries the candidates order[*k..] of a position; *k is left at the one
  * taken. */
 static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t *order, uint32_t *k)
@@ -555,12 +566,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             continue;
         }
         if (run_on) {
-            d->have_best = true;
-            d->best_len = run_on->len;
-            d->best_tokens = run_on->tokens;
-            d->best_point = run_on->point;
-            mc__finish(d, MC_STOP_REPEAT, NULL);
-            return MC__REPEATED;
+            return mc__end_at_run_on(d, run_on);
         }
         size_t keep = mc__within_lines(d, tok->bytes, tok->len);
         if (keep < tok->len) {
@@ -604,12 +610,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
         d->rejected++;
         run_on = mc__run_on_refused(d, tok->bytes, tok->len);
         if (run_on) {
-            d->have_best = true;
-            d->best_len = run_on->len;
-            d->best_tokens = run_on->tokens;
-            d->best_point = run_on->point;
-            mc__finish(d, MC_STOP_REPEAT, NULL);
-            return MC__REPEATED;
+            return mc__end_at_run_on(d, run_on);
         }
     }
     return MC__NONE;
