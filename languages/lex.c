@@ -28,22 +28,15 @@ void lg_scope_lines(const char *text, size_t len, size_t offset, lg_scope *out)
                       text[i] == '\r';
 }
 
-void lg_lex_after(const lg_language *language, const lg_lex *start, const char *a, size_t a_len, const char *b,
-                  size_t b_len, lg_lex *end)
+void lg_lex_after(const lg_language *language, const lg_lex *start, const char *text, size_t len, lg_lex *end)
 {
     *end = *start;
-    language->lex_scan(end, a, a_len);
-    language->lex_scan(end, b, b_len);
+    language->lex_scan(end, text, len);
 }
 
 bool lg_lex_literal_open(const lg_lex *lex)
 {
     return lex->quote || lex->continued || lex->in || lex->templates;
-}
-
-bool lg_lex_settled(const lg_lex *lex)
-{
-    return lex->depth == 0 && !lg_lex_literal_open(lex) && !lex->in_comment;
 }
 
 bool lg_lex_same(const lg_lex *a, const lg_lex *b)

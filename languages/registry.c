@@ -3,6 +3,7 @@
  */
 #include "lg_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,6 +75,14 @@ static bool lg__listed(const char *const *list, const char *item, size_t len)
         if (strlen(list[i]) == len && memcmp(list[i], item, len) == 0)
             return true;
     return false;
+}
+
+size_t lg_index(const lg_language *language)
+{
+    for (size_t i = 0; lg__languages[i]; i++)
+        if (lg__languages[i] == language)
+            return i;
+    return SIZE_MAX;
 }
 
 const lg_language *lg_by_name(const char *name)

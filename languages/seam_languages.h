@@ -202,6 +202,9 @@ typedef struct lg_language {
 
 /* The languages, NULL-terminated, in the registry's order. */
 const lg_language *const *lg_languages(void);
+/* The language's place in the table (from 0); SIZE_MAX when it is not
+ * one of the registry's. */
+size_t lg_index(const lg_language *language);
 /* The language named `name`; NULL when seam has none by that name. */
 const lg_language *lg_by_name(const char *name);
 /* The language of an LSP languageId; NULL when none. */
@@ -229,12 +232,9 @@ void lg_names(char *out, size_t size);
  * (at_end), for byte `offset` of text[0..len). */
 void lg_scope_lines(const char *text, size_t len, size_t offset, lg_scope *out);
 
-/* The state after lexing a, then b, from `start` with the language's
+/* The state after lexing text[0..len) from `start` with the language's
  * lex_scan. */
-void lg_lex_after(const lg_language *language, const lg_lex *start, const char *a, size_t a_len, const char *b,
-                  size_t b_len, lg_lex *end);
-/* Whether nothing is open in `lex`: no bracket, literal, comment or join. */
-bool lg_lex_settled(const lg_lex *lex);
+void lg_lex_after(const lg_language *language, const lg_lex *start, const char *text, size_t len, lg_lex *end);
 /* Whether a literal (a string, a template, a regular expression, a block
  * comment) or a line join is open in `lex`. */
 bool lg_lex_literal_open(const lg_lex *lex);

@@ -225,20 +225,10 @@ static bool srv__read_line(FILE *in, sm_buf *line, bool *too_long)
     return any;
 }
 
-/* The language's place in the registry, or SRV_MAX_LANGUAGES. */
-static size_t srv__language_slot(const lg_language *language)
-{
-    const lg_language *const *all = lg_languages();
-    size_t index = 0;
-    while (all[index] && all[index] != language)
-        index++;
-    return all[index] ? index : SRV_MAX_LANGUAGES;
-}
-
 const ep_grammar *srv_grammars_of(srv_grammars *grammars, const lg_language *language, int version, char *error,
                                   size_t error_size)
 {
-    size_t index = srv__language_slot(language);
+    size_t index = lg_index(language);
     int variant = language->dialects ? version - 1 : version - language->oldest_version;   /* 0: one grammar */
     if (index >= SRV_MAX_LANGUAGES || variant < 0 || variant >= SRV_MAX_VARIANTS) {
         /* ep_grammar_of says why */
@@ -378,7 +368,7 @@ static const ep_grammar *srv__case_grammar(srv_grammars *grammars, const cJSON *
             return NULL;
         }
     }
-    size_t slot = srv__language_slot(found);
+    size_t slot = lg_index(found);
     if (version == 0 && slot < SRV_MAX_LANGUAGES) {
         /* the working folder's project, looked up once for the run */
         lg_version_choice *choice = &grammars->auto_versions[slot];

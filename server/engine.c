@@ -355,7 +355,6 @@ static void srv__use_found_model(srv_engine *e, const srv_engine *previous)
 }
 
 static int srv__version_locked(srv_engine *e, const lg_language *language, size_t i, sm_log_level level);
-static size_t srv__language_index(const lg_language *language);
 
 /* The languages' versions chosen in the pool (the project's files read
  * there, said in the log), holding the engine meanwhile. */
@@ -363,9 +362,10 @@ static void srv__choose_work(uv_work_t *work)
 {
     srv_engine *e = work->data;
     uv_mutex_lock(&e->grammars_lock);
-    for (const lg_language *const *l = lg_languages(); *l; l++)
-        if ((*l)->oldest_version && srv__language_index(*l) < SRV_MAX_LANGUAGES)
-            srv__version_locked(e, *l, srv__language_index(*l), SM_LOG_DEBUG);
+    const lg_language *const *all = lg_languages();
+    for (size_t i = 0; all[i] && i < SRV_MAX_LANGUAGES; i++)
+        if (all[i]->oldest_version)
+            srv__version_locked(e, all[i], i, SM_LOG_DEBUG);
     uv_mutex_unlock(&e->grammars_lock);
 }
 
@@ -515,19 +515,9 @@ const cfg_config *srv_engine_config(const srv_engine *e)
     return &e->config;
 }
 
-/* The language's place in the registry (SRV_MAX_LANGUAGES: none). */
-static size_t srv__language_index(const lg_language *language)
-{
-    const lg_language *const *all = lg_languages();
-    size_t i = 0;
-    while (all[i] && all[i] != language && i < SRV_MAX_LANGUAGES)
-        i++;
-    return all[i] == language ? i : SRV_MAX_LANGUAGES;
-}
-
 const lg_version_choice *srv_engine_version(const srv_engine *e, const lg_language *language)
 {
-    size_t i = language && language->oldest_version ? srv__language_index(language) : SRV_MAX_LANGUAGES;
+    size_t i = language && language->oldest_version ? lg_index(language) : SIZE_MAX;
     if (i >= SRV_MAX_LANGUAGES)
         return NULL;
     srv_engine *mutable = (srv_engine *)e;   /* the lock only */
@@ -797,7 +787,7 @@ static const ep_grammar *srv__grammar_for(srv_engine *e, const lg_language *lang
 {
     if (!language)
         language = lg_languages()[0];
-    size_t i = language->oldest_version ? srv__language_index(language) : SRV_MAX_LANGUAGES;
+    size_t i = language->oldest_version ? lg_index(language) : SIZE_MAX;
     uv_mutex_lock(&e->grammars_lock);
     const ep_grammar *g =
         i < SRV_MAX_LANGUAGES

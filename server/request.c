@@ -225,14 +225,14 @@ static void srv__state_at_cut(srv_lex_memo *memo, const lg_language *language, c
                               const char *middle, size_t middle_len, const char *right, size_t right_len, lg_lex *end)
 {
     lg_lex after;
-    lg_lex_after(language, at_cursor, middle, middle_len, "", 0, &after);
+    lg_lex_after(language, at_cursor, middle, middle_len, &after);
     for (uint32_t i = 0; memo && i < memo->count; i++) {
         if (lg_lex_same(&memo->from[i], &after)) {
             *end = memo->to[i];
             return;
         }
     }
-    lg_lex_after(language, &after, right, right_len, "", 0, end);
+    lg_lex_after(language, &after, right, right_len, end);
     if (memo) {
         uint32_t slot = memo->count < SRV_LEX_MEMO ? memo->count++ : memo->next++ % SRV_LEX_MEMO;
         memo->from[slot] = after;

@@ -2,6 +2,7 @@
 #include "seam_languages.h"
 #include "test_support.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,6 +30,9 @@ Test(languages, by_name_and_language_id)
     cr_assert_not_null(json);
     cr_assert_eq(lg_by_language_id("json"), json);
     cr_assert_null(lg_by_language_id("jsonc"), "JSON with comments is not JSON");
+    cr_assert_eq(lg_index(python), 0);
+    cr_assert_eq(lg_index(json), 2);
+    cr_assert_eq(lg_index(NULL), SIZE_MAX);
 }
 
 Test(languages, by_the_files_name)

@@ -16,8 +16,8 @@ SEAM_SUITE(scope);
 static bool py_clean_after(const lg_lex *start, const char *text, size_t len)
 {
     lg_lex end;
-    lg_lex_after(PY, start, text, len, "", 0, &end);
-    return lg_lex_settled(&end);
+    lg_lex_after(PY, start, text, len, &end);
+    return end.depth == 0 && !lg_lex_literal_open(&end);
 }
 
 /* The scope at the "|" of `marked` (the bar is removed). */
