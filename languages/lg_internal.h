@@ -9,6 +9,7 @@
 extern const lg_language lg_python;
 extern const lg_language lg_javascript;
 extern const lg_language lg_json;
+extern const lg_language lg_typescript;
 extern const lg_lexical lg_python_lexical;
 
 /* What a JavaScript lexical state is in (lg_lex.in); a quote's string is
@@ -18,6 +19,8 @@ enum { LG_CODE = 0, LG_LINE_COMMENT = 'c', LG_BLOCK_COMMENT = 'C', LG_REGEX = '/
 /* JavaScript's token checks (javascript/lexical.c, javascript/regex.c). */
 bool lg_js_identifier_valid(const char *text, size_t len);
 bool lg_js_string_valid(const char *text, size_t len);
+/* A string's escapes as strict code has them (TypeScript's, in any file). */
+bool lg_js_string_strict_valid(const char *text, size_t len);
 bool lg_js_template_valid(const char *text, size_t len);
 bool lg_js_regex_valid(const char *text, size_t len);
 int lg_js_dialect_of(const char *path, const char *text, size_t len);

@@ -9,7 +9,7 @@
 
 /* The one table: a new language is a row here and a folder beside this
  * file. */
-static const lg_language *const lg__languages[] = {&lg_python, &lg_javascript, &lg_json, NULL};
+static const lg_language *const lg__languages[] = {&lg_python, &lg_javascript, &lg_json, &lg_typescript, NULL};
 
 /* The token checks grammar files may name. */
 static const struct {
@@ -18,6 +18,7 @@ static const struct {
 } lg__checks[] = {
     {"js_identifier", lg_js_identifier_valid},
     {"js_string", lg_js_string_valid},
+    {"js_string_strict", lg_js_string_strict_valid},
     {"js_template", lg_js_template_valid},
     {"js_regex", lg_js_regex_valid},
 };

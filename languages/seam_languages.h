@@ -157,6 +157,14 @@ typedef struct lg_language {
      * `%if NAME` lines select (numbered from 1); or neither (JSON): one
      * grammar, version 0. */
     const char *grammar;
+    /* A grammar may extend another language's (TypeScript's extends
+     * JavaScript's): `base` is that language (NULL: none) and base_version
+     * the base's version or dialect that this language's `version` builds
+     * on.  The base's lines for that version come first; a rule or lexeme
+     * this grammar defines again replaces the base's definition, and a
+     * `%drop NAME...` line removes one (docs/GRAMMAR_FORMAT.md). */
+    const struct lg_language *base;
+    int (*base_version)(int version);
     int oldest_version, newest_version, default_version;
     /* How the version of a project's code is chosen: from the settings,
      * else what the project in `dir` (or its parents) states, else its

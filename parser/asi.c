@@ -177,14 +177,15 @@ bool ep_asi_excluded(const ep_grammar *g, const ep_run *run, int32_t lexeme)
 }
 
 /* Scans a token from `chart` and, when given, from `also` (the same point
- * after SL), merging what both make. */
-static uint32_t ep__scan_pair(ep_recognizer *rec, uint32_t chart, uint32_t also, const uint32_t *terminals,
-                              uint32_t count)
+ * after SL) and `unmarked` (before a function body's marker), merging what
+ * they make. */
+static uint32_t ep__scan_pair(ep_recognizer *rec, uint32_t chart, uint32_t also, uint32_t unmarked,
+                              const uint32_t *terminals, uint32_t count)
 {
-    ep_edge edges[2];
+    ep_edge edges[3];
     uint32_t n = 0;
-    uint32_t from[2] = {chart, also};
-    for (int i = 0; i < 2; i++) {
+    uint32_t from[3] = {chart, also, unmarked};
+    for (int i = 0; i < 3; i++) {
         bool scans = false;
         for (uint32_t k = 0; from[i] != EP_NONE && k < count; k++)
             scans |= ep_earley_can_scan(&rec->earley, from[i], terminals[k]);
@@ -204,14 +205,16 @@ static uint32_t ep__scan_pair(ep_recognizer *rec, uint32_t chart, uint32_t also,
 }
 
 /* The charts the token in progress may be scanned from (EP_NONE where
- * there is none): as it comes, after SL, after ASI, after ASI_DO. */
-#define EP_RUN_CHARTS 4
+ * there is none): as it comes, after SL, after ASI, after ASI_DO, before a
+ * function body's marker. */
+#define EP_RUN_CHARTS 5
 static void ep__run_charts(const ep_run *run, uint32_t out[EP_RUN_CHARTS])
 {
     out[0] = run->chart;
     out[1] = run->same_line;
     out[2] = run->asi;
     out[3] = run->asi_do;
+    out[4] = run->unmarked;
 }
 
 /* Whether the scoped names' declared terminal may be scanned from one of
@@ -238,16 +241,17 @@ bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *given, uint32_
     }
     uint32_t same_line = ep__same_line(rec, run);
     bool declaration = g->t_scoped_decl != EP_NONE && terminals[0] == g->t_scoped_use && ep__declaration(rec, run);
-    uint32_t next = ep__scan_pair(rec, run->chart, same_line, terminals, count);
+    uint32_t next = ep__scan_pair(rec, run->chart, same_line, run->unmarked, terminals, count);
     if (next == EP_NONE) {
         /* the offending token: a semicolon before it after a line break or
          * before "}", or the do-while's */
         bool brace = g->t_rbrace != EP_NONE && terminals[0] == g->t_rbrace;
-        next = ep__scan_pair(rec, run->line_break || brace ? run->asi : EP_NONE, run->asi_do, terminals, count);
+        next = ep__scan_pair(rec, run->line_break || brace ? run->asi : EP_NONE, run->asi_do, EP_NONE, terminals,
+                             count);
     }
     run->line_break = false;
     run->same_line_possible = false;
-    run->same_line = run->asi = run->asi_do = EP_NONE;
+    run->same_line = run->asi = run->asi_do = run->unmarked = EP_NONE;
     run->goals = 0;
     if (next == EP_NONE)
         return false;

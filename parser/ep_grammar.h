@@ -115,6 +115,7 @@ struct ep_grammar {
     uint32_t t_await, t_yield;
     uint32_t t_function[5];
     bool top_async;
+    bool functions_lenient;    /* the operator reading outside its functions too (TypeScript's) */
     uint32_t goal_count;
     uint32_t goal_lexemes[EP_MAX_GOALS];
     /* The version (100 * major + minor) or dialect number a language's
@@ -147,6 +148,12 @@ static inline bool ep_grammar_modal_strings(const ep_grammar *g)
  * minor), %if/%else/%endif resolved (grammar_select.c), appended to out;
  * the lines left out stay as empty lines. */
 int ep_grammar_select(const char *source, size_t len, int version, sm_buf *out, char *error, size_t error_size);
+/* A grammar that extends another (selected) one: `base` with the
+ * definitions `ext` makes again or names on a `%drop NAME...` line left
+ * out, then `ext` (its %drop lines emptied), into out.  Left-out lines stay
+ * as empty lines; ext's lines are numbered after the base's. */
+int ep_grammar_extend(const char *base, size_t base_len, const char *ext, size_t ext_len, sm_buf *out,
+                      char *error, size_t error_size);
 
 void ep_grammar_compute_nullable(ep_grammar *g, const ep_grammar *known);
 void ep_grammar_compute_initial(ep_grammar *g, const ep_grammar *known);

@@ -56,6 +56,10 @@ typedef struct ep_run {
     uint8_t context, pending;
     uint8_t goals;
     uint32_t same_line, asi, asi_do;
+    /* lenient %functions: the chart before a function body's marker, from
+     * which the "{" may also be scanned (TypeScript's "() => {" is an
+     * arrow's body or, in a type, an object type); EP_NONE when none */
+    uint32_t unmarked;
 } ep_run;
 
 /* What automatic semicolon insertion reads of a grammar (asi.c): the

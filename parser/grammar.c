@@ -81,6 +81,7 @@ typedef struct ep_builder {
     char *scoped_use, *scoped_decl;    /* %scoped */
     char *functions[7];                /* %functions */
     bool top_async;
+    bool functions_lenient;
     char *start_name;
     uint8_t layout;
     const lg_lexical *lexical;         /* %lexical NAME */
@@ -792,15 +793,51 @@ static void ep__parse_directive(ep_builder *b)
             ep__fail(b, "%%functions ends with async or plain (the top level's context)");
         b->top_async = top && strcmp(top, "async") == 0;
         sm_free(top);
+        /* "lenient": the keywords are operators in every function, and
+         * names too where they are not their function's (TypeScript reads
+         * "await x" anywhere) */
+        b->functions_lenient = false;
+        if (!b->failed && !ep__at_end_of_definition(b)) {
+            char *mode = ep__read_name(b);
+            b->functions_lenient = mode && strcmp(mode, "lenient") == 0;
+            if (!b->functions_lenient)
+                ep__fail(b, "%%functions takes only \"lenient\" after async or plain");
+            sm_free(mode);
+        }
     } else if (strcmp(word, "scoped") == 0) {
         sm_free(b->scoped_use);
         sm_free(b->scoped_decl);
         b->scoped_use = ep__read_name(b);
-        b->scoped_decl = b->scoped_use ? ep__read_name(b) : NULL;
-        if (!b->scoped_decl)
+        b->scoped_decl = NULL;
+        if (b->scoped_use && strcmp(b->scoped_use, "none") == 0) {
+            /* an extending grammar's: no scope check */
+            sm_free(b->scoped_use);
+            b->scoped_use = NULL;
+        } else if (b->scoped_use) {
+            b->scoped_decl = ep__read_name(b);
+        }
+        if (b->scoped_use && !b->scoped_decl)
             ep__fail(b, "%%scoped takes the terminal of a name and the declared terminal of its declarations");
+    } else if (strcmp(word, "unchecked") == 0) {
+        /* an extending grammar's: lexemes defined above lose their %check */
+        while (!ep__at_end_of_definition(b) && !b->failed) {
+            char *name = ep__read_name(b);
+            int64_t at = name ? ep__find_lexdef(b, name) : -1;
+            if (at < 0)
+                ep__fail(b, "%%unchecked names lexemes defined above it");
+            else {
+                sm_free(b->lexdefs.items[at].check);
+                b->lexdefs.items[at].check = NULL;
+            }
+            sm_free(name);
+        }
     } else if (strcmp(word, "soft") == 0) {
-        b->soft_target = ep__read_name(b);
+        /* several %soft lines (an extending grammar's) add to one list */
+        char *target = ep__read_name(b);
+        if (b->soft_target && target && strcmp(target, b->soft_target) != 0)
+            ep__fail(b, "every %%soft line names the same terminal");
+        sm_free(b->soft_target);
+        b->soft_target = target;
         while (b->soft_target && !ep__at_end_of_definition(b) && !b->failed) {
             if (b->src[b->at] != '"') {
                 ep__fail(b, "%%soft takes a terminal then \"literals\"");
@@ -1288,6 +1325,7 @@ static int ep__check(ep_builder *b, ep_grammar *g)
             g->t_function[i - 2] = t;
     }
     g->top_async = b->top_async;
+    g->functions_lenient = b->functions_lenient;
     if ((b->scoped_use || g->has_functions) && (g->t_lbrace == EP_NONE || g->t_rbrace == EP_NONE ||
                                                g->layout != EP_LAYOUT_ASI)) {
         ep__fail(b, "%%scoped and %%functions need %%layout asi and the literals \"{\" and \"}\"");

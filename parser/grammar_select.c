@@ -186,3 +186,112 @@ int ep_grammar_select(const char *source, size_t len, int version, sm_buf *out, 
     }
     return SM_OK;
 }
+
+/* ---- Extending a grammar ---------------------------------------------------------- */
+
+#define EP_EXTEND_NAMES 512
+
+typedef struct ep_names {
+    const char *names[EP_EXTEND_NAMES];
+    size_t lens[EP_EXTEND_NAMES];
+    size_t count;
+} ep_names;
+
+static bool ep__name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The name a column-0 definition "name:" starts with; 0 when the line is
+ * no definition. */
+static size_t ep__defined_name(const char *line, const char *end)
+{
+    size_t n = 0;
+    while (line + n < end && ep__name_char(line[n]))
+        n++;
+    const char *after = ep__skip_blank(line + n, end);
+    return n && after < end && *after == ':' ? n : 0;
+}
+
+static bool ep__names_add(ep_names *names, const char *name, size_t len)
+{
+    if (names->count == EP_EXTEND_NAMES)
+        return false;
+    names->names[names->count] = name;
+    names->lens[names->count++] = len;
+    return true;
+}
+
+static bool ep__names_have(const ep_names *names, const char *name, size_t len)
+{
+    for (size_t i = 0; i < names->count; i++)
+        if (names->lens[i] == len && memcmp(names->names[i], name, len) == 0)
+            return true;
+    return false;
+}
+
+/* What ext defines and drops. */
+static bool ep__replaced_names(const char *ext, size_t len, ep_names *out)
+{
+    out->count = 0;
+    for (size_t at = 0; at < len;) {
+        const char *line = ext + at;
+        const char *nl = memchr(line, '\n', len - at);
+        const char *end = nl ? nl : ext + len;
+        at = (size_t)(end - ext) + (nl ? 1 : 0);
+        size_t n = ep__defined_name(line, end);
+        if (n && !ep__names_add(out, line, n))
+            return false;
+        if (ep__directive(line, end, "%drop")) {
+            for (const char *w = ep__skip_blank(line + 5, end); w < end; w = ep__skip_blank(w, end)) {
+                const char *word = w;
+                while (w < end && ep__name_char(*w))
+                    w++;
+                if (w == word || !ep__names_add(out, word, (size_t)(w - word)))
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
+int ep_grammar_extend(const char *base, size_t base_len, const char *ext, size_t ext_len, sm_buf *out,
+                      char *error, size_t error_size)
+{
+    ep_names *replaced = sm_malloc(sizeof *replaced);
+    if (!ep__replaced_names(ext, ext_len, replaced)) {
+        snprintf(error, error_size, "the extending grammar replaces more than %d names, or a %%drop line is "
+                 "not a list of names", EP_EXTEND_NAMES);
+        sm_free(replaced);
+        return SM_EINVAL;
+    }
+    int rc = SM_OK;
+    bool skipping = false;
+    for (size_t at = 0; at < base_len && rc == SM_OK;) {
+        const char *line = base + at;
+        const char *nl = memchr(line, '\n', base_len - at);
+        const char *end = nl ? nl : base + base_len;
+        at = (size_t)(end - base) + (nl ? 1 : 0);
+        bool continues = line == end || *line == ' ' || *line == '\t' || *line == '\r';
+        if (!continues) {
+            size_t n = ep__defined_name(line, end);
+            skipping = n && ep__names_have(replaced, line, n);
+        }
+        if (!skipping)
+            rc = sm_buf_append(out, line, (size_t)(end - line));
+        if (rc == SM_OK)
+            rc = sm_buf_append(out, "\n", 1);
+    }
+    for (size_t at = 0; at < ext_len && rc == SM_OK;) {
+        const char *line = ext + at;
+        const char *nl = memchr(line, '\n', ext_len - at);
+        const char *end = nl ? nl : ext + ext_len;
+        at = (size_t)(end - ext) + (nl ? 1 : 0);
+        if (!ep__directive(line, end, "%drop"))
+            rc = sm_buf_append(out, line, (size_t)(end - line));
+        if (rc == SM_OK && nl)
+            rc = sm_buf_append(out, "\n", 1);
+    }
+    sm_free(replaced);
+    return rc == SM_OK ? SM_OK : SM_ETOOBIG;
+}

@@ -24,6 +24,35 @@ int ep_grammar_compile_version(const char *source, size_t len, int version, ep_g
     return rc;
 }
 
+/* A grammar that extends its base language's: the base's lines for the
+ * base version, what this grammar replaces left out, then its own lines
+ * for `version`. */
+static int ep__compile_extended(const lg_language *language, int version, ep_grammar **out, char *error,
+                                size_t error_size)
+{
+    const lg_language *base = language->base;
+    int base_version = language->base_version ? language->base_version(version) : 0;
+    size_t base_len = strlen(base->grammar), own_len = strlen(language->grammar);
+    sm_buf base_text, own_text, whole;
+    sm_buf_init(&base_text, base_len + 1);
+    sm_buf_init(&own_text, own_len + 1);
+    sm_buf_init(&whole, base_len + own_len + 1);
+    int rc = ep_grammar_select(base->grammar, base_len, base_version, &base_text, error, error_size);
+    if (rc == SM_OK)
+        rc = ep_grammar_select(language->grammar, own_len, version, &own_text, error, error_size);
+    if (rc == SM_OK)
+        rc = ep_grammar_extend(base_text.data ? base_text.data : "", base_text.len,
+                               own_text.data ? own_text.data : "", own_text.len, &whole, error, error_size);
+    if (rc == SM_OK)
+        rc = ep_grammar_compile(whole.data ? whole.data : "", whole.len, out, error, error_size);
+    if (rc == SM_OK)
+        (*out)->version = version;
+    sm_buf_free(&base_text);
+    sm_buf_free(&own_text);
+    sm_buf_free(&whole);
+    return rc;
+}
+
 int ep_grammar_of(const lg_language *language, int version, ep_grammar **out, char *error, size_t error_size)
 {
     *out = NULL;
@@ -44,5 +73,8 @@ int ep_grammar_of(const lg_language *language, int version, ep_grammar **out, ch
                      language->newest_version % 100, version / 100, version % 100);
         return SM_EINVAL;
     }
-    return ep_grammar_compile_version(language->grammar, strlen(language->grammar), version, out, error, error_size);
+    if (!language->base)
+        return ep_grammar_compile_version(language->grammar, strlen(language->grammar), version, out, error,
+                                          error_size);
+    return ep__compile_extended(language, version, out, error, error_size);
 }

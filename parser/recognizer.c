@@ -42,7 +42,7 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->run.accept_lexeme = -1;
     rec->run.indent = 0;
     rec->run.at_line_start = true;
-    rec->run.same_line = rec->run.asi = rec->run.asi_do = EP_NONE;
+    rec->run.same_line = rec->run.asi = rec->run.asi_do = rec->run.unmarked = EP_NONE;
     rec->run.scope = rec->run.names = EP_NONE;
     rec->run.context = grammar->top_async ? EP_CONTEXT_AWAIT : 0;
     if (grammar->layout == EP_LAYOUT_ASI)

@@ -108,6 +108,8 @@ void ep_functions_token_start(ep_recognizer *rec, ep_run *run, uint8_t first)
         uint32_t next = ep_earley_scan(&rec->earley, run->chart, &t, 1);
         if (next == EP_NONE)
             continue;
+        if (g->functions_lenient)
+            run->unmarked = run->chart;
         run->chart = next;
         if (k == EP_FN_ASYNC_EXPR)
             run->context |= EP_CONTEXT_EITHER;
@@ -125,6 +127,7 @@ void ep_functions_filter(const ep_recognizer *rec, const ep_run *run, uint32_t *
         return;
     bool operator_here = keyword == g->t_await ? (run->context & (EP_CONTEXT_AWAIT | EP_CONTEXT_EITHER)) != 0
                                                : (run->context & EP_CONTEXT_YIELD) != 0;
+    operator_here |= g->functions_lenient;
     bool name_here = keyword == g->t_await ? !(run->context & EP_CONTEXT_AWAIT) || (run->context & EP_CONTEXT_EITHER)
                                            : !(run->context & EP_CONTEXT_YIELD);
     uint32_t kept = 0;

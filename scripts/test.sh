@@ -28,6 +28,10 @@ export SEAM_PYODIDE_DIR
 # check against (npm, pinned, a few MB once).
 SEAM_JAVASCRIPT_DIR=$(scripts/javascript.sh) || exit 1
 export SEAM_JAVASCRIPT_DIR
+# typescript 6.0.3, TypeScript's reference parser, and packages that ship
+# their TypeScript sources (npm, pinned, about 12 MB once).
+SEAM_TYPESCRIPT_DIR=$(scripts/typescript.sh) || exit 1
+export SEAM_TYPESCRIPT_DIR
 SEAM_VSIX=$(scripts/vsix.sh) || exit 1
 export SEAM_VSCODE_DIR SEAM_VSIX
 SEAM_WITH_LLAMA="$SEAM_LLAMA_DIR" scripts/setup.sh debug asan || exit 1
@@ -56,7 +60,7 @@ for build in debug asan; do
     echo "$build: $line"
     passed=$((passed + $(sed -n 's/^[a-z]*: \([0-9]*\) passed.*/\1/p' <<<"$line")))
     failed=$((failed + $(sed -n 's/.* \([0-9]*\) failed$/\1/p' <<<"$line")))
-  done < <(grep -aE '^(corpus|javascript|versions|venv|untrusted|backends|llama|inproc|models|lsp|scope|neovim|emacs|vscode|typing): [0-9]+ passed, [0-9]+ failed$' "$log")
+  done < <(grep -aE '^(corpus|javascript|typescript|json|versions|venv|untrusted|backends|llama|inproc|models|lsp|scope|neovim|emacs|vscode|typing): [0-9]+ passed, [0-9]+ failed$' "$log")
   # a test executable that failed without reporting a failed case (a crash,
   # a time-out) still counts as one failure
   if [ "$meson_ok" -eq 0 ] && [ "$failed" -eq "$failed_before" ]; then

@@ -15,23 +15,27 @@ Test(languages, by_name_and_language_id)
     const lg_language *js = lg_by_name("javascript");
     cr_assert_not_null(js);
     cr_assert_eq(lg_by_language_id("javascript"), js);
-    cr_assert_null(lg_by_name("typescript"));
+    cr_assert_null(lg_by_name("rust"));
     cr_assert_null(lg_by_language_id("plaintext"));
     cr_assert_null(lg_by_name(NULL));
     cr_assert_null(lg_by_language_id(NULL));
     size_t count = 0;
     for (const lg_language *const *l = lg_languages(); *l; l++)
         count++;
-    cr_assert_eq(count, 3);
+    cr_assert_eq(count, 4);
     char names[64];
     lg_names(names, sizeof names);
-    cr_assert_str_eq(names, "python, javascript, json");
+    cr_assert_str_eq(names, "python, javascript, json, typescript");
     const lg_language *json = lg_by_name("json");
     cr_assert_not_null(json);
     cr_assert_eq(lg_by_language_id("json"), json);
     cr_assert_null(lg_by_language_id("jsonc"), "JSON with comments is not JSON");
     cr_assert_eq(lg_index(python), 0);
     cr_assert_eq(lg_index(json), 2);
+    const lg_language *ts = lg_by_name("typescript");
+    cr_assert_not_null(ts);
+    cr_assert_eq(lg_by_language_id("typescript"), ts);
+    cr_assert_eq(ts->base, lg_by_name("javascript"), "its grammar extends JavaScript's");
     cr_assert_eq(lg_index(NULL), SIZE_MAX);
 }
 
@@ -45,7 +49,11 @@ Test(languages, by_the_files_name)
     cr_assert_eq(lg_by_file("blog.js", NULL, 0), js);
     cr_assert_eq(lg_by_file("lib/index.mjs", NULL, 0), js);
     cr_assert_eq(lg_by_file("lib/index.cjs", NULL, 0), js);
-    cr_assert_null(lg_by_file("types.ts", NULL, 0));
+    const lg_language *ts = lg_by_name("typescript");
+    cr_assert_eq(lg_by_file("types.ts", NULL, 0), ts);
+    cr_assert_eq(lg_by_file("lib.dom.d.ts", NULL, 0), ts);
+    cr_assert_eq(lg_by_file("index.mts", NULL, 0), ts);
+    cr_assert_eq(lg_by_file("index.cts", NULL, 0), ts);
     cr_assert_eq(lg_by_file("pkg/package.json", NULL, 0), lg_by_name("json"));
     cr_assert_null(lg_by_file("tsconfig.jsonc", NULL, 0));
     cr_assert_null(lg_by_file("/a.py/Makefile", NULL, 0), "a dot in a folder's name is not the file's");

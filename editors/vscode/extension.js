@@ -138,10 +138,13 @@ class Status {
   }
 
   // The language of the document last completed: JavaScript with its goal
-  // (module or script), or the Python version seam's grammar is for, and why.
+  // (module or script), TypeScript, or the Python version seam's grammar is
+  // for, and why.
   setLanguage(language, sourceType, version, why) {
     if (language === 'javascript') {
       this.language = `JavaScript${sourceType ? ` (${sourceType})` : ''}`;
+    } else if (language === 'typescript') {
+      this.language = 'TypeScript';
     } else {
       this.language = version ? `Python ${version}${why ? ` (${why})` : ''}` : '';
     }
@@ -209,7 +212,7 @@ function itemsEnabled() {
 function makeClient(seam, names, log, status, offer, python) {
   const serverOptions = { command: seam, args: ['lsp', '--stdio'] };
   const clientOptions = {
-    documentSelector: [{ language: 'python' }, { language: 'javascript' }, { language: 'json' }],
+    documentSelector: [{ language: 'python' }, { language: 'javascript' }, { language: 'json' }, { language: 'typescript' }],
     outputChannel: log,
     initializationOptions: () => seamSettings(names, python),
     connectionOptions: { maxRestartCount: 3 },

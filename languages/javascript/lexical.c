@@ -166,3 +166,18 @@ bool lg_js_string_valid(const char *text, size_t len)
     }
     return true;
 }
+
+bool lg_js_string_strict_valid(const char *text, size_t len)
+{
+    /* strict code (TypeScript's parser refuses legacy octal escapes in
+     * every file): each escape as a template's, the quotes aside */
+    for (size_t at = 1; at + 1 < len;) {
+        if (text[at] != '\\') {
+            at++;
+            continue;
+        }
+        if (!lg__escape_strict(text, len - 1, &at))
+            return false;
+    }
+    return true;
+}

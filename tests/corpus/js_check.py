@@ -74,37 +74,47 @@ STRICT_DIRECTIVE = re.compile(r"""(^|[\n;{])\s*(['"])use strict\2""")
 INSERTED = list("()[]{};:,=.'\"` \n\ta1\\/*+-!?<>$#")
 
 
-def reference_dir() -> Path:
-    path = os.environ.get("SEAM_JAVASCRIPT_DIR")
+def reference_dir(name: str = "javascript") -> Path:
+    """The cache folder scripts/NAME.sh fills (SEAM_NAME_DIR when set)."""
+    path = os.environ.get(f"SEAM_{name.upper()}_DIR")
     if not path:
-        path = subprocess.run([str(ROOT / "scripts" / "javascript.sh")], capture_output=True, text=True,
+        path = subprocess.run([str(ROOT / "scripts" / f"{name}.sh")], capture_output=True, text=True,
                               check=True).stdout.strip()
     return Path(path)
 
 
-class Acorn:
-    """acorn in one Node process, asked in batches."""
+class NodeParser:
+    """A reference parser in one Node process (tests/NAME/parse.mjs),
+    asked in batches: each text goes with its `key` (acorn's source_type,
+    TypeScript's kind)."""
 
-    def __init__(self, cache: Path):
-        self.argv = ["node", str(ROOT / "tests" / "javascript" / "parse.mjs"),
-                     "--acorn", str(cache / "node_modules" / "acorn" / "dist" / "acorn.mjs")]
+    def __init__(self, argv, key: str):
+        self.argv = argv
+        self.key = key
 
     def accepts(self, items):
-        """items: [(text, source_type)] -> [bool]"""
+        """items: [(text, goal)] -> [bool]"""
         return [ok for ok, _ in self.verdicts(items)]
 
     def verdicts(self, items):
-        """items: [(text, source_type)] -> [(ok, message)]"""
-        payload = "".join(json.dumps({"id": i, "text": t, "source_type": s}) + "\n"
-                          for i, (t, s) in enumerate(items))
+        """items: [(text, goal)] -> [(ok, message)]"""
+        payload = "".join(json.dumps({"id": i, "text": t, self.key: g}) + "\n" for i, (t, g) in enumerate(items))
         run = subprocess.run(self.argv, input=payload, capture_output=True, text=True, timeout=1200)
         if run.returncode != 0:
-            raise SystemExit(f"acorn failed: {run.stderr[-1000:]}")
+            raise SystemExit(f"{self.argv[1]} failed: {run.stderr[-1000:]}")
         answers = {}
         for line in run.stdout.splitlines():
             row = json.loads(line)
             answers[row["id"]] = (row["ok"], row.get("message", ""))
         return [answers[i] for i in range(len(items))]
+
+
+class Acorn(NodeParser):
+    """acorn, with ecmaVersion "latest" and each case's source_type."""
+
+    def __init__(self, cache: Path):
+        super().__init__(["node", str(ROOT / "tests" / "javascript" / "parse.mjs"),
+                          "--acorn", str(cache / "node_modules" / "acorn" / "dist" / "acorn.mjs")], "source_type")
 
 
 def package_type(path: Path) -> str | None:
@@ -187,22 +197,16 @@ def cuts(text: str, count: int, rng: random.Random):
                 yield "line", cut, end
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seam", required=True)
-    parser.add_argument("--files", type=int, default=40)
-    parser.add_argument("--mutants", type=int, default=12)
-    parser.add_argument("--cuts", type=int, default=6)
-    parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--max-bytes", type=int, default=30000)
-    parser.add_argument("--min-soundness", type=float, default=99.5)
-    args = parser.parse_args()
-
-    cache = reference_dir()
-    acorn = Acorn(cache)
+def judge(seam: str, language: str, files, reference, args, known=lambda case, message: False,
+          name="acorn", label="javascript") -> int:
+    """The cases of `files` ([(path, text, goal)]) through `seam check
+    --language LANGUAGE` against `reference.verdicts`: whole files, mutants
+    and cuts.  A case's "goal" goes to seam check as its source_type (None:
+    none).  `known(case, message)`: whether a mutant the reference refuses
+    and seam accepts is a listed difference.  Prints the report; the exit
+    status."""
     rng = random.Random(args.seed)
-    files = pick_files(acorn, candidate_paths(cache), args.files, args.seed, args.max_bytes)
-    # every case: (kind, path, goal, left, middle, right, offset); what acorn says of the mutants
+    # every case: (kind, path, goal, left, middle, right, offset); what the reference says of the mutants
     cases, pending = [], []
     for path, text, goal in files:
         cases.append(("file", path, goal, "", text, "", 0))
@@ -213,16 +217,20 @@ def main() -> int:
             cases.append((f"cut-{kind}", path, goal, left, middle, right, start))
             for mkind, at, mutated in mutants(middle, 2, rng):
                 pending.append((f"cut-{mkind}", path, goal, left, mutated, right, start + at))
-    verdicts = acorn.verdicts([(c[3] + c[4] + c[5], c[2]) for c in pending])
+    verdicts = reference.verdicts([(c[3] + c[4] + c[5], c[2]) for c in pending])
     valid = [c for c, (ok, _) in zip(pending, verdicts) if ok]
     invalid = [c for c, (ok, _) in zip(pending, verdicts) if not ok]
     why = {id(c): message for c, (ok, message) in zip(pending, verdicts) if not ok}
     must_accept = cases + valid
 
     everything = must_accept + invalid
-    results = stdlib_check.seam_check(args.seam, [{"id": i, "language": "javascript", "source_type": c[2],
-                                                   "left": c[3], "middle": c[4], "right": c[5]}
-                                                  for i, c in enumerate(everything)], 1800)
+    rows = []
+    for i, c in enumerate(everything):
+        row = {"id": i, "language": language, "left": c[3], "middle": c[4], "right": c[5]}
+        if c[2] is not None:
+            row["source_type"] = c[2]
+        rows.append(row)
+    results = stdlib_check.seam_check(seam, rows, 1800)
     if results is None:
         return 1
     refused = []
@@ -238,33 +246,60 @@ def main() -> int:
             unsound.append(case)
         if row.get("accepted", 0) < len(case[4].encode()):
             early += 1
-    modules = sum(1 for _, _, g in files if g == "module")
-    print(f"files: {len(files)} ({modules} modules, {len(files) - modules} scripts)")
+    goals = sorted({g for _, _, g in files if g is not None})
+    counts = ", ".join(f"{sum(1 for _, _, g in files if g == goal)} {goal}s" for goal in goals)
+    print(f"files: {len(files)}" + (f" ({counts})" if counts else ""))
     print(f"completeness: {len(must_accept) - len(refused)}/{len(must_accept)} files, true middles and "
-          f"acorn-valid mutants accepted whole and complete")
+          f"{name}-valid mutants accepted whole and complete")
+    dump = getattr(args, "dump", None)
+    for n, (case, row) in enumerate(refused):
+        if dump:
+            Path(dump).mkdir(parents=True, exist_ok=True)
+            Path(dump, f"refused-{n}.txt").write_text(case[3] + case[4] + case[5], encoding="utf-8")
     for case, row in refused[:25]:
         kind, path, goal, left, middle, right, at = case
         got = row.get("accepted", 0)
         text = (left + middle).encode()[:len(left.encode()) + got].decode(errors="ignore")
-        print(f"  REFUSED {kind} {goal} {path} at {got}/{len(middle.encode())}: {text[-60:]!r} | "
+        print(f"  REFUSED {kind} {goal or ''} {path} at {got}/{len(middle.encode())}: {text[-60:]!r} | "
               f"{(middle + right)[len(text) - len(left):][:20]!r}")
     soundness = 100.0 * (len(invalid) - len(unsound)) / max(1, len(invalid))
-    print(f"soundness: {len(invalid) - len(unsound)}/{len(invalid)} mutants acorn refuses are refused "
+    print(f"soundness: {len(invalid) - len(unsound)}/{len(invalid)} mutants {name} refuses are refused "
           f"({soundness:.2f}%, target {args.min_soundness}%)")
     print(f"early rejection: {early}/{len(invalid)} refused before their end")
-    known = [c for c in unsound if any(p.search(why[id(c)]) for p in KNOWN_DIFFERENCES)
-             or (STRICT_ONLY.search(why[id(c)]) and STRICT_DIRECTIVE.search(c[3] + c[4] + c[5]))]
-    print(f"  of the accepted ones, {len(known)} are refused by acorn for a listed difference "
-          f"(docs/JAVASCRIPT_DIFFERENCES.md)")
+    listed = [c for c in unsound if known(c, why[id(c)])]
+    print(f"  of the accepted ones, {len(listed)} are refused by {name} for a listed difference")
     for case in unsound[:30]:
         kind, path, goal, left, middle, right, at = case
         whole = left + middle + right
-        tag = "known" if case in known else "ACCEPTED"
-        print(f"  {tag} {kind} {goal} at {at} in {path.name} ({why[id(case)]}): "
+        tag = "known" if case in listed else "ACCEPTED"
+        print(f"  {tag} {kind} {goal or ''} at {at} in {path.name} ({why[id(case)]}): "
               f"{whole[max(0, at - 40):at + 40]!r}")
-    failed = len(refused) + len(unsound) - len(known)
-    print(f"javascript: {len(everything) - failed} passed, {failed} failed")
+    failed = len(refused) + len(unsound) - len(listed)
+    print(f"{label}: {len(everything) - failed} passed, {failed} failed")
     return 0 if not refused and soundness >= args.min_soundness else 1
+
+
+def known_difference(case, message: str) -> bool:
+    """A mutant acorn refuses for a difference docs/JAVASCRIPT_DIFFERENCES.md lists."""
+    return (any(p.search(message) for p in KNOWN_DIFFERENCES)
+            or bool(STRICT_ONLY.search(message) and STRICT_DIRECTIVE.search(case[3] + case[4] + case[5])))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seam", required=True)
+    parser.add_argument("--files", type=int, default=40)
+    parser.add_argument("--mutants", type=int, default=12)
+    parser.add_argument("--cuts", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--max-bytes", type=int, default=30000)
+    parser.add_argument("--min-soundness", type=float, default=99.5)
+    args = parser.parse_args()
+
+    cache = reference_dir()
+    acorn = Acorn(cache)
+    files = pick_files(acorn, candidate_paths(cache), args.files, args.seed, args.max_bytes)
+    return judge(args.seam, "javascript", files, acorn, args, known_difference)
 
 
 if __name__ == "__main__":

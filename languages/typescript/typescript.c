@@ -1,0 +1,38 @@
+/*
+ * typescript.c - TypeScript's row of the registry.  Its grammar
+ * (typescript.grammar) extends JavaScript's, read with the Script goal's
+ * lines; its lexical reading of a line being typed is JavaScript's (a
+ * TypeScript line lexes as a JavaScript one does), reused, not copied.
+ */
+#include "lg_internal.h"
+
+static const char *const lg__ts_ids[] = {"typescript", NULL};
+static const char *const lg__ts_extensions[] = {".ts", ".mts", ".cts", NULL};
+static const char *const lg__ts_interpreters[] = {"ts-node", NULL};
+/* a finished line's statement, member, argument or element may be
+ * followed by one of these */
+static const char *const lg__ts_line_enders[] = {";", "}", ",", ")", "]", NULL};
+
+extern const char ep_grammar_source_typescript[];
+
+/* Every TypeScript file is read on JavaScript's Script goal's lines (the
+ * grammar adds imports and exports): the first dialect. */
+static int lg__ts_base_version(int version)
+{
+    (void)version;
+    return 1;
+}
+
+const lg_language lg_typescript = {
+    .name = "typescript",
+    .title = "TypeScript",
+    .language_ids = lg__ts_ids,
+    .extensions = lg__ts_extensions,
+    .interpreters = lg__ts_interpreters,
+    .grammar = ep_grammar_source_typescript,
+    .base = &lg_javascript,
+    .base_version = lg__ts_base_version,
+    .lex_scan = lg_js_lex_scan,
+    .middle_closed = lg_js_middle_closed,
+    .line_enders = lg__ts_line_enders,
+};
