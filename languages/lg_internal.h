@@ -32,6 +32,7 @@ void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
                     uint32_t max_lines, lg_scope *out);
 bool lg_js_escape_filter(const lg_scope *scope, const char *middle, size_t len, bool at_end);
 const TSLanguage *tree_sitter_javascript(void);
+const TSLanguage *tree_sitter_typescript(void);
 
 /* Python's scope rules and lexical reading (python/scope.c). */
 void lg_py_lex_scan(lg_lex *lex, const char *text, size_t len);

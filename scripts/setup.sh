@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what seam needs on a Debian 12 machine, fetches the languages'
-# tree-sitter grammars with npm (tree-sitter-python, tree-sitter-javascript:
-# not in Debian), and configures and builds the requested build directories.
+# tree-sitter grammars with npm (tree-sitter-python, tree-sitter-javascript,
+# tree-sitter-typescript: not in Debian), and configures and builds the
+# requested build directories.
 # Idempotent: a second run installs nothing and only rebuilds what changed.
 #
 #   scripts/setup.sh [--test-deps | --llama-deps] [release] [debug] [asan]
@@ -50,6 +51,7 @@ fi
 tree_sitter_grammars=(
   "tree-sitter-python 0.23.6 aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a"
   "tree-sitter-javascript 0.23.1 90e80b25a67517a4daf6ad751557bee21efbda7b7a5a554897933245d1734398"
+  "tree-sitter-typescript 0.23.2 0fdf63c35930a75885145d75ee63cb879da2d49db9bfe454bd8e60b08ba778a1"
 )
 
 log() { printf 'setup: %s\n' "$*" >&2; }

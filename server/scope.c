@@ -160,9 +160,10 @@ static void srv__scope_by_lines(const lg_language *language, const char *text, s
 void srv_scope_at(const lg_language *language, const srv_tree *tree, const char *text, size_t len, size_t offset,
                   bool multiline, uint32_t max_lines, lg_scope *out)
 {
-    if (language->scope_at)
+    if (language->scope_at) {
         language->scope_at(srv__fresh(tree), text, len, offset, multiline, max_lines, out);
-    else
+        out->language = language;   /* (rules another language's row shares) */
+    } else
         srv__scope_by_lines(language, text, len, offset, multiline, max_lines, out);
     if (out->max_lines == 0)
         out->max_lines = 1;

@@ -137,8 +137,11 @@ static bool lg__js_block_brace(const TSTree *tree, const char *text, size_t at)
             const char *type = ts_node_type(parent);
             static const char *const blocks[] = {"statement_block", "class_body", "switch_body",
                                                  "class_static_block", NULL};
+            /* (and tree-sitter-typescript's: a type literal, an
+             * interface's and an enum's members) */
             static const char *const objects[] = {"object", "object_pattern", "named_imports", "export_clause",
-                                                  "template_substitution", NULL};
+                                                  "template_substitution", "object_type", "interface_body",
+                                                  "enum_body", NULL};
             for (size_t i = 0; blocks[i]; i++)
                 if (strcmp(type, blocks[i]) == 0)
                     return true;

@@ -1,8 +1,10 @@
 /*
  * typescript.c - TypeScript's row of the registry.  Its grammar
  * (typescript.grammar) extends JavaScript's, read with the Script goal's
- * lines; its lexical reading of a line being typed is JavaScript's (a
- * TypeScript line lexes as a JavaScript one does), reused, not copied.
+ * lines; its scope rules and its lexical reading of a line being typed are
+ * JavaScript's (languages/javascript/scope.c, on tree-sitter-typescript's
+ * tree, which names JavaScript's nodes as tree-sitter-javascript does),
+ * reused, not copied.
  */
 #include "lg_internal.h"
 
@@ -32,6 +34,9 @@ const lg_language lg_typescript = {
     .grammar = ep_grammar_source_typescript,
     .base = &lg_javascript,
     .base_version = lg__ts_base_version,
+    .tree_sitter = tree_sitter_typescript,
+    .scope_at = lg_js_scope_at,
+    .escape_filter = lg_js_escape_filter,
     .lex_scan = lg_js_lex_scan,
     .middle_closed = lg_js_middle_closed,
     .line_enders = lg__ts_line_enders,

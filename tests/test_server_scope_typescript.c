@@ -1,0 +1,54 @@
+/*
+ * TypeScript's scope rules: JavaScript's (languages/javascript/scope.c) on
+ * tree-sitter-typescript's tree, whose type literals, interfaces and enums
+ * hold members, not statements.
+ */
+#include "seam_server.h"
+#include "test_support.h"
+
+#include <string.h>
+
+SEAM_SUITE(scope_typescript);
+
+#define TS lg_by_name("typescript")
+#define CURSOR "<|>"
+
+static lg_scope ts_scope(const char *marked)
+{
+    const char *at = strstr(marked, CURSOR);
+    cr_assert_not_null(at);
+    size_t offset = (size_t)(at - marked);
+    static char text[4096];
+    snprintf(text, sizeof text, "%.*s%s", (int)offset, marked, at + strlen(CURSOR));
+    srv_tree *tree = srv_tree_new(TS, text, strlen(text));
+    cr_assert_not_null(tree, "tree-sitter-typescript loads");
+    lg_scope sc;
+    srv_scope_at(TS, tree, text, strlen(text), offset, true, 6, &sc);
+    srv_tree_free(tree);
+    cr_assert_eq(sc.language, TS);
+    return sc;
+}
+
+Test(scope_typescript, a_function_body_takes_statements_and_an_interface_members)
+{
+    lg_scope sc = ts_scope("function f(x: number): string {\n  let a: number = 1;\n  " CURSOR "\n}\n");
+    cr_assert_eq(sc.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(sc.kind));
+    cr_assert_eq(sc.max_lines, 6);
+    sc = ts_scope("interface Point {\n  x: number;\n  " CURSOR "\n}\n");
+    cr_assert_neq(sc.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(sc.kind));
+    /* the tree's word: after "=>" the lexical reading takes the brace for
+     * an arrow's body, not a function type's object type */
+    sc = ts_scope("let f: (x: number) => {\n  a: number;\n  " CURSOR "\n};\n");
+    cr_assert_neq(sc.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(sc.kind));
+    sc = ts_scope("enum Color {\n  Red,\n  " CURSOR "\n}\n");
+    cr_assert_neq(sc.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(sc.kind));
+    sc = ts_scope("class A {\n  private x: number;\n  " CURSOR "\n}\n");
+    cr_assert_eq(sc.kind, LG_SCOPE_BLOCK, "a class body: %s", lg_scope_kind_name(sc.kind));
+}
+
+Test(scope_typescript, a_line_being_typed_takes_its_rest)
+{
+    lg_scope sc = ts_scope("function f(): void {\n  const m: Map<string, number> = " CURSOR "\n  g();\n}\n");
+    cr_assert_eq(sc.kind, LG_SCOPE_LINE, "%s", lg_scope_kind_name(sc.kind));
+    cr_assert_eq(sc.max_lines, 1);
+}
