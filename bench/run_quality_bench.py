@@ -1,11 +1,12 @@
 """How good seam's completions are, measured against the true middle.
 
     python3 bench/run_quality_bench.py --seam build/release/seam [--holes 150] [--seed 1]
-                                       [--language python|javascript]
+                                       [--language python|javascript|typescript]
 
 Holes are cut from the standard library (with --language javascript, from
 the JavaScript files tests/corpus/js_check.py samples, judged by acorn
-instead of CPython): the rest of a line (boundary), a
+instead of CPython; with --language typescript, from the TypeScript files
+tests/corpus/ts_check.py samples, judged by TypeScript's parser): the rest of a line (boundary), a
 random span inside a line, and one to three whole lines.  An imitation of a
 fill-in-the-middle model, served over llama.cpp's API by the loopback server
 of seam's tests, knows each hole's true middle and behaves like a real one:
@@ -48,18 +49,25 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "backends"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "corpus"))
 from harness import valid as python_valid  # noqa: E402
 import js_check  # noqa: E402
+import ts_check  # noqa: E402
 from stdlib_files import random_files  # noqa: E402
 from loopback import EOS, LoopbackServer  # noqa: E402
 
 # The language of the holes: set by main().
-LANGUAGE = {"name": "python", "acorn": None, "goals": {}}
+LANGUAGE = {"name": "python", "reference": None, "goals": {}}
+
+
+def braces():
+    """Whether the language is JavaScript or TypeScript (JavaScript's
+    comments, strings and templates)."""
+    return LANGUAGE["name"] in ("javascript", "typescript")
 
 
 def valid_all(texts, names):
     """Whether each text (of the file named as in names) is a program for
     the language's own parser."""
-    if LANGUAGE["name"] == "javascript":
-        return LANGUAGE["acorn"].accepts([(t, LANGUAGE["goals"].get(n, "script")) for t, n in zip(texts, names)])
+    if braces():
+        return LANGUAGE["reference"].accepts([(t, LANGUAGE["goals"].get(n)) for t, n in zip(texts, names)])
     return [python_valid(t) for t in texts]
 
 
@@ -140,15 +148,22 @@ def cut_at_repeat(text, right):
 
 
 def js_files(rng, seed, min_lines=30):
-    """(name, text, lines) of real JavaScript files of more than min_lines
-    lines, each named with its goal's ending (.mjs, .cjs), endlessly."""
-    cache = js_check.reference_dir()
-    LANGUAGE["acorn"] = js_check.Acorn(cache)
-    chosen = [f for f in js_check.pick_files(LANGUAGE["acorn"], js_check.candidate_paths(cache), 400, seed, 30000)
-              if f[1].count("\n") > min_lines]
+    """(name, text, lines) of real JavaScript files (each named with its
+    goal's ending, .mjs or .cjs) or TypeScript files (.ts) of more than
+    min_lines lines, endlessly."""
+    if LANGUAGE["name"] == "typescript":
+        cache = js_check.reference_dir("typescript")
+        LANGUAGE["reference"] = ts_check.TypeScript(cache)
+        found = ts_check.pick_files(LANGUAGE["reference"], ts_check.candidate_paths(cache, ts_check.PACKAGES), 400,
+                                    seed, 30000)
+    else:
+        cache = js_check.reference_dir()
+        LANGUAGE["reference"] = js_check.Acorn(cache)
+        found = js_check.pick_files(LANGUAGE["reference"], js_check.candidate_paths(cache), 400, seed, 30000)
+    chosen = [f for f in found if f[1].count("\n") > min_lines]
     while True:
         path, text, goal = rng.choice(chosen)
-        name = path.stem + (".mjs" if goal == "module" else ".cjs")
+        name = path.stem + (".ts" if goal is None else ".mjs" if goal == "module" else ".cjs")
         LANGUAGE["goals"][name] = goal
         yield name, text, text.split("\n")
 
@@ -156,7 +171,7 @@ def js_files(rng, seed, min_lines=30):
 def holes(count, seed):
     rng = random.Random(seed)
     out = []
-    javascript = LANGUAGE["name"] == "javascript"
+    javascript = braces()
     files = js_files(rng, seed) if javascript else random_files(rng, 30, private=False)
     while len(out) < count:
         name, text, lines = next(files)
@@ -280,14 +295,14 @@ def main():
     ap.add_argument("--holes", type=int, default=150)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-embedded", action="store_true")
-    ap.add_argument("--language", choices=("python", "javascript"), default="python")
+    ap.add_argument("--language", choices=("python", "javascript", "typescript"), default="python")
     args = ap.parse_args()
     LANGUAGE["name"] = args.language
     cases = holes(args.holes, args.seed)
     work = tempfile.mkdtemp(prefix="seam-quality-")
     kinds = {k: sum(c[0] == k for c in cases) for k in ("boundary", "span", "lines")}
-    print("%d holes from %s: %s" % (len(cases), "real JavaScript" if args.language == "javascript"
-                                    else "the standard library", kinds))
+    print("%d holes from %s: %s" % (len(cases), {"javascript": "real JavaScript", "typescript": "real TypeScript"}
+                                    .get(args.language, "the standard library"), kinds))
     s, g, c = setting(args, cases, work, "noise and run-ons", 0.15, 0.5, True)
     print("seam equal - better baseline: %+.1f points (target +20)" % (s - max(g, c)))
     s, g, c = setting(args, cases, work, "run-ons alone", 0.0, 1.0, True)

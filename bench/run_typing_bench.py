@@ -1,12 +1,14 @@
 """How good seam's completions are while a line is being typed.
 
     python3 bench/run_typing_bench.py --seam build/release/seam [--lines 150] [--seed 5]
-                                      [--language python|javascript]
+                                      [--language python|javascript|typescript]
     python3 bench/run_typing_bench.py --seam build/debug/seam --lines 40 --check   (the test command's)
 
 Lines of standard-library files (with --language javascript: of the real
 JavaScript files tests/corpus/js_check.py samples, one-line statements
-ending in ";", judged by acorn) are typed left to right and stopped at a
+ending in ";", judged by acorn; with --language typescript: of the
+TypeScript files tests/corpus/ts_check.py samples, judged by TypeScript's
+parser) are typed left to right and stopped at a
 random point, as an editor with VS Code's defaults has them: every bracket
 and quote opened on the line so far is closed after the cursor (the
 editor's auto-closing), and the person's own closers overtype those.  Two
@@ -50,7 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "backends"))
 # (LANGUAGE, the language of the lines, is run_quality_bench's: main() sets it)
-from run_quality_bench import LANGUAGE, PIECE, Imitation, cut_at_repeat, greedy, js_files, valid_all  # noqa: E402
+from run_quality_bench import LANGUAGE, PIECE, Imitation, braces, cut_at_repeat, greedy, js_files, valid_all  # noqa: E402
 from stdlib_files import random_files  # noqa: E402
 from loopback import LoopbackServer  # noqa: E402
 
@@ -85,7 +87,7 @@ class LineScan:
                 self.quote = None
                 return n
             return 1
-        javascript = LANGUAGE["name"] == "javascript"
+        javascript = braces()
         if (c == "#" and not javascript) or (javascript and text.startswith("//", i)):
             self.comment = True
         elif c in "\"'" or (javascript and c == "`"):
@@ -162,7 +164,7 @@ def js_statements(text):
 def typed_lines(count, seed):
     """Cases: (name, before, head, closers, expected, tail, after)."""
     rng = random.Random(seed)
-    javascript = LANGUAGE["name"] == "javascript"
+    javascript = braces()
     files = js_files(rng, seed, min_lines=20) if javascript else random_files(rng, 40, private=False)
     out = []
     while len(out) < count:
@@ -300,7 +302,7 @@ def main():
     ap.add_argument("--no-embedded", action="store_true")
     ap.add_argument("--check", action="store_true", help="exit 1 unless the targets are met")
     ap.add_argument("--verbose", action="store_true", help="print seam's completions that are not the true one")
-    ap.add_argument("--language", choices=("python", "javascript"), default="python")
+    ap.add_argument("--language", choices=("python", "javascript", "typescript"), default="python")
     args = ap.parse_args()
     LANGUAGE["name"] = args.language
     cases = typed_lines(args.lines, args.seed)

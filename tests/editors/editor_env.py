@@ -1,8 +1,9 @@
 """What the editor checks share: the language server check's counter,
 the judges (CPython, the backend checks' `valid`, for Python; Node's
-parser for JavaScript), and an environment whose HOME and XDG folders lie
+parser for JavaScript; TypeScript's parser for TypeScript), and an environment whose HOME and XDG folders lie
 inside a temporary folder (so that an editor writes nothing outside it)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -49,9 +50,39 @@ def node_needs_more(text):
     return error is not None and "Unexpected end of input" in error
 
 
+def typescript_check(text):
+    """TypeScript 6.0.3's parser's verdict on text as a .ts file
+    (tests/typescript/parse.mjs; scripts/typescript.sh's cache, exported
+    by scripts/test.sh as SEAM_TYPESCRIPT_DIR): None when it reads it
+    without a diagnostic, else the first one's (message, UTF-16 offset)."""
+    root = os.path.dirname(TESTS)
+    cache = os.environ.get("SEAM_TYPESCRIPT_DIR") or subprocess.run(
+        [os.path.join(root, "scripts", "typescript.sh")], capture_output=True, text=True, check=True).stdout.strip()
+    run = subprocess.run(["node", os.path.join(TESTS, "typescript", "parse.mjs"), "--typescript",
+                          os.path.join(cache, "node_modules", "typescript", "lib", "typescript.js")],
+                         input=json.dumps({"id": 0, "text": text, "kind": "ts"}) + "\n", capture_output=True,
+                         text=True, timeout=60, check=True)
+    answer = json.loads(run.stdout)
+    return None if answer["ok"] else (answer.get("message", ""), answer.get("pos") or 0)
+
+
+def ts_parses(text):
+    """Whether TypeScript's parser reads text as a .ts file."""
+    return typescript_check(text) is None
+
+
+def ts_needs_more(text):
+    """Whether TypeScript's parser refuses text only because it stops too
+    soon: its first diagnostic stands at the end."""
+    error = typescript_check(text)
+    return error is not None and error[1] >= len(text.rstrip().encode("utf-16-le")) // 2
+
+
 def judges(path):
-    """(parses, needs_more) for a file of this name: Node's for .js, else
-    CPython's."""
+    """(parses, needs_more) for a file of this name: Node's for .js,
+    TypeScript's for .ts, else CPython's."""
     if path.endswith(".js"):
         return node_parses, node_needs_more
+    if path.endswith(".ts"):
+        return ts_parses, ts_needs_more
     return parses, needs_more

@@ -41,7 +41,7 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from editor_env import Checker, isolated_env, node_parses, parses  # noqa: E402
+from editor_env import Checker, isolated_env, node_parses, parses, ts_parses  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "backends"))
 from hub_imitation import Hub  # noqa: E402
 from llama_server import cache_dirs  # noqa: E402
@@ -101,6 +101,26 @@ function listFiles(root) {
 }
 
 """
+
+# TypeScript's: the language server reads a .ts file with TypeScript's
+# grammar, and TypeScript's parser judges the file.
+TYPING_TS = """interface Entry {
+  name: string;
+  size: number;
+}
+
+function total(entries: Entry[]): number {
+  let sum = 0;
+  return sum;
+}
+
+"""
+
+TYPED_TS = [
+    ("  let sum = 0;", "  sum += Math.max(", ""),
+    (None, "console.log(total(", ";\n"),
+    (None, "const sizes: Map<string, number> = new Map(", ";\n"),
+]
 
 TYPED_JS = [
     ("  const names = [];", "  names.push(...fs.readdirSync(", ""),
@@ -599,6 +619,8 @@ def main():
         f.write(TYPING)
     with open(os.path.join(work, "typing.js"), "w", encoding="utf-8") as f:
         f.write(TYPING_JS)
+    with open(os.path.join(work, "typing.ts"), "w", encoding="utf-8") as f:
+        f.write(TYPING_TS)
     settings_path = os.path.join(data, "User", "settings.json")
     settings = user_settings()
     write_json(settings_path, settings)
@@ -794,6 +816,7 @@ def main():
 
         typing_checks(driver, work, check, args.artifacts)
         typing_checks(driver, work, check, args.artifacts, "typing.js", TYPED_JS, node_parses, "Node")
+        typing_checks(driver, work, check, args.artifacts, "typing.ts", TYPED_TS, ts_parses, "TypeScript's parser")
         download_checks(driver, check, env, seam_log)
         # another interpreter selected in the Python extension: seam follows
         with open(env["SEAM_TEST_INTERPRETER"], "w") as f:
