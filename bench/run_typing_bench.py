@@ -95,15 +95,22 @@ class LineScan:
             return len(self.quote)
         elif c in CLOSER:
             self.stack.append(c)
+        elif c == "<" and LANGUAGE["name"] == "typescript" and i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_$."):
+            self.stack.append(c)   # a type argument list ("Map<"), which no editor closes
+        elif c == ">" and self.stack and self.stack[-1] == "<" and not (i > 0 and text[i - 1] == "="):
+            self.stack.pop()
         elif c in ")]}" and self.stack:
+            while len(self.stack) > 1 and self.stack[-1] == "<":
+                self.stack.pop()
             self.stack.pop()
         return 1
 
     def closers(self):
         """What the editor has put after the cursor: the open string's
-        quote, then the brackets' closers, innermost first."""
+        quote, then the brackets' closers, innermost first (a type
+        argument list's ">" is the person's to type)."""
         out = self.quote if self.quote else ""
-        return out + "".join(CLOSER[b] for b in reversed(self.stack))
+        return out + "".join(CLOSER[b] for b in reversed(self.stack) if b in CLOSER)
 
 
 def scan(text, state=None):
@@ -191,6 +198,8 @@ def typed_lines(count, seed):
         closers = state.closers()
         if not expected.strip() or not tail.startswith(closers[:1]):
             continue   # the person's next key is a closer: nothing to complete
+        if "<" in state.stack:
+            continue   # inside a type argument list, which no editor closes: not this benchmark's typing
         before = "\n".join(lines[:i]) + "\n"
         after = "\n".join(lines[i + 1:])
         if not valid_all([before + head + expected + tail + "\n" + after], [name])[0]:

@@ -169,6 +169,23 @@ static void mc__handle_closed(uv_handle_t *handle)
 
 static const mc__end *mc__overlap_end(const mc_decode *d, size_t len);
 
+/* Whether bytes[0..len) is only blank space: a middle that writes nothing
+ * an editor could show (ghost text of blanks shows as nothing, and Tab
+ * would insert them), which counts as the empty middle. */
+static bool mc__blank(const char *bytes, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (bytes[i] != ' ' && bytes[i] != '\t' && bytes[i] != '\n' && bytes[i] != '\r' && bytes[i] != '\f')
+            return false;
+    return true;
+}
+
+/* Whether the middle so far writes nothing (empty or blank). */
+static bool mc__nothing_written(const mc_decode *d)
+{
+    return mc__blank(d->middle.data, d->middle.len);
+}
+
 static mc_completion *mc__build_result(mc_decode *d)
 {
     mc_completion *c = sm_calloc(1, sizeof *c);
@@ -193,6 +210,12 @@ static mc_completion *mc__build_result(mc_decode *d)
         len = e->len;
         tokens = e->tokens;
         ep_restore(d->rec, e->point);
+    }
+    if (len > 0 && mc__blank(d->middle.data, len)) {
+        /* blank space alone is no completion: the empty middle's place */
+        len = 0;
+        tokens = 0;
+        ep_restore(d->rec, d->start_point);
     }
     c->empty_refused = d->empty_refused && len > 0;
     c->text = sm_strndup(d->middle.data ? d->middle.data : "", len);
@@ -338,8 +361,9 @@ static double mc__end_score(const mc_step *step)
 
 static void mc__remember_complete(mc_decode *d, double score)
 {
-    if (d->options.prefer_nonempty && d->middle.len == 0) {
-        /* The empty middle is the last resort of an explicit request. */
+    if (d->options.prefer_nonempty && mc__nothing_written(d)) {
+        /* The empty middle (or blank space) is the last resort of an
+         * explicit request. */
         d->empty_possible = true;
         return;
     }
@@ -489,7 +513,7 @@ static const mc__end *mc__overlap_end(const mc_decode *d, size_t len)
 {
     for (uint32_t i = 0; i < d->ends.size; i++) {
         const mc__end *e = &d->ends.items[i];
-        if (e->len == 0 && d->options.prefer_nonempty)
+        if (d->options.prefer_nonempty && mc__blank(d->middle.data, e->len))
             continue;   /* an explicit request keeps what the model wrote */
         if (e->len < len && len - e->len <= d->right_len &&
             memcmp(d->middle.data + e->len, d->right, len - e->len) == 0)
@@ -538,7 +562,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
         const mc_token *tok = &step->cands[order[*k]];
         if (tok->eos) {
             if (mc__can_end(d)) {
-                if (d->options.prefer_nonempty && d->middle.len == 0) {
+                if (d->options.prefer_nonempty && mc__nothing_written(d)) {
                     /* Set aside: the next valid candidate may do. */
                     mc__remember_complete(d, tok->logprob);
                     continue;
@@ -584,7 +608,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
                      * complete point: not by the line break's.  An
                      * explicit request's empty middle is only set aside. */
                     mc__remember_complete(d, mc__end_score(step));
-                    if (!(d->options.prefer_nonempty && d->middle.len == 0)) {
+                    if (!(d->options.prefer_nonempty && mc__nothing_written(d))) {
                         if (keep)
                             d->tokens_generated++;
                         return MC__LINE_STOP;

@@ -38,6 +38,7 @@ typedef struct srv__doc {
                                       first completion tells its language) */
     const lg_language *tree_language;  /* the language `tree` is in */
     srv_rec_cache *cache;          /* the recognizer of the last completion */
+    srv_shown *shown;              /* the inline completion last shown, for typing through it */
     struct srv__pending *active;   /* the completion in flight */
     bool language_told;            /* the log said its language is not one seam completes */
     /* the dialect it is read in, and the language and source_type setting
@@ -284,6 +285,7 @@ static void srv__forget_doc(srv_lsp *lsp, uint32_t index)
         srv__cancel_pending(lsp, d->active, "the document was closed");
     lsp_document_free(d->doc);
     srv_rec_cache_free(d->cache);
+    srv_shown_free(d->shown);
     srv_tree_free(d->tree);
     sm_free(d);
     lsp->docs.items[index] = lsp->docs.items[--lsp->docs.size];
@@ -474,6 +476,22 @@ static cJSON *srv__range(srv_lsp *lsp, const char *text, size_t len, size_t from
     return r;
 }
 
+/* An inline completion's answer: one item inserting `insert` over
+ * text[from, to), or none when insert is NULL. */
+static cJSON *srv__inline_items(srv_lsp *lsp, const char *text, size_t len, size_t from, size_t to,
+                                const char *insert)
+{
+    cJSON *result = cJSON_CreateObject();
+    cJSON *items = cJSON_AddArrayToObject(result, "items");
+    if (insert) {
+        cJSON *item = cJSON_CreateObject();
+        cJSON_AddStringToObject(item, "insertText", insert);
+        cJSON_AddItemToObject(item, "range", srv__range(lsp, text, len, from, to));
+        cJSON_AddItemToArray(items, item);
+    }
+    return result;
+}
+
 static cJSON *srv__result(srv_lsp *lsp, srv__pending *p, const mc_completion *c)
 {
     bool have = c && c->found && c->len > 0;
@@ -485,14 +503,7 @@ static cJSON *srv__result(srv_lsp *lsp, srv__pending *p, const mc_completion *c)
         sm_buf_append(&insert, c->text, c->len);
     cJSON *result;
     if (p->inline_kind) {
-        result = cJSON_CreateObject();
-        cJSON *items = cJSON_AddArrayToObject(result, "items");
-        if (have) {
-            cJSON *item = cJSON_CreateObject();
-            cJSON_AddStringToObject(item, "insertText", insert.data);
-            cJSON_AddItemToObject(item, "range", srv__range(lsp, p->text, p->text_len, p->replace_from, p->offset));
-            cJSON_AddItemToArray(items, item);
-        }
+        result = srv__inline_items(lsp, p->text, p->text_len, p->replace_from, p->offset, have ? insert.data : NULL);
     } else {
         result = cJSON_CreateObject();
         cJSON_AddBoolToObject(result, "isIncomplete", true);
@@ -518,6 +529,16 @@ static cJSON *srv__result(srv_lsp *lsp, srv__pending *p, const mc_completion *c)
     }
     sm_buf_free(&insert);
     return result;
+}
+
+/* Keeps an inline completion shown as it is (no item selected in a popup
+ * before it), for typing through it. */
+static void srv__keep_shown(srv__doc *d, const srv__pending *p, const mc_completion *c)
+{
+    if (!d || !p->inline_kind || p->prefix || !c || !c->found || c->len == 0)
+        return;
+    srv_shown_free(d->shown);
+    d->shown = srv_shown_new(p->text, p->text_len, p->offset, c->text, c->len, p->engine);
 }
 
 static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_info *info)
@@ -553,6 +574,7 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
         } else {
             srv__reply(lsp, p->id, srv__result(lsp, p, c));
             lsp->completions_served++;
+            srv__keep_shown(d, p, c);
         }
     }
     char evaluated[48] = "";
@@ -649,6 +671,32 @@ static const lg_language *srv__document_language(srv_lsp *lsp, srv__doc *d, cons
     return language;
 }
 
+/* Whether the person typed the start of the inline completion last shown
+ * (no item selected in a popup): then the rest answers at once, with no
+ * model request.  Otherwise the shown completion is forgotten when the
+ * text has left it. */
+static bool srv__typed_through(srv_lsp *lsp, srv__doc *d, const cJSON *id, const cJSON *params, const char *text,
+                               size_t len, size_t offset)
+{
+    const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(params, "context");
+    if (!d->shown || cJSON_GetObjectItemCaseSensitive(ctx, "selectedCompletionInfo"))
+        return false;
+    size_t rest_len;
+    const char *rest = srv_shown_rest(d->shown, text, len, offset, lsp->engine, &rest_len);
+    if (!rest) {
+        srv_shown_free(d->shown);
+        d->shown = NULL;
+        return false;
+    }
+    char *insert = sm_strndup(rest, rest_len);
+    srv__reply(lsp, id, srv__inline_items(lsp, text, len, offset, offset, insert));
+    sm_free(insert);
+    lsp->completions_served++;
+    sm_log(lsp->logger, SM_LOG_DEBUG, "completion inline: typed through the one shown, %zu bytes left, no model request",
+           rest_len);
+    return true;
+}
+
 static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, bool inline_kind)
 {
     const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
@@ -689,6 +737,8 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     }
     if (d->active)
         srv__cancel_pending(lsp, d->active, "a newer completion request replaced this one");
+    if (inline_kind && srv__typed_through(lsp, d, id, params, text, len, offset))
+        return;
 
     srv__pending *p = sm_calloc(1, sizeof *p);
     p->lsp = lsp;

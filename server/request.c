@@ -46,6 +46,16 @@ static bool srv__blank(const char *text, size_t from, size_t to)
     return true;
 }
 
+/* Whether text[from, to) is what an editor's auto-closing puts after the
+ * cursor: closing brackets and quotes, and blank space. */
+static bool srv__editor_closers(const char *text, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (!strchr(")]}\"'` \t\f", text[i]) || text[i] == '\0')
+            return false;
+    return true;
+}
+
 void srv_contexts_of(const lg_scope *scope, const char *text, size_t len, size_t offset, bool cut, bool whole_only,
                      srv_contexts *out)
 {
@@ -62,7 +72,10 @@ void srv_contexts_of(const lg_scope *scope, const char *text, size_t len, size_t
         out->whole_first = true;
     } else if (scope->at_end) {
         out->why = "nothing follows the cursor's line";
-    } else if (scope->colon_unwritten && !srv__blank(text, offset, scope->line_end)) {
+    } else if (scope->colon_unwritten && !srv__blank(text, offset, scope->line_end) &&
+               srv__editor_closers(text, offset, scope->line_end)) {
+        /* (other text after the cursor, a comment's words or code, is the
+         * person's and binds as written) */
         out->why = "the header's colon comes after the rest of the line";
     } else if (scope->colon_unwritten && !scope->body_below) {
         out->why = "the header's body is not written yet";

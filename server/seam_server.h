@@ -203,6 +203,24 @@ typedef struct srv_rec_cache {
 
 void srv_rec_cache_free(srv_rec_cache *cache);
 
+/* The inline completion a document last showed, with the text it was made
+ * for (shown.c): when the person types the characters it shows, what is
+ * left of it answers the next request at once, with no model request
+ * (typing through a suggestion).  Owned by the document. */
+typedef struct srv_shown srv_shown;
+/* A copy of text[0..len), the cursor `offset` and the completion; `engine`
+ * (borrowed, only compared) is the one that made it.  NULL when there is
+ * nothing to keep (an empty completion). */
+srv_shown *srv_shown_new(const char *text, size_t len, size_t offset, const char *completion, size_t completion_len,
+                         const void *engine);
+void srv_shown_free(srv_shown *shown);
+/* The rest of the shown completion when text[0..len) is the text it was
+ * made for with its first k bytes typed at its cursor, the cursor now
+ * after them (offset = its cursor + k, 0 < k < its length), on the same
+ * engine; NULL (and *rest_len 0) otherwise.  Points into `shown`. */
+const char *srv_shown_rest(const srv_shown *shown, const char *text, size_t len, size_t offset, const void *engine,
+                           size_t *rest_len);
+
 /* Lexical states at the right cut, remembered by the state the middle
  * leaves: most middles leave one of a handful. */
 #define SRV_LEX_MEMO 8

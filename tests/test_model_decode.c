@@ -592,6 +592,29 @@ Test(model_decode, an_explicit_request_gets_a_non_empty_completion_however_likel
     mc_completion_free(likely_end);
 }
 
+static const script_entry blank_first[] = {
+    /* blank space, then the end, is the model's first choice; a name second */
+    {"", {"  ", "os", NULL}},
+    {"  ", {"", NULL}},
+    {"os", {".path", "", NULL}},
+    {"os.path", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, blank_space_alone_is_no_completion)
+{
+    /* "os.listdir(|)": "  " joins the editor's closer, and an editor would
+     * show it as nothing, while Tab inserted it */
+    const char *left = "import os\nnames = os.listdir(", *right = ")\n";
+    mc_completion *automatic = decode_with(blank_first, 1.0, left, right, 4, 1, false, NULL, NULL);
+    cr_assert_str_eq(automatic->text, "", "an automatic request gets the empty middle, not %s", automatic->text);
+    mc_completion *invoked = decode_with(blank_first, 1.0, left, right, 4, 1, true, NULL, NULL);
+    cr_assert(invoked->found);
+    cr_assert_str_eq(invoked->text, "os.path", "an explicit request goes on past the blank space");
+    mc_completion_free(automatic);
+    mc_completion_free(invoked);
+}
+
 /* The model writes the right context's start again at the cursor: the
  * closer an editor typed, say. */
 static const script_entry run_on_first[] = {

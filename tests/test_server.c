@@ -84,3 +84,26 @@ Test(server, settings_numbers_out_of_any_range_are_refused_whole)
     cfg_free(&config);
     cfg_free(&base);
 }
+
+Test(server, a_shown_completion_is_typed_through_only_as_it_was_shown)
+{
+    const char *text = "path = \nprint(path)\n";
+    int engine = 1, other = 2;
+    srv_shown *s = srv_shown_new(text, strlen(text), 7, "os.sep", 6, &engine);
+    cr_assert_not_null(s);
+    size_t n;
+    const char *rest = srv_shown_rest(s, "path = os\nprint(path)\n", strlen(text) + 2, 9, &engine, &n);
+    cr_assert(rest && n == 4 && memcmp(rest, ".sep", 4) == 0, "typed 'os': the rest");
+    cr_assert_null(srv_shown_rest(s, "path = os\nprint(path)\n", strlen(text) + 2, 9, &other, &n),
+                   "another engine (other settings)");
+    cr_assert_null(srv_shown_rest(s, text, strlen(text), 7, &engine, &n), "nothing typed: the model is asked");
+    cr_assert_null(srv_shown_rest(s, "path = ox\nprint(path)\n", strlen(text) + 2, 9, &engine, &n),
+                   "a character it does not show");
+    cr_assert_null(srv_shown_rest(s, "path = os\nprint(paths)\n", strlen(text) + 3, 9, &engine, &n),
+                   "the text after the cursor changed");
+    cr_assert_null(srv_shown_rest(s, "path = os.sep\nprint(path)\n", strlen(text) + 6, 13, &engine, &n),
+                   "all of it typed: nothing left");
+    cr_assert_eq(n, 0);
+    srv_shown_free(s);
+    cr_assert_null(srv_shown_new(text, strlen(text), 7, "", 0, &engine), "an empty completion is not kept");
+}

@@ -433,6 +433,13 @@ Test(scope, the_code_after_the_cursor_binds_as_far_as_it_is_written)
     cr_assert(end);
     cr_assert_eq(bound_of(g, typing, "path)", &end), SRV_BINDING_LINE);
     cr_assert_not(end);
+    /* Other text after the cursor is the person's, not an editor's closers:
+     * it binds as written ("s" would leave the comment's words an open
+     * string; the true middle runs over lines into the comment). */
+    const char *comment = "def f(mapped_origin):\n    if mapped_origin i|'t hit this branch, it is a bug\n"
+                          "        return 1\n    return 0\n";
+    cr_assert_neq(bound_of(g, comment, "s", &end), SRV_BINDING_LINE);
+    cr_assert_not(end);
     ep_grammar_free(g);
 }
 

@@ -72,15 +72,22 @@ Test(scope_javascript, an_objects_empty_line_is_an_expression)
 }
 
 /* Where the brace's role cannot be read from the code before it (after a
- * colon: a label's or a case's block, or an object's value), the tree
- * tells; with no tree, the colon reads as an object's. */
+ * colon: a label's block, or an object's value), the tree tells; with no
+ * tree, the colon reads as an object's, but a switch clause's ("case 1:"
+ * starts the line) as a block's. */
 Test(scope_javascript, the_tree_tells_a_labelled_block_from_an_object)
 {
-    const char *marked = "switch (x) {\n  case 1: {\n    " CURSOR "\n  }\n}\n";
+    const char *marked = "function f() {\n  outer: {\n    " CURSOR "\n  }\n}\n";
     lg_scope with = js_scope(marked, true);
     cr_assert_eq(with.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(with.kind));
     lg_scope without = js_scope(marked, false);
     cr_assert_eq(without.kind, LG_SCOPE_EXPRESSION, "%s", lg_scope_kind_name(without.kind));
+    const char *clause = "switch (x) {\n  case 1: {\n    " CURSOR "\n  }\n}\n";
+    cr_assert_eq(js_scope(clause, true).kind, LG_SCOPE_BLOCK);
+    cr_assert_eq(js_scope(clause, false).kind, LG_SCOPE_BLOCK, "a clause's block, from the code before it");
+    /* at the end of a file, a line typed in a clause's block stays in it */
+    lg_scope typed = js_scope("switch (x) {\n  case 1: {\n    const adj" CURSOR, true);
+    cr_assert_not(srv_escape_filter((void *)&typed, "}", 1, false));
     lg_scope object = js_scope("const o = { a: {\n  " CURSOR "\n} };\n", true);
     cr_assert_eq(object.kind, LG_SCOPE_EXPRESSION, "%s", lg_scope_kind_name(object.kind));
 }

@@ -52,3 +52,14 @@ Test(scope_typescript, a_line_being_typed_takes_its_rest)
     cr_assert_eq(sc.kind, LG_SCOPE_LINE, "%s", lg_scope_kind_name(sc.kind));
     cr_assert_eq(sc.max_lines, 1);
 }
+
+Test(scope_typescript, a_line_being_typed_does_not_close_its_block)
+{
+    lg_scope sc = ts_scope("function f(issue: Issue): string {\n  if (issue.ok) {\n    const adj" CURSOR);
+    cr_assert_not(srv_escape_filter((void *)&sc, "}", 1, false), "the block the line's statement is in");
+    cr_assert(srv_escape_filter((void *)&sc, " = 1;", 5, false));
+    sc = ts_scope("export default function () {\n  return (issue) => {\n    switch (issue.code) {\n"
+                  "      case \"invalid_type\":\n        return `${issue.expected}, ${parsedType(issue.input)}`;\n"
+                  "      case \"too_big\": {\n        const adj" CURSOR);
+    cr_assert_not(srv_escape_filter((void *)&sc, "}", 1, false), "the case's block");
+}

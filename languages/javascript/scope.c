@@ -95,6 +95,24 @@ static bool lg__js_declares_body(const char *text, size_t at)
     return false;
 }
 
+/* Whether the colon at text[colon] ends a switch's clause: its line
+ * starts with "case" or "default". */
+static bool lg__js_clause_colon(const char *text, size_t colon)
+{
+    size_t b = colon;
+    while (b > 0 && text[b - 1] != '\n' && text[b - 1] != '\r')
+        b--;
+    while (b < colon && lg__js_blank(text[b]))
+        b++;
+    static const char *const words[] = {"case", "default"};
+    for (size_t w = 0; w < 2; w++) {
+        size_t n = strlen(words[w]);
+        if (b + n <= colon && memcmp(text + b, words[w], n) == 0 && !lg__js_word_byte(text[b + n]))
+            return true;
+    }
+    return false;
+}
+
 /* The lexical reading of the brace at text[at]: whether it opens a block
  * (or a class body), from what comes before it. */
 static bool lg__js_brace_opens_block(const char *text, size_t at)
@@ -107,6 +125,8 @@ static bool lg__js_brace_opens_block(const char *text, size_t at)
     char p = text[e - 1];
     if (p == ')' || p == ';' || p == '{' || p == '}')
         return true;    /* a statement's head, or a statement of its own */
+    if (p == ':' && lg__js_clause_colon(text, e - 1))
+        return true;    /* "case 1: {": a clause's block */
     if (p == '>' && e >= 2 && text[e - 2] == '=')
         return true;    /* an arrow function's body */
     if (!lg__js_word_byte(p))

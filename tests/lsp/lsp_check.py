@@ -879,6 +879,19 @@ def python_version_of_the_project(seam, ch, workdir):
                 c.close()
 
 
+def served_client(seam, url, root):
+    """seam's language server, initialized on the workspace `root` with
+    the llama.cpp server at `url` as its backend, no debounce."""
+    c = Client(seam)
+    rid = c.request("initialize", {
+        "processId": os.getpid(), "rootUri": "file://" + root,
+        "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
+        "initializationOptions": {"backend": "llamacpp", "endpoint": url, "debounce_ms": 0}})
+    c.response(rid)
+    c.notify("initialized", {})
+    return c
+
+
 def semantic_in_the_server(seam, ch, workdir):
     """The semantic pruners in the language server: the workspace's own
     module (the workspace folder the client names) is known, the model's
@@ -893,13 +906,7 @@ def semantic_in_the_server(seam, ch, workdir):
     steps = {"": [("geometry.scael(1)", -0.1), ("geometry.scale(1)", -0.5)],
              "geometry.scael(1)": [(EOS, -0.1)], "geometry.scale(1)": [(EOS, -0.1)]}
     with LoopbackServer(Script(steps, left)) as server:
-        c = Client(seam)
-        rid = c.request("initialize", {
-            "processId": os.getpid(), "rootUri": "file://" + ws,
-            "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
-            "initializationOptions": {"backend": "llamacpp", "endpoint": server.url, "debounce_ms": 0}})
-        c.response(rid)
-        c.notify("initialized", {})
+        c = served_client(seam, server.url, ws)
         uri = "file://" + os.path.join(ws, "main.py")
         c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
                                                            "text": left + "\n"}})
@@ -916,6 +923,57 @@ def semantic_in_the_server(seam, ch, workdir):
         c.notify("workspace/didChangeConfiguration", {"settings": {"seam": {"semantic": False}}})
         got = first_item()
         ch.check(got == "geometry.scael(1)", "semantic pruners switched off in the server: %r" % got)
+        rid = c.request("shutdown", None)
+        c.response(rid)
+        c.notify("exit", None)
+        c.wait()
+
+
+def typing_through(seam, ch, workdir):
+    """Typing the characters an inline completion shows: the next request
+    is answered with the rest of it, with no new model request; a
+    character that leaves it asks the model again."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "backends"))
+    from loopback import EOS, LoopbackServer, Script
+    left = "import os\nroot = '.'\nname = 'a'\npath = "
+    steps = {"": [("os.path.join(root, name)", -0.1)], "os.path.join(root, name)": [(EOS, -0.1)],
+             ".path.join(root, name)": [(EOS, -0.1)]}
+    with LoopbackServer(Script(steps, left)) as server:
+        c = served_client(seam, server.url, workdir)
+        uri = "file://" + os.path.join(workdir, "through.py")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                           "text": left + "\nprint(path)\n"}})
+
+        def model_requests():
+            return sum(1 for path, _, _ in server.requests if path in ("/infill", "/completion", "/v1/completions"))
+
+        def typed(col, text, version):
+            c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [
+                {"range": {"start": {"line": 3, "character": col}, "end": {"line": 3, "character": col}},
+                 "text": text}]})
+
+        def shown(col):
+            rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                              "position": {"line": 3, "character": col},
+                                                              "context": {"triggerKind": 2}})
+            items = ((c.response(rid) or {}).get("result") or {}).get("items") or [{}]
+            return items[0].get("insertText")
+
+        start = len("path = ")
+        got = shown(start)
+        asked = model_requests()
+        ch.check(got == "os.path.join(root, name)" and asked > 0, "the first completion: %r" % got)
+        typed(start, "os", 2)
+        got = shown(start + 2)
+        ch.check(got == ".path.join(root, name)" and model_requests() == asked,
+                 "typing 'os' through it: the rest at once, no model request (%r, %d -> %d)"
+                 % (got, asked, model_requests()))
+        typed(start + 2, ".p", 3)
+        got = shown(start + 4)
+        ch.check(got == "ath.join(root, name)" and model_requests() == asked, "typing on through it: %r" % got)
+        typed(start + 4, "x", 4)
+        shown(start + 5)
+        ch.check(model_requests() > asked, "a character the completion does not show asks the model again")
         rid = c.request("shutdown", None)
         c.response(rid)
         c.notify("exit", None)
@@ -1508,6 +1566,7 @@ def main():
     progress_while_training(args.seam, ch)
     status_notifications(args.seam, ch, workdir)
     semantic_in_the_server(args.seam, ch, workdir)
+    typing_through(args.seam, ch, workdir)
     venv_in_the_server(args.seam, ch, workdir)
     python_version_of_the_project(args.seam, ch, workdir)
     same_settings_again(args.seam, ch, workdir)
