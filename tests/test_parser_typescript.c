@@ -88,6 +88,7 @@ Test(typescript, types_declarations_and_expressions)
         "await x; f() = 1; const y; with (a) {} return 1; /a/gg; import z from +\"y\"; let o = { a!: 1 };",
         "function f<T extends Record<string, ObservableInput<any>>>() {}",
         "type T = { [K in X]: T; a: string };",
+        "let o = { #value: 3, label: \"April\" };",
     };
     static const char *const invalid[] = {
         "let x: = 1;",
