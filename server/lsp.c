@@ -278,16 +278,23 @@ static bool srv__position(const cJSON *obj, lsp_position *out)
 static void srv__cancel_pending(srv_lsp *lsp, srv__pending *p, const char *why);
 
 /* Stops tracking docs[index]: its completion in flight ends. */
-static void srv__forget_doc(srv_lsp *lsp, uint32_t index)
+/* Frees a document and what it keeps (its completion in flight is the
+ * caller's to cancel first). */
+static void srv__doc_free(srv__doc *d)
 {
-    srv__doc *d = lsp->docs.items[index];
-    if (d->active)
-        srv__cancel_pending(lsp, d->active, "the document was closed");
     lsp_document_free(d->doc);
     srv_rec_cache_free(d->cache);
     srv_shown_free(d->shown);
     srv_tree_free(d->tree);
     sm_free(d);
+}
+
+static void srv__forget_doc(srv_lsp *lsp, uint32_t index)
+{
+    srv__doc *d = lsp->docs.items[index];
+    if (d->active)
+        srv__cancel_pending(lsp, d->active, "the document was closed");
+    srv__doc_free(d);
     lsp->docs.items[index] = lsp->docs.items[--lsp->docs.size];
 }
 
@@ -1381,12 +1388,8 @@ void srv_lsp_free(srv_lsp *lsp)
         return;
     srv_engine_free(lsp->engine);
     srv_engine_free(lsp->next_engine);
-    for (uint32_t i = 0; i < lsp->docs.size; i++) {
-        lsp_document_free(lsp->docs.items[i]->doc);
-        srv_rec_cache_free(lsp->docs.items[i]->cache);
-        srv_tree_free(lsp->docs.items[i]->tree);
-        sm_free(lsp->docs.items[i]);
-    }
+    for (uint32_t i = 0; i < lsp->docs.size; i++)
+        srv__doc_free(lsp->docs.items[i]);
     sm_array_free(&lsp->docs);
     sm_array_free(&lsp->pending);
     lsp_framer_free(&lsp->framer);

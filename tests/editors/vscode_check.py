@@ -200,6 +200,23 @@ def stop_group(proc):
         proc.wait()
 
 
+def type_keys(driver, text):
+    """Types text as keystrokes, hiding any ghost text (Escape) before each
+    opening bracket: VS Code types an opener that the ghost text shows
+    through it, without auto-closing it, so a suggestion arriving while
+    the line is typed would leave the editor's closer out."""
+    segment = ""
+    for c in text:
+        if c in "([{":
+            if segment:
+                driver.do("type", text=segment)
+                segment = ""
+            driver.do("key", key="Escape")
+        segment += c
+    if segment:
+        driver.do("type", text=segment)
+
+
 def type_after(driver, path, anchor, text):
     """Types a new line after the first line that is `anchor` (in the file
     as saved); returns the file's text and the offset where the line
@@ -209,7 +226,7 @@ def type_after(driver, path, anchor, text):
     if start < 0:
         return before, -1
     driver.do("goto", line=before[:start + 1].count("\n") + 1, col=len(anchor) + 1)
-    driver.do("type", text="\n" + text)
+    type_keys(driver, "\n" + text)
     return before, start + 1 + len(anchor)
 
 
@@ -246,7 +263,7 @@ def typing_checks(driver, work, check, artifacts, name="typing.py", lines=TYPED,
             # (Go to Line waits for the editor; a bare Control+End pressed
             # while a loaded machine still opens the file can be lost)
             driver.do("goto", line=before.count("\n") + 1, col=1)
-            driver.do("type", text=typed)
+            type_keys(driver, typed)
             head = typed
         else:
             before, at = type_after(driver, path, anchor, typed)
