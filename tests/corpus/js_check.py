@@ -146,7 +146,9 @@ def candidate_paths(cache: Path) -> list[Path]:
     return sorted(paths)
 
 
-def pick_files(acorn: Acorn, paths, count: int, seed: int, max_bytes: int):
+def read_sample(paths, count: int, seed: int, max_bytes: int):
+    """(path, text) of up to count * 3 of the paths, shuffled by seed: the
+    UTF-8 files with text, no NUL and at most max_bytes."""
     paths = list(paths)
     random.Random(seed).shuffle(paths)
     texts = []
@@ -157,7 +159,12 @@ def pick_files(acorn: Acorn, paths, count: int, seed: int, max_bytes: int):
             continue
         if "\0" in text or not text.strip() or len(text.encode()) > max_bytes:
             continue
-        texts.append((path, text, node_goal(path)))
+        texts.append((path, text))
+    return texts
+
+
+def pick_files(acorn: Acorn, paths, count: int, seed: int, max_bytes: int):
+    texts = [(path, text, node_goal(path)) for path, text in read_sample(paths, count, seed, max_bytes)]
     first = acorn.accepts([(t, g) for _, t, g in texts])
     other = acorn.accepts([(t, "module" if g == "script" else "script") for _, t, g in texts])
     chosen = []
@@ -285,8 +292,10 @@ def known_difference(case, message: str) -> bool:
             or bool(STRICT_ONLY.search(message) and STRICT_DIRECTIVE.search(case[3] + case[4] + case[5])))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(description: str) -> argparse.ArgumentParser:
+    """The options a corpus check of real files takes (--seam, --files,
+    --mutants, --cuts, --seed, --max-bytes, --min-soundness)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--seam", required=True)
     parser.add_argument("--files", type=int, default=40)
     parser.add_argument("--mutants", type=int, default=12)
@@ -294,7 +303,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--max-bytes", type=int, default=30000)
     parser.add_argument("--min-soundness", type=float, default=99.5)
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = arguments(__doc__.splitlines()[0]).parse_args()
 
     cache = reference_dir()
     acorn = Acorn(cache)

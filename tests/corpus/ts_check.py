@@ -17,8 +17,6 @@ Prints a report and a closing line "typescript: N passed, N failed";
 exits 1 when a true middle or file is refused or soundness is under
 --min-soundness percent.
 """
-import argparse
-import random
 import re
 import sys
 from pathlib import Path
@@ -69,30 +67,13 @@ def candidate_paths(cache: Path, packages) -> list[Path]:
 
 
 def pick_files(reference: TypeScript, paths, count: int, seed: int, max_bytes: int):
-    paths = list(paths)
-    random.Random(seed).shuffle(paths)
-    texts = []
-    for path in paths[:count * 3]:
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue
-        if "\0" in text or not text.strip() or len(text.encode()) > max_bytes:
-            continue
-        texts.append((path, text))
+    texts = js_check.read_sample(paths, count, seed, max_bytes)
     verdicts = reference.verdicts([(t, "ts") for _, t in texts])
     return [(path, text, None) for (path, text), (ok, _) in zip(texts, verdicts) if ok][:count]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seam", required=True)
-    parser.add_argument("--files", type=int, default=40)
-    parser.add_argument("--mutants", type=int, default=12)
-    parser.add_argument("--cuts", type=int, default=6)
-    parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--max-bytes", type=int, default=30000)
-    parser.add_argument("--min-soundness", type=float, default=99.5)
+    parser = js_check.arguments(__doc__.splitlines()[0])
     parser.add_argument("--packages", default=",".join(PACKAGES),
                         help="the packages to sample from (typescript: its lib.*.d.ts)")
     parser.add_argument("--dump", help="a folder to write each refused case's whole text into")
