@@ -10,6 +10,8 @@ extern const lg_language lg_python;
 extern const lg_language lg_javascript;
 extern const lg_language lg_json;
 extern const lg_language lg_typescript;
+extern const lg_language lg_javascriptreact;
+extern const lg_language lg_typescriptreact;
 extern const lg_lexical lg_python_lexical;
 
 /* What a JavaScript lexical state is in (lg_lex.in); a quote's string is
@@ -33,6 +35,7 @@ void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
 bool lg_js_escape_filter(const lg_scope *scope, const char *middle, size_t len, bool at_end);
 const TSLanguage *tree_sitter_javascript(void);
 const TSLanguage *tree_sitter_typescript(void);
+const TSLanguage *tree_sitter_tsx(void);
 
 /* Python's scope rules and lexical reading (python/scope.c). */
 void lg_py_lex_scan(lg_lex *lex, const char *text, size_t len);

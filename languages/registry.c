@@ -9,7 +9,8 @@
 
 /* The one table: a new language is a row here and a folder beside this
  * file. */
-static const lg_language *const lg__languages[] = {&lg_python, &lg_javascript, &lg_json, &lg_typescript, NULL};
+static const lg_language *const lg__languages[] = {&lg_python, &lg_javascript, &lg_json, &lg_typescript,
+                                                             &lg_javascriptreact, &lg_typescriptreact, NULL};
 
 /* The token checks grammar files may name. */
 static const struct {

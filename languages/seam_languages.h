@@ -165,6 +165,11 @@ typedef struct lg_language {
      * `%drop NAME...` line removes one (docs/GRAMMAR_FORMAT.md). */
     const struct lg_language *base;
     int (*base_version)(int version);
+    /* The version or dialect of its grammar file's lines that its
+     * `version` selects (NULL: the same): a row that reads a grammar file
+     * with another row (JSX's is JavaScript's, with the "+jsx" dialects)
+     * numbers its own dialects. */
+    int (*grammar_version)(int version);
     int oldest_version, newest_version, default_version;
     /* How the version of a project's code is chosen: from the settings,
      * else what the project in `dir` (or its parents) states, else its

@@ -68,9 +68,8 @@ void ep_asi_tables_init(ep_asi_tables *t, const ep_grammar *g)
                 ep_set_add(rivals, r);
     }
     for (uint32_t goals = 0; goals < combos; goals++) {
-        ep_run run = {.goals = (uint8_t)goals};
         for (uint32_t r = 0; r < g->lexeme_count; r++)
-            if (ep_asi_excluded(g, &run, (int32_t)r))
+            if (ep_lex_excluded(g, (uint8_t)goals, (int32_t)r))
                 ep_set_add(t->excluded + (size_t)goals * g->lex_words, r);
     }
     /* what may follow SL anywhere: the first lexemes of what comes after
@@ -134,7 +133,7 @@ static uint32_t ep__same_line(ep_recognizer *rec, ep_run *run)
  * charts: where neither a goal lexeme nor a rival of it may come directly,
  * the token is offending and the charts after an inserted semicolon
  * decide. */
-static uint8_t ep__goals(ep_recognizer *rec, ep_run *run)
+static uint8_t ep__goals(ep_recognizer *rec, ep_run *run, uint8_t relevant)
 {
     const ep_grammar *g = rec->grammar;
     uint32_t same_line = ep__same_line(rec, run);
@@ -142,6 +141,8 @@ static uint8_t ep__goals(ep_recognizer *rec, ep_run *run)
     for (uint32_t s = 0; s < g->goal_count; s++) {
         uint32_t lex = g->goal_lexemes[s];
         uint8_t bit = (uint8_t)(1u << s);
+        if (!(relevant & bit))
+            continue;
         if (ep__allows(rec, run->chart, lex) || ep__allows(rec, same_line, lex)) {
             goals |= bit;
             continue;
@@ -152,6 +153,26 @@ static uint8_t ep__goals(ep_recognizer *rec, ep_run *run)
             goals |= bit;
     }
     return goals;
+}
+
+bool ep_asi_real_token(ep_recognizer *rec, const ep_run *run, uint32_t state)
+{
+    const ep_grammar *g = rec->grammar;
+    const uint64_t *reachable = ep_dfa_reachable(&g->dfa, state);
+    const uint64_t *allowed = ep_earley_allowed(&rec->earley, run->chart);
+    for (uint32_t w = 0; w < g->lex_words; w++) {
+        for (uint64_t bits = reachable[w]; bits; bits &= bits - 1) {
+            uint32_t lex = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            uint8_t kind = g->lexemes[lex].kind;
+            if (kind != EP_LEX_TOKEN && kind != EP_LEX_ERROR)
+                continue;
+            /* a goal lexeme is a token here only where the parser may take it */
+            if (!g->lexemes[lex].goal_bit || ep_set_has(allowed, lex) ||
+                ep_set_has(rec->asi_tables.after_same_line, lex))
+                return true;
+        }
+    }
+    return false;
 }
 
 void ep_asi_token_start(ep_recognizer *rec, ep_run *run, uint8_t first)
@@ -165,16 +186,14 @@ void ep_asi_token_start(ep_recognizer *rec, ep_run *run, uint8_t first)
     run->asi = run->line_break || first == '}' ? ep__scan_one(rec, run->chart, g->t_asi) : EP_NONE;
     run->asi_do = ep__scan_one(rec, run->chart, g->t_asi_do);
     /* the goal matters only for the first bytes of goal lexemes and rivals */
-    run->goals = g->goal_count && (first == '/' || first == '}') ? ep__goals(rec, run) : 0;
+    uint8_t relevant = 0;
+    for (uint32_t s = 0; s < g->goal_count; s++)
+        if (g->goal_first[s][first / 64] & (uint64_t)1 << (first % 64))
+            relevant |= (uint8_t)(1u << s);
+    run->goals = relevant ? ep__goals(rec, run, relevant) : 0;
 }
 
-bool ep_asi_excluded(const ep_grammar *g, const ep_run *run, int32_t lexeme)
-{
-    const ep_lexeme *lex = &g->lexemes[lexeme];
-    if (lex->goal_bit && !(run->goals & lex->goal_bit))
-        return true;
-    return (lex->rival_of & run->goals) != 0;
-}
+
 
 /* Scans a token from `chart` and, when given, from `also` (the same point
  * after SL) and `unmarked` (before a function body's marker), merging what
@@ -241,6 +260,8 @@ bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *given, uint32_
     }
     uint32_t same_line = ep__same_line(rec, run);
     bool declaration = g->t_scoped_decl != EP_NONE && terminals[0] == g->t_scoped_use && ep__declaration(rec, run);
+    bool tag_name = g->has_tags && (ep__allows(rec, run->chart, g->tag_lexeme) ||
+                                    ep__allows(rec, same_line, g->tag_lexeme));
     uint32_t next = ep__scan_pair(rec, run->chart, same_line, run->unmarked, terminals, count);
     if (next == EP_NONE) {
         /* the offending token: a semicolon before it after a line break or
@@ -256,6 +277,8 @@ bool ep_asi_scan(ep_recognizer *rec, ep_run *run, const uint32_t *given, uint32_
     if (next == EP_NONE)
         return false;
     run->chart = next;
+    if (g->has_tags && !ep_tags_token(rec, run, terminals[0], tag_name, end))
+        return false;
     return (g->t_scoped_use == EP_NONE && !g->has_functions) ||
            ep_scoped_token(rec, run, terminals[0], declaration, end);
 }

@@ -47,7 +47,9 @@ typedef struct ep_lexeme {
     uint8_t keep;             /* %keep: only the first `keep` bytes are the token, the rest is read
                                  again (trailing context; 0: the whole text) */
     /* %goal: this lexeme's bit, taken only where the parser expects it; a
-     * rival is not taken where a goal lexeme it yields to is expected. */
+     * rival is not taken where a goal lexeme it yields to is expected
+     * (named by the goal, or with "%goal all" every lexeme but the goal
+     * lexemes with a text that begins with one of the goal lexeme's). */
     uint8_t goal_bit;
     uint8_t rival_of;
     /* %check: the language's check of a finished token (a token it fails
@@ -116,13 +118,49 @@ struct ep_grammar {
     uint32_t t_function[5];
     bool top_async;
     bool functions_lenient;    /* the operator reading outside its functions too (TypeScript's) */
+    /* %tags (tags.c): names matched by tag, the lexeme a tag's name may be
+     * (where the parser allows it, a name after "<" or "</" is a tag's),
+     * and the terminals of a tag's end, "<" and "/"; with "tight" a
+     * closing tag's "<" and "/" touch */
+    bool has_tags;
+    bool tags_tight;           /* a closing tag's "<" and "/" touch */
+    uint32_t tag_lexeme;
+    uint32_t t_tags[3];
     uint32_t goal_count;
     uint32_t goal_lexemes[EP_MAX_GOALS];
+    /* [slot]: the first bytes of the goal lexeme and its rivals (256 bits):
+     * the goal matters only for a token that starts with one of them */
+    uint64_t goal_first[EP_MAX_GOALS][4];
     /* The version (100 * major + minor) or dialect number a language's
      * grammar was compiled for (ep_grammar_compile_version), 0 for any
      * other grammar. */
     int version;
 };
+
+/* Whether the lexer leaves `lexeme` out where the parser expects the goal
+ * lexemes of `goals` (bits of their slots): a goal lexeme not expected
+ * there, or a rival of one that is. */
+static inline bool ep_lex_excluded(const ep_grammar *g, uint8_t goals, int32_t lexeme)
+{
+    const ep_lexeme *lex = &g->lexemes[lexeme];
+    if (lex->goal_bit && !(goals & lex->goal_bit))
+        return true;
+    return (lex->rival_of & goals) != 0;
+}
+
+/* The lexeme the text that brought the automaton to `state` is taken as
+ * where the parser expects the goal lexemes of `goals`: the best of the
+ * state's choices not left out there, or -1. */
+static inline int32_t ep_lex_winner(const ep_grammar *g, uint8_t goals, uint32_t state)
+{
+    const ep_dfa *dfa = &g->dfa;
+    if (!g->goal_count)
+        return dfa->winner[state];
+    for (uint32_t i = dfa->choice_first[state]; i < dfa->choice_first[state + 1]; i++)
+        if (!ep_lex_excluded(g, goals, dfa->choices[i]))
+            return dfa->choices[i];
+    return -1;
+}
 
 /* The version of g (or dialect number), or of the compiled grammar it
  * derives from. */

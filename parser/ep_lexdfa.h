@@ -29,6 +29,10 @@ typedef struct ep_lexeme_spec {
     uint32_t pattern_len;
     bool literal;          /* match `pattern` byte for byte */
     int32_t priority;
+    /* the lexer may leave it out where it stands (a %goal lexeme or a
+     * rival of one): the next best lexeme accepting the text is then
+     * chosen (ep_dfa's choices) */
+    bool excludable;
 } ep_lexeme_spec;
 
 /* State 0 is the dead state (no lexeme can match any extension); state 1 is
@@ -45,8 +49,15 @@ typedef struct ep_dfa {
     uint8_t byte_class[256];   /* byte -> class */
     uint32_t *next;            /* [state * class_count + class] -> state */
     int32_t *winner;           /* [state]: lexeme accepted here, or -1 */
-    /* [state * set_words ...]: the lexemes that win at some state reachable
-     * from this one in zero or more steps (so includes winner[state]). */
+    /* [choice_first[state] .. choice_first[state + 1]): the lexemes the
+     * state's text may be taken as, best first: the winner, and after an
+     * excludable one the next best, up to the first that is not
+     * excludable (so only the winner when no lexeme is excludable) */
+    uint32_t *choice_first;
+    int32_t *choices;
+    /* [state * set_words ...]: the lexemes that are a choice of some state
+     * reachable from this one in zero or more steps (so include
+     * winner[state]). */
     uint64_t *reachable_winners;
     uint64_t fingerprint;      /* of the tables above: equal automata, equal prints */
 } ep_dfa;
@@ -58,6 +69,15 @@ typedef struct ep_dfa {
 int ep_dfa_build(const ep_lexeme_spec *specs, uint32_t count, ep_dfa *out,
                  char *error, size_t error_size);
 void ep_dfa_free(ep_dfa *dfa);
+
+/* The bytes that may start a text `spec` accepts (256 bits in out[4]).
+ * Returns SM_OK, or ep_dfa_build's error for a malformed pattern. */
+int ep_dfa_first_bytes(const ep_lexeme_spec *spec, uint64_t out[4]);
+
+/* Whether some text that automaton l accepts, or can go on to accept,
+ * begins with a non-empty text that automaton g accepts (each built for
+ * one lexeme): where g's lexeme is taken, l's would take text of it. */
+bool ep_dfa_prefix_meets(const ep_dfa *l, const ep_dfa *g);
 
 static inline uint32_t ep_dfa_step(const ep_dfa *dfa, uint32_t state, uint8_t byte)
 {

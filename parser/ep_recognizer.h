@@ -54,6 +54,11 @@ typedef struct ep_run {
     /* %functions (scoped.c): what "await" and "yield" are here
      * (EP_CONTEXT_*), and what the next "{" makes them (0: as they are) */
     uint8_t context, pending;
+    /* %tags (tags.c): the innermost element (an index into the scoped
+     * entries; EP_NONE: none) and the last two terminals scanned */
+    uint32_t tags;
+    uint32_t tag_prev[2];
+    uint32_t tag_prev_end;   /* where the last of them ended */
     uint8_t goals;
     uint32_t same_line, asi, asi_do;
     /* lenient %functions: the chart before a function body's marker, from
@@ -70,7 +75,7 @@ typedef struct ep_asi_tables {
     uint64_t *sets;              /* owned */
     uint64_t *after_same_line;
     uint64_t *scratch;
-    uint64_t *excluded;          /* [goals]: the lexemes ep_asi_excluded leaves out */
+    uint64_t *excluded;          /* [goals]: the lexemes ep_lex_excluded leaves out */
 } ep_asi_tables;
 
 typedef struct ep_cursor_path {
@@ -90,6 +95,9 @@ typedef struct ep_string_check {
 
 /* An entry of %scoped's array (scoped.c): a scope, or a name in one. */
 enum { EP_SCOPED_SCOPE = 0, EP_SCOPED_DECL, EP_SCOPED_USE };
+/* ... or an element of %tags (tags.c): in its opening tag, in its
+ * children, a fragment (in its children), in its closing tag */
+enum { EP_SCOPED_IN_TAG = 8, EP_SCOPED_CHILDREN, EP_SCOPED_FRAGMENT, EP_SCOPED_CLOSING };
 typedef struct ep_scoped {
     uint32_t start, len;   /* a name: where its text is */
     uint32_t next;         /* a name: the name before it in its scope; a scope: the one around it */
@@ -245,13 +253,17 @@ void ep_layout_stack(const ep_recognizer *rec, const ep_run *run, ep_indent *out
 /* Whether a run's indentation stack is the one the left context ended with. */
 bool ep_layout_stack_is_left(const ep_recognizer *rec, const ep_run *run);
 
+/* Whether a token whose first byte took the automaton to `state` may be
+ * one the parser is sent (not only blank space or a comment): a goal
+ * lexeme counts only where the parser may take it. */
+bool ep_asi_real_token(ep_recognizer *rec, const ep_run *run, uint32_t state);
+
 /* Automatic semicolon insertion (asi.c).  At the start of a real token:
  * the charts it may also be scanned from and the goal lexemes expected
  * (`first` is its first byte: a "}" may have ASI before it). */
 void ep_asi_token_start(ep_recognizer *rec, ep_run *run, uint8_t first);
 /* Whether a lexeme is not to be taken for the token in progress (a %goal
  * lexeme not expected, or a rival of one that is). */
-bool ep_asi_excluded(const ep_grammar *g, const ep_run *run, int32_t lexeme);
 /* Whether automaton state `state` of the token in progress can still
  * reach a lexeme that is not excluded for it (else the token ends). */
 bool ep_asi_can_grow(const ep_recognizer *rec, const ep_run *run, uint32_t state);
@@ -271,6 +283,10 @@ void ep_asi_tables_free(ep_asi_tables *tables);
  * text[tok_start, end).  False when it is a use no enclosing scope can
  * declare any more. */
 bool ep_scoped_token(ep_recognizer *rec, ep_run *run, uint32_t terminal, bool declaration, uint32_t end);
+/* %tags (tags.c): a token scanned, `terminal` its first terminal, `name`
+ * when it stands where a tag's name may; false when it breaks the
+ * elements' nesting. */
+bool ep_tags_token(ep_recognizer *rec, ep_run *run, uint32_t terminal, bool name, uint32_t end);
 /* %functions: at the start of a token whose first byte is `first`, scans
  * the function marker the parser expects there, if any, into the run. */
 void ep_functions_token_start(ep_recognizer *rec, ep_run *run, uint8_t first);

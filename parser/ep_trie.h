@@ -70,6 +70,7 @@ typedef struct ep_ltree_key {
     bool wide;
     bool braces;           /* a str literal, not an f-string: braces are text */
     bool first_char;
+    uint8_t goals;         /* the goal lexemes the parser expects (ep_lex_winner) */
     uint8_t utf8_need, utf8_lo, utf8_hi;
 } ep_ltree_key;
 
@@ -118,7 +119,7 @@ struct ep_trie {
  * hold ends a name-only token for good and its subtree is left out.  From the cache, or built and cached; when the cache is full, built
  * for the caller, who frees it (*owned set).  A character cut short at the
  * node must have all its first bytes on the node's path. */
-const ep_ltree *ep_ltree_get(ep_trie *trie, const ep_dfa *dfa, ep_names names, const ep_ltree_key *key,
+const ep_ltree *ep_ltree_get(ep_trie *trie, const ep_grammar *g, ep_names names, const ep_ltree_key *key,
                              ep_ltree **owned);
 void ep_ltree_free(ep_ltree *tree);
 

@@ -47,6 +47,8 @@ typedef struct ep_lexdef {
     char *check;      /* %check: the language's check of a finished token */
     SM_ARRAY(char *) rivals;  /* %goal: the literal lexemes it is chosen over */
     bool goal;
+    bool goal_all;            /* "%goal all": every lexeme with a text that begins with one of its own */
+    SM_ARRAY(char *) goal_but; /* "%goal all but A "b"": lexemes that are not rivals after all */
 } ep_lexdef;
 
 typedef struct ep_ruledef {
@@ -79,6 +81,8 @@ typedef struct ep_builder {
     SM_ARRAY(char *) soft_literals;
     char *soft_target;
     char *scoped_use, *scoped_decl;    /* %scoped */
+    char *tags[4];                     /* %tags: name lexeme, end terminal, "<", "/" */
+    bool tags_tight;
     char *functions[7];                /* %functions */
     bool top_async;
     bool functions_lenient;
@@ -660,6 +664,25 @@ static void ep__parse_options(ep_builder *b, ep_lexdef *def)
                 ep__fail(b, "%%check needs the name of a token check seam has");
         } else if (strcmp(word, "goal") == 0) {
             def->goal = true;
+            ep__skip_space(b);
+            if (strncmp(b->src + b->at, "all", 3) == 0 && !ep__is_name_char(b->src[b->at + 3])) {
+                def->goal_all = true;
+                b->at += 3;
+                ep__skip_space(b);
+                if (strncmp(b->src + b->at, "but", 3) == 0 && !ep__is_name_char(b->src[b->at + 3])) {
+                    b->at += 3;
+                    ep__skip_space(b);
+                    while (!ep__at_end_of_definition(b) && b->src[b->at] != '%' && !b->failed) {
+                        char *name = b->src[b->at] == '"' ? ep__read_literal_name(b) : ep__read_name(b);
+                        if (!name) {
+                            ep__fail(b, "%%goal all but takes lexeme names and \"literals\"");
+                            break;
+                        }
+                        sm_array_push(&def->goal_but, name);
+                        ep__skip_space(b);
+                    }
+                }
+            }
             while (!ep__at_end_of_definition(b) && b->src[b->at] == '"' && !b->failed) {
                 char *name = ep__read_literal_name(b);
                 if (name)
@@ -818,6 +841,25 @@ static void ep__parse_directive(ep_builder *b)
         }
         if (b->scoped_use && !b->scoped_decl)
             ep__fail(b, "%%scoped takes the terminal of a name and the declared terminal of its declarations");
+    } else if (strcmp(word, "tags") == 0) {
+        for (int i = 0; i < 4 && !b->failed; i++) {
+            ep__skip_space(b);
+            char *name = b->at < b->len && b->src[b->at] == '"' ? ep__read_literal_name(b) : ep__read_name(b);
+            if (!name) {
+                ep__fail(b, "%%tags takes the name lexeme, the end terminal, and the \"<\" and \"/\" literals");
+                break;
+            }
+            sm_free(b->tags[i]);
+            b->tags[i] = name;
+        }
+        b->tags_tight = false;
+        if (!b->failed && !ep__at_end_of_definition(b)) {
+            char *mode = ep__read_name(b);
+            b->tags_tight = mode && strcmp(mode, "tight") == 0;
+            if (!b->tags_tight)
+                ep__fail(b, "%%tags takes only \"tight\" after its four names");
+            sm_free(mode);
+        }
     } else if (strcmp(word, "unchecked") == 0) {
         /* an extending grammar's: lexemes defined above lose their %check */
         while (!ep__at_end_of_definition(b) && !b->failed) {
@@ -1163,10 +1205,46 @@ static int64_t ep__lexeme_of(const ep_grammar *g, const char *name)
     return -1;
 }
 
-/* Numbers the %goal lexemes (at most EP_MAX_GOALS) and marks their rivals. */
-static int ep__build_goals(ep_builder *b, ep_grammar *g)
+/* Each lexeme's own automaton, built on first need (state_count 0: not
+ * yet; a pattern that does not build stays without one). */
+static const ep_dfa *ep__alone(ep_dfa *alone, const ep_lexeme_spec *specs, uint32_t lexeme)
+{
+    if (!alone[lexeme].state_count) {
+        ep_lexeme_spec spec = specs[lexeme];
+        spec.excludable = false;
+        if (ep_dfa_build(&spec, 1, &alone[lexeme], NULL, 0) != SM_OK)
+            return NULL;
+    }
+    return &alone[lexeme];
+}
+
+/* With "%goal all", the goal lexeme's rivals: every lexeme but the goal
+ * lexemes and those the goal spares that has a text beginning with one of
+ * the goal lexeme's (ep_dfa_prefix_meets). */
+static void ep__goal_all(ep_grammar *g, uint32_t slot, const ep_lexdef *def, const ep_lexeme_spec *specs,
+                         ep_dfa *alone)
+{
+    uint32_t goal = g->goal_lexemes[slot];
+    const ep_dfa *goal_dfa = ep__alone(alone, specs, goal);
+    for (uint32_t r = 0; goal_dfa && r < g->lexeme_count; r++) {
+        bool spared = false;
+        for (uint32_t k = 0; k < def->goal_but.size && !spared; k++)
+            spared = strcmp(def->goal_but.items[k], g->lexemes[r].name) == 0;
+        if (r == goal || spared || g->lexemes[r].goal_bit)
+            continue;
+        const ep_dfa *dfa = ep__alone(alone, specs, r);
+        if (dfa && ep_dfa_prefix_meets(dfa, goal_dfa))
+            g->lexemes[r].rival_of |= (uint8_t)(1u << slot);
+    }
+}
+
+/* Numbers the %goal lexemes (at most EP_MAX_GOALS), marks their rivals and
+ * the first bytes each goal matters for, and which lexemes the lexer may
+ * leave out (`specs`' excludable). */
+static int ep__build_goals(ep_builder *b, ep_grammar *g, ep_lexeme_spec *specs)
 {
     uint32_t lex = 0;
+    bool all = false;
     for (uint32_t t = 0; t < b->lexdefs.size; t++) {
         const ep_lexdef *def = &b->lexdefs.items[t];
         if (!def->pattern)
@@ -1179,6 +1257,7 @@ static int ep__build_goals(ep_builder *b, ep_grammar *g)
             uint32_t slot = g->goal_count++;
             g->goal_lexemes[slot] = lex;
             g->lexemes[lex].goal_bit = (uint8_t)(1u << slot);
+            all |= def->goal_all;
             for (uint32_t r = 0; r < def->rivals.size; r++) {
                 int64_t rival = ep__lexeme_of(g, def->rivals.items[r]);
                 if (rival < 0) {
@@ -1190,6 +1269,34 @@ static int ep__build_goals(ep_builder *b, ep_grammar *g)
         }
         lex++;
     }
+    if (!g->goal_count)
+        return SM_OK;
+    uint64_t (*first)[4] = sm_calloc(g->lexeme_count, sizeof *first);
+    for (uint32_t r = 0; r < g->lexeme_count; r++)
+        if (ep_dfa_first_bytes(&specs[r], first[r]) != SM_OK) {
+            sm_free(first);
+            return SM_OK;   /* the automaton's build says what is wrong */
+        }
+    ep_dfa *alone = all ? sm_calloc(g->lexeme_count, sizeof *alone) : NULL;
+    for (uint32_t slot = 0, t = 0; all && t < b->lexdefs.size; t++) {
+        if (!b->lexdefs.items[t].pattern)
+            continue;
+        if (b->lexdefs.items[t].goal && b->lexdefs.items[t].goal_all)
+            ep__goal_all(g, slot, &b->lexdefs.items[t], specs, alone);
+        slot += b->lexdefs.items[t].goal;
+    }
+    for (uint32_t r = 0; alone && r < g->lexeme_count; r++)
+        ep_dfa_free(&alone[r]);
+    sm_free(alone);
+    for (uint32_t r = 0; r < g->lexeme_count; r++) {
+        const ep_lexeme *lexeme = &g->lexemes[r];
+        specs[r].excludable = lexeme->goal_bit || lexeme->rival_of;
+        for (uint32_t slot = 0; slot < g->goal_count; slot++)
+            if ((lexeme->goal_bit | lexeme->rival_of) & (1u << slot))
+                for (int w = 0; w < 4; w++)
+                    g->goal_first[slot][w] |= first[r][w];
+    }
+    sm_free(first);
     return SM_OK;
 }
 
@@ -1263,10 +1370,10 @@ static int ep__build_lexemes(ep_builder *b, ep_grammar *g)
         lexeme->first = def->first;
         lexeme->keep = def->keep;
         lexeme->check = def->check ? lg_token_check_named(def->check) : NULL;
-        specs[lex] = (ep_lexeme_spec){def->pattern, def->pattern_len, def->literal, def->priority};
+        specs[lex] = (ep_lexeme_spec){def->pattern, def->pattern_len, def->literal, def->priority, false};
         lex++;
     }
-    if (ep__build_goals(b, g) != SM_OK) {
+    if (ep__build_goals(b, g, specs) != SM_OK) {
         sm_free(specs);
         return SM_EINVAL;
     }
@@ -1284,6 +1391,25 @@ static uint32_t ep__find_terminal(const ep_grammar *g, const char *name)
         if (strcmp(g->symbol_names[t], name) == 0)
             return t;
     return EP_NONE;
+}
+
+/* Resolves %tags' names (after the lexemes are built). */
+static int ep__build_tags(ep_builder *b, ep_grammar *g)
+{
+    g->has_tags = b->tags[0] != NULL;
+    g->tags_tight = b->tags_tight;
+    if (!g->has_tags)
+        return SM_OK;
+    int64_t name = ep__lexeme_of(g, b->tags[0]);
+    g->tag_lexeme = name < 0 ? EP_NONE : (uint32_t)name;
+    for (int i = 1; i < 4; i++)
+        g->t_tags[i - 1] = ep__find_terminal(g, b->tags[i]);
+    if (name < 0 || g->t_tags[0] == EP_NONE || g->t_tags[1] == EP_NONE || g->t_tags[2] == EP_NONE ||
+        g->layout != EP_LAYOUT_ASI) {
+        ep__fail(b, "%%tags needs %%layout asi, a name lexeme and terminals the grammar has");
+        return SM_EINVAL;
+    }
+    return SM_OK;
 }
 
 /* Checks what the layout needs and that every rule used is defined. */
@@ -1358,6 +1484,9 @@ static void ep__builder_free(ep_builder *b)
         for (uint32_t r = 0; r < b->lexdefs.items[i].rivals.size; r++)
             sm_free(b->lexdefs.items[i].rivals.items[r]);
         sm_array_free(&b->lexdefs.items[i].rivals);
+        for (uint32_t r = 0; r < b->lexdefs.items[i].goal_but.size; r++)
+            sm_free(b->lexdefs.items[i].goal_but.items[r]);
+        sm_array_free(&b->lexdefs.items[i].goal_but);
     }
     sm_array_free(&b->lexdefs);
     for (uint32_t i = 0; i < b->nt_names.size; i++)
@@ -1376,6 +1505,8 @@ static void ep__builder_free(ep_builder *b)
     sm_free(b->soft_target);
     sm_free(b->scoped_use);
     sm_free(b->scoped_decl);
+    for (int i = 0; i < 4; i++)
+        sm_free(b->tags[i]);
     for (int i = 0; i < 7; i++)
         sm_free(b->functions[i]);
     sm_free(b->start_name);
@@ -1417,7 +1548,7 @@ int ep_grammar_compile(const char *source, size_t len, ep_grammar **out, char *e
     if (!b.failed) {
         g = sm_calloc(1, sizeof *g);
         ep__build_rules(&b, g, start_nt);
-        if (ep__check(&b, g) == SM_OK && ep__build_lexemes(&b, g) == SM_OK) {
+        if (ep__check(&b, g) == SM_OK && ep__build_lexemes(&b, g) == SM_OK && ep__build_tags(&b, g) == SM_OK) {
             uint32_t *rev_kind = ep__add_reversal_helpers(g);
             ep_grammar_compute_nullable(g, NULL);
             ep_grammar_compute_initial(g, NULL);

@@ -12,7 +12,9 @@
  * Conditions compare the version with ==, !=, <, <=, > or >=; blocks nest.
  * A grammar with dialects instead (JavaScript's script and module) names
  * them on a "%dialects script module" line; "%if module" then holds when
- * the version is that name's place in the list (from 1).
+ * the version is that name's place in the list (from 1).  A dialect's name
+ * may join parts with "+" ("module+jsx"): "%if jsx" holds for every
+ * dialect that has the part.
  */
 #include "ep_grammar.h"
 
@@ -69,8 +71,23 @@ static bool ep__read_dialects(const char *text, const char *end, ep_dialects *ou
     return out->count > 0;
 }
 
-/* "%if NAME" with a dialect's name: whether it is the selected one; -1
- * when NAME is no dialect. */
+/* Whether a dialect's name, or one of its "+"-separated parts, is
+ * text[0..len). */
+static bool ep__dialect_has(const char *name, size_t name_len, const char *text, size_t len)
+{
+    for (const char *part = name, *end = name + name_len; part < end;) {
+        const char *plus = memchr(part, '+', (size_t)(end - part));
+        const char *stop = plus ? plus : end;
+        if ((size_t)(stop - part) == len && strncmp(part, text, len) == 0)
+            return true;
+        part = stop + 1;
+    }
+    return name_len == len && strncmp(name, text, len) == 0;
+}
+
+/* "%if NAME" with a dialect's name or a part of one ("jsx" of
+ * "module+jsx"): whether the selected dialect is or has it; -1 when no
+ * dialect does. */
 static int ep__dialect_condition(const char *text, const char *line_end, int version, const ep_dialects *d)
 {
     text = ep__skip_blank(text, line_end);
@@ -79,10 +96,11 @@ static int ep__dialect_condition(const char *text, const char *line_end, int ver
         end++;
     if (ep__skip_blank(end, line_end) != line_end)
         return -1;
+    int holds = -1;
     for (int i = 0; i < d->count; i++)
-        if (d->lens[i] == (size_t)(end - text) && strncmp(d->names[i], text, d->lens[i]) == 0)
-            return version == i + 1;
-    return -1;
+        if (ep__dialect_has(d->names[i], d->lens[i], text, (size_t)(end - text)))
+            holds = holds == 1 || version == i + 1;
+    return holds;
 }
 
 /* Whether "version OP X.Y" holds for `version`; -1 when malformed. */

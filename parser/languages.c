@@ -32,6 +32,7 @@ static int ep__compile_extended(const lg_language *language, int version, ep_gra
 {
     const lg_language *base = language->base;
     int base_version = language->base_version ? language->base_version(version) : 0;
+    int own_version = language->grammar_version ? language->grammar_version(version) : version;
     size_t base_len = strlen(base->grammar), own_len = strlen(language->grammar);
     sm_buf base_text, own_text, whole;
     sm_buf_init(&base_text, base_len + 1);
@@ -39,7 +40,7 @@ static int ep__compile_extended(const lg_language *language, int version, ep_gra
     sm_buf_init(&whole, base_len + own_len + 1);
     int rc = ep_grammar_select(base->grammar, base_len, base_version, &base_text, error, error_size);
     if (rc == SM_OK)
-        rc = ep_grammar_select(language->grammar, own_len, version, &own_text, error, error_size);
+        rc = ep_grammar_select(language->grammar, own_len, own_version, &own_text, error, error_size);
     if (rc == SM_OK)
         rc = ep_grammar_extend(base_text.data ? base_text.data : "", base_text.len,
                                own_text.data ? own_text.data : "", own_text.len, &whole, error, error_size);
@@ -73,8 +74,13 @@ int ep_grammar_of(const lg_language *language, int version, ep_grammar **out, ch
                      language->newest_version % 100, version / 100, version % 100);
         return SM_EINVAL;
     }
-    if (!language->base)
-        return ep_grammar_compile_version(language->grammar, strlen(language->grammar), version, out, error,
-                                          error_size);
+    if (!language->base) {
+        int rc = ep_grammar_compile_version(language->grammar, strlen(language->grammar),
+                                            language->grammar_version ? language->grammar_version(version) : version,
+                                            out, error, error_size);
+        if (rc == SM_OK)
+            (*out)->version = version;
+        return rc;
+    }
     return ep__compile_extended(language, version, out, error, error_size);
 }

@@ -30,6 +30,7 @@
 #define EP_MINIMISE_BUDGET 64000000ull
 
 typedef SM_ARRAY(uint32_t) ep_u32s;
+typedef SM_ARRAY(int32_t) ep_i32s;
 
 /* ---- Byte sets ----------------------------------------------------------- */
 
@@ -839,20 +840,42 @@ static int ep__expand(ep_determinizer *d, uint32_t state, uint32_t class_count)
     return SM_OK;
 }
 
-/* The winner among the ACCEPT states of DFA state `state`'s subset. */
-static int32_t ep__subset_winner(const ep_determinizer *d, const ep_lexeme_spec *specs, uint32_t state)
+/* Whether lexeme a goes before lexeme b: higher priority, then defined
+ * first. */
+static bool ep__before(const ep_lexeme_spec *specs, int32_t a, int32_t b)
 {
-    int32_t best = -1;
+    return specs[a].priority > specs[b].priority || (specs[a].priority == specs[b].priority && a < b);
+}
+
+/* Appends DFA state `state`'s choices to the DFA's list: the lexemes that
+ * ACCEPT states of its subset name, best first, up to and including the
+ * first that is not excludable (so just the winner when none is). */
+static void ep__subset_choices(const ep_determinizer *d, const ep_lexeme_spec *specs, uint32_t state,
+                               ep_i32s *choices)
+{
+    uint32_t from = choices->size;
     for (uint32_t m = d->subsets.offsets.items[state]; m < d->subsets.offsets.items[state + 1]; m++) {
         const ep_nfa_state *member = &d->c->nfa.items[d->subsets.members.items[m]];
         if (member->kind != EP_NFA_ACCEPT)
             continue;
         int32_t lexeme = (int32_t)member->arg;
-        if (best < 0 || specs[lexeme].priority > specs[best].priority ||
-            (specs[lexeme].priority == specs[best].priority && lexeme < best))
-            best = lexeme;
+        bool seen = false;
+        for (uint32_t i = from; i < choices->size && !seen; i++)
+            seen = choices->items[i] == lexeme;
+        if (seen)
+            continue;
+        sm_array_push(choices, lexeme);
+        for (uint32_t i = choices->size - 1; i > from && ep__before(specs, choices->items[i], choices->items[i - 1]); i--) {
+            int32_t t = choices->items[i];
+            choices->items[i] = choices->items[i - 1];
+            choices->items[i - 1] = t;
+        }
     }
-    return best;
+    for (uint32_t i = from; i < choices->size; i++)
+        if (!specs[choices->items[i]].excludable) {
+            choices->size = i + 1;
+            break;
+        }
 }
 
 static void ep__determinizer_free(ep_determinizer *d, uint32_t class_count)
@@ -898,8 +921,16 @@ static int ep__determinize(const ep_compiler *c, const ep_lexeme_spec *specs, ui
     if (!rc) {
         dfa->state_count = d.subsets.offsets.size - 1;
         dfa->winner = sm_malloc((size_t)dfa->state_count * sizeof *dfa->winner);
-        for (uint32_t state = 0; state < dfa->state_count; state++)
-            dfa->winner[state] = ep__subset_winner(&d, specs, state);
+        dfa->choice_first = sm_malloc(((size_t)dfa->state_count + 1) * sizeof *dfa->choice_first);
+        ep_i32s choices;
+        sm_array_init(&choices);
+        for (uint32_t state = 0; state < dfa->state_count; state++) {
+            dfa->choice_first[state] = choices.size;
+            ep__subset_choices(&d, specs, state, &choices);
+            dfa->winner[state] = choices.size > dfa->choice_first[state] ? choices.items[dfa->choice_first[state]] : -1;
+        }
+        dfa->choice_first[dfa->state_count] = choices.size;
+        dfa->choices = choices.items;
         dfa->next = d.next.items;
         sm_array_init(&d.next);
     }
@@ -965,22 +996,66 @@ static void ep__merge_blocks(ep_dfa *dfa, const uint32_t *block, uint32_t blocks
         }
     uint32_t *next = sm_malloc((size_t)blocks * k * sizeof *next);
     int32_t *winner = sm_malloc((size_t)blocks * sizeof *winner);
+    uint32_t *choice_first = sm_malloc(((size_t)blocks + 1) * sizeof *choice_first);
+    ep_i32s choices;
+    sm_array_init(&choices);
     for (uint32_t b = 0; b < blocks; b++) {
         winner[b] = dfa->winner[first[b]];
+        choice_first[b] = choices.size;
+        for (uint32_t i = dfa->choice_first[first[b]]; i < dfa->choice_first[first[b] + 1]; i++)
+            sm_array_push(&choices, dfa->choices[i]);
         for (uint32_t x = 0; x < k; x++)
             next[(size_t)b * k + x] = number[block[dfa->next[(size_t)first[b] * k + x]]];
     }
+    choice_first[blocks] = choices.size;
     sm_free(dfa->next);
     sm_free(dfa->winner);
+    sm_free(dfa->choice_first);
+    sm_free(dfa->choices);
     dfa->next = next;
     dfa->winner = winner;
+    dfa->choice_first = choice_first;
+    dfa->choices = choices.items;
     dfa->state_count = blocks;
     sm_free(number);
     sm_free(first);
 }
 
+/* Whether states s and t have the same choices. */
+static bool ep__same_choices(const ep_dfa *dfa, uint32_t s, uint32_t t)
+{
+    uint32_t n = dfa->choice_first[s + 1] - dfa->choice_first[s];
+    return n == dfa->choice_first[t + 1] - dfa->choice_first[t] &&
+           (n == 0 || memcmp(dfa->choices + dfa->choice_first[s], dfa->choices + dfa->choice_first[t],
+                             n * sizeof *dfa->choices) == 0);
+}
+
+/* The first blocks of the refinement: one per list of choices (so one per
+ * winner when no lexeme is excludable), numbered in order of first state. */
+static void ep__choice_blocks(const ep_dfa *dfa, uint32_t *block, uint32_t *table, uint32_t table_size)
+{
+    uint32_t blocks = 0;
+    memset(table, 0, table_size * sizeof *table);
+    for (uint32_t s = 0; s < dfa->state_count; s++) {
+        uint64_t hash = 0xcbf29ce484222325ull;
+        for (uint32_t i = dfa->choice_first[s]; i < dfa->choice_first[s + 1]; i++)
+            hash = (hash ^ (uint32_t)dfa->choices[i]) * 0x100000001b3ull;
+        for (uint32_t i = (uint32_t)(hash ^ (hash >> 32)) & (table_size - 1);; i = (i + 1) & (table_size - 1)) {
+            if (!table[i]) {
+                table[i] = s + 1;
+                block[s] = blocks++;
+                break;
+            }
+            if (ep__same_choices(dfa, table[i] - 1, s)) {
+                block[s] = block[table[i] - 1];
+                break;
+            }
+        }
+    }
+}
+
 /* Replaces the DFA by the minimal one accepting the same texts with the same
- * winners (Moore's algorithm, starting from one block per winner).  Leaves
+ * choices (Moore's algorithm, starting from one block per list of choices).  Leaves
  * it as it is when refinement would exceed EP_MINIMISE_BUDGET, or when the
  * start state cannot reach any winner (no lexemes), since the start would
  * then merge with the dead state. */
@@ -992,8 +1067,7 @@ static void ep__minimise(ep_dfa *dfa)
     uint32_t *block = sm_malloc((size_t)n * sizeof *block);
     uint32_t *fresh = sm_malloc((size_t)n * sizeof *fresh);
     uint32_t *table = sm_malloc((size_t)table_size * sizeof *table);
-    for (uint32_t s = 0; s < n; s++)
-        block[s] = (uint32_t)(dfa->winner[s] + 1);
+    ep__choice_blocks(dfa, block, table, table_size);
     uint32_t blocks = 0;
     uint64_t work = 0;
     bool converged = false;
@@ -1097,10 +1171,12 @@ static void ep__reachable_winners(ep_dfa *dfa)
     ep_u32s work;
     sm_array_init(&work);
     for (uint32_t s = 0; s < n; s++) {
-        int32_t winner = dfa->winner[s];
-        if (winner < 0)
+        if (dfa->choice_first[s] == dfa->choice_first[s + 1])
             continue;
-        dfa->reachable_winners[(size_t)s * words + (uint32_t)winner / 64] |= (uint64_t)1 << (winner % 64);
+        for (uint32_t i = dfa->choice_first[s]; i < dfa->choice_first[s + 1]; i++) {
+            uint32_t lexeme = (uint32_t)dfa->choices[i];
+            dfa->reachable_winners[(size_t)s * words + lexeme / 64] |= (uint64_t)1 << (lexeme % 64);
+        }
         queued[s] = true;
         sm_array_push(&work, s);
     }
@@ -1138,10 +1214,13 @@ static void ep__compiler_free(ep_compiler *c)
 static uint64_t ep__fingerprint(const ep_dfa *dfa)
 {
     uint64_t h = 0xcbf29ce484222325u;
-    const uint8_t *parts[] = {dfa->byte_class, (const uint8_t *)dfa->next, (const uint8_t *)dfa->winner};
+    const uint8_t *parts[] = {dfa->byte_class, (const uint8_t *)dfa->next, (const uint8_t *)dfa->winner,
+                              (const uint8_t *)dfa->choice_first, (const uint8_t *)dfa->choices};
     size_t sizes[] = {sizeof dfa->byte_class, (size_t)dfa->state_count * dfa->class_count * sizeof *dfa->next,
-                      (size_t)dfa->state_count * sizeof *dfa->winner};
-    for (size_t p = 0; p < 3; p++)
+                      (size_t)dfa->state_count * sizeof *dfa->winner,
+                      ((size_t)dfa->state_count + 1) * sizeof *dfa->choice_first,
+                      (size_t)dfa->choice_first[dfa->state_count] * sizeof *dfa->choices};
+    for (size_t p = 0; p < 5; p++)
         for (size_t i = 0; i < sizes[p]; i++)
             h = (h ^ parts[p][i]) * 0x100000001b3u;
     return h;
@@ -1182,10 +1261,69 @@ int ep_dfa_build(const ep_lexeme_spec *specs, uint32_t count, ep_dfa *out, char 
     return c.rc;
 }
 
+int ep_dfa_first_bytes(const ep_lexeme_spec *spec, uint64_t out[4])
+{
+    memset(out, 0, 4 * sizeof *out);
+    if (spec->literal) {
+        if (spec->pattern_len)
+            out[(uint8_t)spec->pattern[0] / 64] |= (uint64_t)1 << ((uint8_t)spec->pattern[0] % 64);
+        return SM_OK;
+    }
+    ep_lexeme_spec alone = *spec;
+    alone.excludable = false;
+    ep_dfa dfa;
+    int rc = ep_dfa_build(&alone, 1, &dfa, NULL, 0);
+    if (rc)
+        return rc;
+    for (unsigned b = 0; b < 256; b++)
+        if (ep_dfa_step(&dfa, EP_DFA_START, (uint8_t)b) != EP_DFA_DEAD)
+            out[b / 64] |= (uint64_t)1 << (b % 64);
+    ep_dfa_free(&dfa);
+    return SM_OK;
+}
+
+bool ep_dfa_prefix_meets(const ep_dfa *l, const ep_dfa *g)
+{
+    /* breadth-first over the pairs of states both reach on one text */
+    uint32_t n = l->state_count * g->state_count;
+    bool *seen = sm_calloc(n ? n : 1, sizeof *seen);
+    ep_u32s work;
+    sm_array_init(&work);
+    sm_array_push(&work, EP_DFA_START * g->state_count + EP_DFA_START);
+    seen[EP_DFA_START * g->state_count + EP_DFA_START] = true;
+    bool meets = false;
+    while (work.size && !meets) {
+        uint32_t pair = sm_array_pop(&work), ls = pair / g->state_count, gs = pair % g->state_count;
+        for (unsigned b = 0; b < 256 && !meets; b++) {
+            uint32_t ln = ep_dfa_step(l, ls, (uint8_t)b), gn = ep_dfa_step(g, gs, (uint8_t)b);
+            if (ln == EP_DFA_DEAD || gn == EP_DFA_DEAD)
+                continue;
+            const uint64_t *reach = ep_dfa_reachable(l, ln);
+            bool l_goes_on = false;
+            for (uint32_t w = 0; w < l->set_words; w++)
+                l_goes_on |= reach[w] != 0;
+            if (g->winner[gn] >= 0 && l_goes_on) {
+                meets = true;
+                break;
+            }
+            uint32_t next = ln * g->state_count + gn;
+            if (!seen[next]) {
+                seen[next] = true;
+                sm_array_push(&work, next);
+            }
+        }
+    }
+    sm_array_free(&work);
+    sm_free(seen);
+    return meets;
+}
+
 void ep_dfa_free(ep_dfa *dfa)
 {
     sm_free(dfa->next);
     sm_free(dfa->winner);
+    sm_free(dfa->choice_first);
+    sm_free(dfa->choices);
     sm_free(dfa->reachable_winners);
     memset(dfa, 0, sizeof *dfa);
 }

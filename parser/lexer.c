@@ -170,7 +170,7 @@ static bool ep__feed_modal(ep_recognizer *rec, ep_run *run, uint32_t at)
     if (next == EP_DFA_DEAD)
         return false;
     run->dfa = next;
-    int32_t winner = g->dfa.winner[next];
+    int32_t winner = ep_lex_winner(g, run->goals, next);
     if (status == EP_MODAL_CLOSED && winner >= 0 && g->lexemes[winner].fstring) {
         run->accept_end = at + 1;
         run->accept_lexeme = winner;
@@ -209,12 +209,10 @@ bool ep_lex_byte(ep_recognizer *rec, ep_run *run, uint32_t at)
             return false;
         run->at_line_start = false;
     }
-    if (run->dfa == EP_DFA_START && g->layout == EP_LAYOUT_ASI && !rec->capture && ep_layout_real_token(g, next))
+    if (run->dfa == EP_DFA_START && g->layout == EP_LAYOUT_ASI && !rec->capture && ep_asi_real_token(rec, run, next))
         ep_asi_token_start(rec, run, byte);
     run->dfa = next;
-    int32_t winner = g->dfa.winner[next];
-    if (winner >= 0 && g->goal_count && ep_asi_excluded(g, run, winner))
-        winner = -1;
+    int32_t winner = ep_lex_winner(g, run->goals, next);
     if (winner >= 0) {
         run->accept_end = at + 1;
         run->accept_lexeme = winner;

@@ -57,9 +57,10 @@ enum { EP__REFUSED = -1, EP__FRONTIER = 0, EP__DIRECT = 1 };
  * (without whether the token can still grow): EP__DIRECT with *child set,
  * EP__REFUSED (broken UTF-8, or with names.refuse a character no name may hold
  * in a token that can only be a name from here), or EP__FRONTIER. */
-static int ep__direct_byte(const ep_dfa *dfa, ep_names names, const ep_ltree_key *key, const ep_lstate *parent,
+static int ep__direct_byte(const ep_grammar *g, ep_names names, const ep_ltree_key *key, const ep_lstate *parent,
                            uint8_t *path, uint8_t byte, uint32_t first_lead, ep_lstate *child)
 {
+    const ep_dfa *dfa = &g->dfa;
     if (byte == '\\' || (!key->braces && (byte == '{' || byte == '}')))
         return EP__FRONTIER;
     uint32_t next = ep_dfa_step(dfa, parent->dfa, byte);
@@ -75,8 +76,9 @@ static int ep__direct_byte(const ep_dfa *dfa, ep_names names, const ep_ltree_key
             return names.refuse && ep_dfa_only_winner(dfa, next) ? EP__REFUSED : EP__FRONTIER;
     }
     child->dfa = next;
-    if (dfa->winner[next] >= 0) {
-        child->accept_lexeme = dfa->winner[next];
+    int32_t winner = ep_lex_winner(g, key->goals, next);
+    if (winner >= 0) {
+        child->accept_lexeme = winner;
         child->accept_depth = child->depth;
     }
     return EP__DIRECT;
@@ -131,8 +133,9 @@ static void ep__flatten(ep_ltree *tree, ep__lbuilds *groups)
                   n_entries * sizeof *tree->entries;
 }
 
-static ep_ltree *ep__build(const ep_trie *t, const ep_dfa *dfa, ep_names names, const ep_ltree_key *key)
+static ep_ltree *ep__build(const ep_trie *t, const ep_grammar *g, ep_names names, const ep_ltree_key *key)
 {
+    const ep_dfa *dfa = &g->dfa;
     uint32_t node = key->node;
     uint32_t lo = node == EP_TRIE_ROOT ? 0 : node + 1;
     uint32_t hi = node == EP_TRIE_ROOT ? t->n_nodes : t->nodes[node].skip;
@@ -163,7 +166,7 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_dfa *dfa, ep_names names, 
         const ep_tnode *n = &t->nodes[i];
         uint32_t r = (uint32_t)((int)n->depth - base);
         const ep_lstate *parent = &at[r - 1];
-        int direct = ep__direct_byte(dfa, names, key, parent, path, n->byte, first_lead, &at[r]);
+        int direct = ep__direct_byte(g, names, key, parent, path, n->byte, first_lead, &at[r]);
         if (direct != EP__DIRECT) {
             if (direct == EP__FRONTIER)
                 sm_array_push(&frontier, ((ep_lentry){.node = i, .parent = *parent}));
@@ -171,11 +174,11 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_dfa *dfa, ep_names names, 
             continue;
         }
         tree->n_nodes++;
-        ep__lbuild *g = ep__group_of(&groups, group_of, at[r].dfa);
+        ep__lbuild *group = ep__group_of(&groups, group_of, at[r].dfa);
         for (uint32_t k = 0; k < n->token_count; k++)
-            sm_array_push(&g->tokens, t->tokens[n->first_token + k]);
+            sm_array_push(&group->tokens, t->tokens[n->first_token + k]);
         if (at[r].dfa != parent->dfa)
-            sm_array_push(&g->entries, ((ep_lentry){.node = i, .parent = *parent}));
+            sm_array_push(&group->entries, ((ep_lentry){.node = i, .parent = *parent}));
         i++;
     }
     ep__flatten(tree, &groups);
@@ -221,7 +224,7 @@ void ep_ltree_cache_free(ep_ltree_cache *cache)
 static bool ep__same_key(const ep_ltree_key *a, const ep_ltree_key *b)
 {
     return a->node == b->node && a->dfa == b->dfa && a->wide == b->wide && a->braces == b->braces &&
-           a->first_char == b->first_char &&
+           a->first_char == b->first_char && a->goals == b->goals &&
            a->utf8_need == b->utf8_need && a->utf8_lo == b->utf8_lo && a->utf8_hi == b->utf8_hi;
 }
 
@@ -229,7 +232,7 @@ static uint32_t ep__slot(const ep_ltree_key *k, uint32_t capacity)
 {
     uint64_t h = ((uint64_t)k->node << 32 | k->dfa) * 0x9E3779B97F4A7C15u ^
                  ((uint64_t)k->wide | (uint64_t)k->first_char << 1 | (uint64_t)k->braces << 2 |
-                  (uint64_t)k->utf8_need << 8 |
+                  (uint64_t)k->goals << 3 | (uint64_t)k->utf8_need << 8 |
                   (uint64_t)k->utf8_lo << 16 | (uint64_t)k->utf8_hi << 24) * 0xC2B2AE3D27D4EB4Fu;
     return (uint32_t)(h >> 32) & (capacity - 1);
 }
@@ -274,9 +277,10 @@ static void ep__insert(ep_ltree_cache *c, ep_ltree *tree)
     c->bytes += tree->bytes;
 }
 
-const ep_ltree *ep_ltree_get(ep_trie *t, const ep_dfa *dfa, ep_names names, const ep_ltree_key *key,
+const ep_ltree *ep_ltree_get(ep_trie *t, const ep_grammar *g, ep_names names, const ep_ltree_key *key,
                              ep_ltree **owned)
 {
+    const ep_dfa *dfa = &g->dfa;
     ep_ltree_cache *c = &t->cache;
     *owned = NULL;
     pthread_mutex_lock(&c->lock);
@@ -291,7 +295,7 @@ const ep_ltree *ep_ltree_get(ep_trie *t, const ep_dfa *dfa, ep_names names, cons
     pthread_mutex_unlock(&c->lock);
     if (found)
         return found;
-    ep_ltree *tree = ep__build(t, dfa, names, key);
+    ep_ltree *tree = ep__build(t, g, names, key);
     if (!cacheable) {
         *owned = tree;
         return tree;

@@ -44,6 +44,8 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->run.at_line_start = true;
     rec->run.same_line = rec->run.asi = rec->run.asi_do = rec->run.unmarked = EP_NONE;
     rec->run.scope = rec->run.names = EP_NONE;
+    rec->run.tags = rec->run.tag_prev[0] = rec->run.tag_prev[1] = EP_NONE;
+    rec->run.tag_prev_end = 0;
     rec->run.context = grammar->top_async ? EP_CONTEXT_AWAIT : 0;
     if (grammar->layout == EP_LAYOUT_ASI)
         ep_asi_tables_init(&rec->asi_tables, grammar);

@@ -203,9 +203,10 @@ static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__
         }
     }
     child->dfa = next;
-    if (dfa->winner[next] >= 0) {
+    int32_t winner = ep_lex_winner(rec->grammar, walk->full[parent->full].run.goals, next);
+    if (winner >= 0) {
         child->accept_end = parent->text_len + 1;
-        child->accept_lexeme = dfa->winner[next];
+        child->accept_lexeme = winner;
     }
     if (!ep__grows(walk, rec, child))
         return EP__FED;   /* may still be viable by ending the token early */
@@ -339,6 +340,7 @@ static bool ep__tree_fits(ep__mask_walk *m, uint32_t node, const ep__step *at, e
     const char *text = m->rec->text.items;
     uint32_t tok_start = m->walk->full[at->full].run.tok_start;
     *key = ep__tree_key(m->rec->grammar, node, at->dfa, at->wide, text + tok_start, at->text_len - tok_start);
+    key->goals = m->walk->full[at->full].run.goals;
     key->utf8_need = at->utf8_need;
     key->utf8_lo = at->utf8_lo;
     key->utf8_hi = at->utf8_hi;
@@ -503,7 +505,7 @@ static void ep__walk_tree(ep__mask_walk *m, const ep_ltree_key *key, const ep__s
     ep__step at = *at_node;   /* at_depth[] is written below */
     ep_ltree *owned;
     const ep_grammar *grammar = m->rec->grammar;
-    const ep_ltree *tree = ep_ltree_get(m->trie, &grammar->dfa, ep__names(grammar, m->rec->capture), key, &owned);
+    const ep_ltree *tree = ep_ltree_get(m->trie, grammar, ep__names(grammar, m->rec->capture), key, &owned);
     m->trees++;
     m->visited += tree->n_nodes;
     for (uint32_t g = 0; g < tree->n_groups; g++) {
@@ -584,7 +586,7 @@ uint32_t ep_trie_prewarm(const ep_trie *t, const ep_grammar *g)
         /* the key the walk makes for a mask that starts there */
         ep_ltree_key key = ep__tree_key(g, EP_TRIE_ROOT, state, ep__never_a_name(g, token, len), token, len);
         ep_ltree *owned;
-        ep_ltree_get((ep_trie *)t, &g->dfa, names, &key, &owned);
+        ep_ltree_get((ep_trie *)t, g, names, &key, &owned);
         trees += !owned;
         ep_ltree_free(owned);
     }

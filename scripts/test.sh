@@ -60,7 +60,7 @@ for build in debug asan; do
     echo "$build: $line"
     passed=$((passed + $(sed -n 's/^[a-z]*: \([0-9]*\) passed.*/\1/p' <<<"$line")))
     failed=$((failed + $(sed -n 's/.* \([0-9]*\) failed$/\1/p' <<<"$line")))
-  done < <(grep -aE '^(corpus|javascript|typescript|json|versions|venv|untrusted|backends|llama|inproc|models|lsp|scope|neovim|emacs|vscode|typing): [0-9]+ passed, [0-9]+ failed$' "$log")
+  done < <(grep -aE '^(corpus|javascript|typescript|jsx|tsx|json|versions|venv|untrusted|backends|llama|inproc|models|lsp|scope|neovim|emacs|vscode|typing): [0-9]+ passed, [0-9]+ failed$' "$log")
   # a test executable that failed without reporting a failed case (a crash,
   # a time-out) still counts as one failure
   if [ "$meson_ok" -eq 0 ] && [ "$failed" -eq "$failed_before" ]; then

@@ -22,10 +22,10 @@ Test(languages, by_name_and_language_id)
     size_t count = 0;
     for (const lg_language *const *l = lg_languages(); *l; l++)
         count++;
-    cr_assert_eq(count, 4);
+    cr_assert_eq(count, 6);
     char names[64];
     lg_names(names, sizeof names);
-    cr_assert_str_eq(names, "python, javascript, json, typescript");
+    cr_assert_str_eq(names, "python, javascript, json, typescript, jsx, tsx");
     const lg_language *json = lg_by_name("json");
     cr_assert_not_null(json);
     cr_assert_eq(lg_by_language_id("json"), json);
@@ -36,6 +36,11 @@ Test(languages, by_name_and_language_id)
     cr_assert_not_null(ts);
     cr_assert_eq(lg_by_language_id("typescript"), ts);
     cr_assert_eq(ts->base, lg_by_name("javascript"), "its grammar extends JavaScript's");
+    const lg_language *jsx = lg_by_language_id("javascriptreact"), *tsx = lg_by_language_id("typescriptreact");
+    cr_assert_eq(jsx, lg_by_name("jsx"));
+    cr_assert_eq(tsx, lg_by_name("tsx"));
+    cr_assert_eq(jsx->grammar, js->grammar, "JSX reads JavaScript's grammar file");
+    cr_assert_eq(tsx->grammar, ts->grammar, "TSX reads TypeScript's grammar file");
     cr_assert_eq(lg_index(NULL), SIZE_MAX);
 }
 
@@ -54,6 +59,8 @@ Test(languages, by_the_files_name)
     cr_assert_eq(lg_by_file("lib.dom.d.ts", NULL, 0), ts);
     cr_assert_eq(lg_by_file("index.mts", NULL, 0), ts);
     cr_assert_eq(lg_by_file("index.cts", NULL, 0), ts);
+    cr_assert_eq(lg_by_file("src/App.jsx", NULL, 0), lg_by_name("jsx"));
+    cr_assert_eq(lg_by_file("src/App.tsx", NULL, 0), lg_by_name("tsx"));
     cr_assert_eq(lg_by_file("pkg/package.json", NULL, 0), lg_by_name("json"));
     cr_assert_null(lg_by_file("tsconfig.jsonc", NULL, 0));
     cr_assert_null(lg_by_file("/a.py/Makefile", NULL, 0), "a dot in a folder's name is not the file's");

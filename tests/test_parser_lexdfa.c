@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REGEX(p, prio) {p, sizeof(p) - 1, false, prio}
-#define LITERAL(p, prio) {p, sizeof(p) - 1, true, prio}
+#define REGEX(p, prio) {p, sizeof(p) - 1, false, prio, false}
+#define LITERAL(p, prio) {p, sizeof(p) - 1, true, prio, false}
 #define COUNT(a) (uint32_t)(sizeof(a) / sizeof *(a))
 
 static void build(ep_dfa *dfa, const ep_lexeme_spec *specs, uint32_t count)
@@ -221,7 +221,7 @@ Test(parser, dfa_escapes)
     static const char expected[] = "\n\r\t\f\v\0\\/\"'.[](){}|*+?^$-A~\xff#@^$\n]^-\0";
     cr_assert_eq(sizeof expected - 1, COUNT(patterns));
     for (uint32_t i = 0; i < COUNT(patterns); i++) {
-        ep_lexeme_spec spec = {patterns[i], (uint32_t)strlen(patterns[i]), false, 0};
+        ep_lexeme_spec spec = {patterns[i], (uint32_t)strlen(patterns[i]), false, 0, false};
         ep_dfa dfa;
         build(&dfa, &spec, 1);
         for (unsigned byte = 0; byte < 256; byte++) {
@@ -376,7 +376,7 @@ Test(parser, dfa_reachable_winners_agree_with_a_search)
     specs[3] = (ep_lexeme_spec)REGEX("[0-9]+(\\.[0-9]+)?", 0);
     for (uint32_t i = 4; i < 70; i++) {
         snprintf(texts[i], sizeof texts[i], "k%c%c", 'a' + i % 26, 'a' + i / 26);
-        specs[i] = (ep_lexeme_spec){texts[i], 3, true, 1};
+        specs[i] = (ep_lexeme_spec){texts[i], 3, true, 1, false};
     }
     ep_dfa dfa;
     build(&dfa, specs, 70);
@@ -429,7 +429,7 @@ Test(parser, dfa_is_minimal)
  * mentions `words`. */
 static void expect_error(const char *pattern, int rc, uint32_t offset, const char *words)
 {
-    ep_lexeme_spec specs[] = {REGEX("[a-z]+", 0), LITERAL("+", 0), {pattern, (uint32_t)strlen(pattern), false, 0}};
+    ep_lexeme_spec specs[] = {REGEX("[a-z]+", 0), LITERAL("+", 0), {pattern, (uint32_t)strlen(pattern), false, 0, false}};
     ep_dfa dfa;
     char error[256] = "", prefix[64];
     int got = ep_dfa_build(specs, 3, &dfa, error, sizeof error);
@@ -497,7 +497,7 @@ Test(parser, dfa_accepts_deep_but_legal_nesting)
     deep[100] = 'a';
     memset(deep + 101, ')', 100);
     deep[201] = '\0';
-    ep_lexeme_spec spec = {deep, 201, false, 0};
+    ep_lexeme_spec spec = {deep, 201, false, 0, false};
     ep_dfa dfa;
     build(&dfa, &spec, 1);
     cr_assert_eq(accepts(&dfa, "a"), 0);
@@ -558,7 +558,7 @@ Test(parser, dfa_survives_garbage_patterns)
         uint32_t len = (uint32_t)(rand_r(&seed) % sizeof pattern);
         for (uint32_t i = 0; i < len; i++)
             pattern[i] = alphabet[rand_r(&seed) % (sizeof alphabet - 1)];
-        ep_lexeme_spec spec = {pattern, len, false, 0};
+        ep_lexeme_spec spec = {pattern, len, false, 0, false};
         ep_dfa dfa;
         char error[128] = "";
         int rc = ep_dfa_build(&spec, 1, &dfa, error, sizeof error);
@@ -794,7 +794,7 @@ Test(parser, dfa_agrees_with_a_backtracking_matcher)
             size_t at = 0;
             r_render(&trees[i], roots[i], false, patterns[i], &at);
             patterns[i][at] = '\0';
-            specs[i] = (ep_lexeme_spec){patterns[i], (uint32_t)at, false, (int32_t)(rand_r(&seed) % 2)};
+            specs[i] = (ep_lexeme_spec){patterns[i], (uint32_t)at, false, (int32_t)(rand_r(&seed) % 2), false};
             if (first_nullable < 0 && r_matches(&trees[i], roots[i], "", 0))
                 first_nullable = i;
         }
@@ -854,7 +854,7 @@ static void lexset_add(lexset *set, const char *name, const char *pattern, bool 
     cr_assert_lt(set->count, 256u);
     set->names[set->count] = strdup(name);
     char *copy = strdup(pattern);
-    set->specs[set->count++] = (ep_lexeme_spec){copy, (uint32_t)strlen(copy), literal, priority};
+    set->specs[set->count++] = (ep_lexeme_spec){copy, (uint32_t)strlen(copy), literal, priority, false};
 }
 
 static void lexset_free(lexset *set)

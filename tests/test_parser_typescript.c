@@ -7,6 +7,7 @@
 #include "seam_languages.h"
 #include "seam_parser.h"
 #include "test_support.h"
+#include "test_grammars.h"
 
 #include <string.h>
 
@@ -18,32 +19,12 @@ static ep_grammar *ts_grammar(void)
     return g;
 }
 
-/* How many bytes of text a recognizer takes, each prefix viable; *complete
- * says whether all of it is a program. */
-static size_t accepted(const ep_grammar *g, const char *text, bool *complete)
-{
-    ep_recognizer *rec;
-    cr_assert_eq(ep_recognizer_new(g, &rec), SM_OK);
-    size_t i = 0;
-    while (text[i] && ep_feed(rec, text + i, 1) == 1)
-        i++;
-    *complete = !text[i] && ep_can_end(rec);
-    ep_recognizer_free(rec);
-    return i;
-}
-
-static bool program(const ep_grammar *g, const char *text)
-{
-    bool complete;
-    return accepted(g, text, &complete) == strlen(text) && complete;
-}
-
 static void judge(const ep_grammar *g, const char *const *valid, size_t nv, const char *const *invalid, size_t ni)
 {
     for (size_t i = 0; i < nv; i++)
-        cr_assert(program(g, valid[i]), "%s", valid[i]);
+        cr_assert(test_program(g, valid[i]), "%s", valid[i]);
     for (size_t i = 0; i < ni; i++)
-        cr_assert_not(program(g, invalid[i]), "%s", invalid[i]);
+        cr_assert_not(test_program(g, invalid[i]), "%s", invalid[i]);
 }
 #define JUDGE(g, valid, invalid) judge(g, valid, sizeof valid / sizeof *valid, invalid, sizeof invalid / sizeof *invalid)
 
@@ -57,10 +38,10 @@ Test(typescript, the_issues_examples_at_every_byte)
     };
     bool complete;
     for (size_t i = 0; i < sizeof valid / sizeof *valid; i++) {
-        cr_assert_eq(accepted(g, valid[i], &complete), strlen(valid[i]), "%s", valid[i]);
+        cr_assert_eq(test_accepted(g, valid[i], &complete), strlen(valid[i]), "%s", valid[i]);
         cr_assert(complete, "%s", valid[i]);
     }
-    cr_assert_eq(accepted(g, "let x: = 1;", &complete), strlen("let x: "), "refused at '='");
+    cr_assert_eq(test_accepted(g, "let x: = 1;", &complete), strlen("let x: "), "refused at '='");
     ep_grammar_free(g);
 }
 
@@ -89,6 +70,7 @@ Test(typescript, types_declarations_and_expressions)
         "function f<T extends Record<string, ObservableInput<any>>>() {}",
         "type T = { [K in X]: T; a: string };",
         "let o = { #value: 3, label: \"April\" };",
+        "let o = { m(a); }; let p = { m(a) }; let q = { m(a)\n, n: 1 };",
     };
     static const char *const invalid[] = {
         "let x: = 1;",
@@ -104,6 +86,8 @@ Test(typescript, types_declarations_and_expressions)
         "f<T>.x;",
         "async function f() { await; }",
         "x = y as T < z;",
+        "let o = { m(a), n: 1 };",
+        "let o = { m(a); n: 1 };",
     };
     JUDGE(g, valid, invalid);
     ep_grammar_free(g);
@@ -114,8 +98,8 @@ Test(typescript, the_chart_before_a_body_marker_keeps_an_object_type)
     /* "() => {" is an arrow's body, and in type arguments an object type:
      * the lenient %functions keep both readings */
     ep_grammar *g = ts_grammar();
-    cr_assert(program(g, "x = f<A, () => { a: number }>(true);"));
-    cr_assert(program(g, "x = f < A, () => { return a }"));
+    cr_assert(test_program(g, "x = f<A, () => { a: number }>(true);"));
+    cr_assert(test_program(g, "x = f < A, () => { return a }"));
     ep_grammar_free(g);
 }
 

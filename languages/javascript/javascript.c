@@ -3,7 +3,8 @@
  * told.  Its grammar (javascript.grammar, both goal symbols), its token
  * checks (lexical.c, regex.c), its goal symbol's choice (goal.c), its
  * lexical reading (shape.c) and its scope rules (scope.c) are in this
- * folder.
+ * folder.  JSX (React's "javascriptreact") is a second row on the same
+ * grammar's "+jsx" dialects.
  */
 #include "lg_internal.h"
 
@@ -30,6 +31,32 @@ const lg_language lg_javascript = {
     .dialects = lg__js_dialects,
     .dialect_of = lg_js_dialect_of,
     .corpus_dirs = lg__js_corpus,
+    .tree_sitter = tree_sitter_javascript,
+    .scope_at = lg_js_scope_at,
+    .escape_filter = lg_js_escape_filter,
+    .lex_scan = lg_js_lex_scan,
+    .middle_closed = lg_js_middle_closed,
+    .line_enders = lg__js_line_enders,
+};
+
+static const char *const lg__jsx_ids[] = {"javascriptreact", NULL};
+static const char *const lg__jsx_extensions[] = {".jsx", NULL};
+
+/* The "+jsx" dialects come after the plain ones in javascript.grammar. */
+static int lg__jsx_grammar_version(int version)
+{
+    return version + 2;
+}
+
+const lg_language lg_javascriptreact = {
+    .name = "jsx",
+    .title = "JavaScript JSX",
+    .language_ids = lg__jsx_ids,
+    .extensions = lg__jsx_extensions,
+    .grammar = ep_grammar_source_javascript,
+    .grammar_version = lg__jsx_grammar_version,
+    .dialects = lg__js_dialects,
+    .dialect_of = lg_js_dialect_of,
     .tree_sitter = tree_sitter_javascript,
     .scope_at = lg_js_scope_at,
     .escape_filter = lg_js_escape_filter,

@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """Checks seam's TypeScript recognizer against TypeScript 6.0.3's parser on
-real TypeScript.
+real TypeScript, or with --kind tsx its TSX recognizer on real TSX.
 
 Files are sampled from packages that ship their TypeScript sources, fetched
 pinned into the cache (scripts/typescript.sh: rxjs, zod, @tanstack's
-query-core and table-core, react-day-picker's .ts files) and from
-TypeScript's own declaration files (lib.*.d.ts); a file the parser does not
-read without a diagnostic is not used.  Cases, all through `seam check
---language typescript`, as tests/corpus/js_check.py makes them: whole files
+query-core and table-core, react-day-picker's .ts files, and its .tsx
+files for --kind tsx) and from TypeScript's own declaration files
+(lib.*.d.ts); a file the parser does not read without a diagnostic is not
+used.  Cases, all through `seam check --language typescript` (or tsx), as
+tests/corpus/js_check.py makes them: whole files
 fed byte by byte, single-character mutants judged as the parser judges
 them, fill-in-the-middle cuts and mutants of their middles.
 
 usage: ts_check.py --seam BUILD/seam [--files N] [--mutants K] [--cuts K] [--seed S]
-       [--packages NAME,...]
-Prints a report and a closing line "typescript: N passed, N failed";
+       [--packages NAME,...] [--kind ts|tsx]
+Prints a report and a closing line "typescript: N passed, N failed" (or
+"tsx: ...");
 exits 1 when a true middle or file is refused or soundness is under
 --min-soundness percent.
 """
@@ -26,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import js_check  # noqa: E402  (the cases and their judging, shared)
 
 PACKAGES = ["rxjs", "zod", "@tanstack/query-core", "@tanstack/table-core", "react-day-picker", "typescript"]
+TSX_PACKAGES = ["react-day-picker"]
 
 # What TypeScript's parser refuses that seam's context-free grammar does not
 # express (docs/TYPESCRIPT_DIFFERENCES.md): a mutant refused for one of these
@@ -36,14 +39,15 @@ KNOWN_DIFFERENCES = [re.compile(p) for p in (
 
 
 class TypeScript(js_check.NodeParser):
-    """TypeScript's parser; each case's kind is "ts" (None: "ts")."""
+    """TypeScript's parser; each case's kind is "ts" or "tsx" (None: `kind`)."""
 
-    def __init__(self, cache: Path):
+    def __init__(self, cache: Path, kind: str = "ts"):
         super().__init__(["node", str(ROOT / "tests" / "typescript" / "parse.mjs"), "--typescript",
                           str(cache / "node_modules" / "typescript" / "lib" / "typescript.js")], "kind")
+        self.kind = kind
 
     def verdicts(self, items):
-        return super().verdicts([(t, k or "ts") for t, k in items])
+        return super().verdicts([(t, k or self.kind) for t, k in items])
 
 
 def has_code(path: Path) -> bool:
@@ -52,7 +56,7 @@ def has_code(path: Path) -> bool:
     return bool(text.strip())
 
 
-def candidate_paths(cache: Path, packages) -> list[Path]:
+def candidate_paths(cache: Path, packages, suffix: str = ".ts") -> list[Path]:
     paths = []
     for package in packages:
         root = cache / "node_modules" / package
@@ -61,31 +65,34 @@ def candidate_paths(cache: Path, packages) -> list[Path]:
             # "/// <reference lib=...>" comments (their syntax is a comment's)
             paths += sorted(p for p in (root / "lib").glob("lib.*.d.ts") if has_code(p))
             continue
-        paths += sorted(p for p in root.rglob("*.ts") if p.is_file() and not p.name.endswith(".d.ts")
+        paths += sorted(p for p in root.rglob("*" + suffix) if p.is_file() and not p.name.endswith(".d.ts")
                         and not {"dist", "build", "node_modules"} & set(p.relative_to(root).parts))
     return paths
 
 
-def pick_files(reference: TypeScript, paths, count: int, seed: int, max_bytes: int):
+def pick_files(reference: TypeScript, paths, count: int, seed: int, max_bytes: int, kind: str = "ts"):
     texts = js_check.read_sample(paths, count, seed, max_bytes)
-    verdicts = reference.verdicts([(t, "ts") for _, t in texts])
+    verdicts = reference.verdicts([(t, kind) for _, t in texts])
     return [(path, text, None) for (path, text), (ok, _) in zip(texts, verdicts) if ok][:count]
 
 
 def main() -> int:
     parser = js_check.arguments(__doc__.splitlines()[0])
-    parser.add_argument("--packages", default=",".join(PACKAGES),
-                        help="the packages to sample from (typescript: its lib.*.d.ts)")
+    parser.add_argument("--packages", help="the packages to sample from (typescript: its lib.*.d.ts)")
+    parser.add_argument("--kind", choices=("ts", "tsx"), default="ts",
+                        help="TypeScript (.ts files) or TSX (.tsx files, the tsx language)")
     parser.add_argument("--dump", help="a folder to write each refused case's whole text into")
     args = parser.parse_args()
 
+    tsx = args.kind == "tsx"
+    packages = args.packages.split(",") if args.packages else TSX_PACKAGES if tsx else PACKAGES
     cache = js_check.reference_dir("typescript")
-    reference = TypeScript(cache)
-    files = pick_files(reference, candidate_paths(cache, args.packages.split(",")), args.files, args.seed,
-                       args.max_bytes)
-    return js_check.judge(args.seam, "typescript", files, reference, args,
+    reference = TypeScript(cache, args.kind)
+    files = pick_files(reference, candidate_paths(cache, packages, "." + args.kind), args.files, args.seed,
+                       args.max_bytes, args.kind)
+    return js_check.judge(args.seam, "tsx" if tsx else "typescript", files, reference, args,
                           lambda case, message: any(p.search(message) for p in KNOWN_DIFFERENCES),
-                          name="TypeScript's parser", label="typescript")
+                          name="TypeScript's parser", label="tsx" if tsx else "typescript")
 
 
 if __name__ == "__main__":
