@@ -1,12 +1,15 @@
 """How good seam's completions are, measured against the true middle.
 
     python3 bench/run_quality_bench.py --seam build/release/seam [--holes 150] [--seed 1]
-                                       [--language python|javascript|typescript]
+                                       [--language python|javascript|typescript|jsx|tsx]
 
 Holes are cut from the standard library (with --language javascript, from
 the JavaScript files tests/corpus/js_check.py samples, judged by acorn
 instead of CPython; with --language typescript, from the TypeScript files
-tests/corpus/ts_check.py samples, judged by TypeScript's parser): the rest of a line (boundary), a
+tests/corpus/ts_check.py samples, judged by TypeScript's parser; with jsx
+and tsx, from the JSX and TSX files tests/corpus/jsx_check.py and
+ts_check.py --kind tsx sample, judged by acorn-jsx and TypeScript's
+parser): the rest of a line (boundary), a
 random span inside a line, and one to three whole lines.  An imitation of a
 fill-in-the-middle model, served over llama.cpp's API by the loopback server
 of seam's tests, knows each hole's true middle and behaves like a real one:
@@ -49,6 +52,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "backends"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "corpus"))
 from harness import valid as python_valid  # noqa: E402
 import js_check  # noqa: E402
+import jsx_check  # noqa: E402
 import ts_check  # noqa: E402
 from stdlib_files import random_files  # noqa: E402
 from loopback import EOS, LoopbackServer  # noqa: E402
@@ -60,7 +64,7 @@ LANGUAGE = {"name": "python", "reference": None, "goals": {}}
 def braces():
     """Whether the language is JavaScript or TypeScript (JavaScript's
     comments, strings and templates)."""
-    return LANGUAGE["name"] in ("javascript", "typescript")
+    return LANGUAGE["name"] in ("javascript", "typescript", "jsx", "tsx")
 
 
 def valid_all(texts, names):
@@ -149,21 +153,30 @@ def cut_at_repeat(text, right):
 
 def js_files(rng, seed, min_lines=30):
     """(name, text, lines) of real JavaScript files (each named with its
-    goal's ending, .mjs or .cjs) or TypeScript files (.ts) of more than
-    min_lines lines, endlessly."""
-    if LANGUAGE["name"] == "typescript":
+    goal's ending, .mjs or .cjs), TypeScript files (.ts), JSX files (.jsx)
+    or TSX files (.tsx) of more than min_lines lines, endlessly."""
+    language = LANGUAGE["name"]
+    if language in ("typescript", "tsx"):
+        kind = "tsx" if language == "tsx" else "ts"
         cache = js_check.reference_dir("typescript")
-        LANGUAGE["reference"] = ts_check.TypeScript(cache)
-        found = ts_check.pick_files(LANGUAGE["reference"], ts_check.candidate_paths(cache, ts_check.PACKAGES), 400,
-                                    seed, 30000)
+        LANGUAGE["reference"] = ts_check.TypeScript(cache, kind)
+        packages = ts_check.TSX_PACKAGES if kind == "tsx" else ts_check.PACKAGES
+        found = ts_check.pick_files(LANGUAGE["reference"], ts_check.candidate_paths(cache, packages, "." + kind), 400,
+                                    seed, 30000, kind)
+    elif language == "jsx":
+        cache = js_check.reference_dir()
+        LANGUAGE["reference"] = jsx_check.AcornJsx(cache)
+        found = jsx_check.pick_files(LANGUAGE["reference"], jsx_check.candidate_paths(cache, jsx_check.PACKAGES), 400,
+                                     seed, 30000)
     else:
         cache = js_check.reference_dir()
         LANGUAGE["reference"] = js_check.Acorn(cache)
         found = js_check.pick_files(LANGUAGE["reference"], js_check.candidate_paths(cache), 400, seed, 30000)
     chosen = [f for f in found if f[1].count("\n") > min_lines]
+    ending = {"typescript": ".ts", "tsx": ".tsx", "jsx": ".jsx"}.get(language)
     while True:
         path, text, goal = rng.choice(chosen)
-        name = path.stem + (".ts" if goal is None else ".mjs" if goal == "module" else ".cjs")
+        name = path.stem + (ending or (".mjs" if goal == "module" else ".cjs"))
         LANGUAGE["goals"][name] = goal
         yield name, text, text.split("\n")
 
@@ -295,13 +308,14 @@ def main():
     ap.add_argument("--holes", type=int, default=150)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-embedded", action="store_true")
-    ap.add_argument("--language", choices=("python", "javascript", "typescript"), default="python")
+    ap.add_argument("--language", choices=("python", "javascript", "typescript", "jsx", "tsx"), default="python")
     args = ap.parse_args()
     LANGUAGE["name"] = args.language
     cases = holes(args.holes, args.seed)
     work = tempfile.mkdtemp(prefix="seam-quality-")
     kinds = {k: sum(c[0] == k for c in cases) for k in ("boundary", "span", "lines")}
-    print("%d holes from %s: %s" % (len(cases), {"javascript": "real JavaScript", "typescript": "real TypeScript"}
+    print("%d holes from %s: %s" % (len(cases), {"javascript": "real JavaScript", "typescript": "real TypeScript", "jsx": "real JSX",
+                                     "tsx": "real TSX"}
                                     .get(args.language, "the standard library"), kinds))
     s, g, c = setting(args, cases, work, "noise and run-ons", 0.15, 0.5, True)
     print("seam equal - better baseline: %+.1f points (target +20)" % (s - max(g, c)))

@@ -1,14 +1,15 @@
 """How good seam's completions are while a line is being typed.
 
     python3 bench/run_typing_bench.py --seam build/release/seam [--lines 150] [--seed 5]
-                                      [--language python|javascript|typescript]
+                                      [--language python|javascript|typescript|jsx|tsx]
     python3 bench/run_typing_bench.py --seam build/debug/seam --lines 40 --check   (the test command's)
 
 Lines of standard-library files (with --language javascript: of the real
 JavaScript files tests/corpus/js_check.py samples, one-line statements
 ending in ";", judged by acorn; with --language typescript: of the
 TypeScript files tests/corpus/ts_check.py samples, judged by TypeScript's
-parser) are typed left to right and stopped at a
+parser; with jsx and tsx: of the JSX and TSX files, judged by acorn-jsx
+and TypeScript's parser) are typed left to right and stopped at a
 random point, as an editor with VS Code's defaults has them: every bracket
 and quote opened on the line so far is closed after the cursor (the
 editor's auto-closing), and the person's own closers overtype those.  Two
@@ -95,7 +96,7 @@ class LineScan:
             return len(self.quote)
         elif c in CLOSER:
             self.stack.append(c)
-        elif c == "<" and LANGUAGE["name"] == "typescript" and i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_$."):
+        elif c == "<" and LANGUAGE["name"] in ("typescript", "tsx") and i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_$."):
             self.stack.append(c)   # a type argument list ("Map<"), which no editor closes
         elif c == ">" and self.stack and self.stack[-1] == "<" and not (i > 0 and text[i - 1] == "="):
             self.stack.pop()
@@ -311,7 +312,7 @@ def main():
     ap.add_argument("--no-embedded", action="store_true")
     ap.add_argument("--check", action="store_true", help="exit 1 unless the targets are met")
     ap.add_argument("--verbose", action="store_true", help="print seam's completions that are not the true one")
-    ap.add_argument("--language", choices=("python", "javascript", "typescript"), default="python")
+    ap.add_argument("--language", choices=("python", "javascript", "typescript", "jsx", "tsx"), default="python")
     args = ap.parse_args()
     LANGUAGE["name"] = args.language
     cases = typed_lines(args.lines, args.seed)

@@ -17,6 +17,10 @@ extern const lg_lexical lg_python_lexical;
 /* What a JavaScript lexical state is in (lg_lex.in); a quote's string is
  * its quote. */
 enum { LG_CODE = 0, LG_LINE_COMMENT = 'c', LG_BLOCK_COMMENT = 'C', LG_REGEX = '/', LG_TEMPLATE = '`' };
+/* ... and with JSX: in a tag, an attribute's string (its quote then is
+ * jsx_quote), a child's text; the frames of lg_lex's JSX stack. */
+enum { LG_JSX_TAG = 't', LG_JSX_STRING = 's', LG_JSX_TEXT = 'x' };
+enum { LG_JSX_ELEMENT = 1, LG_JSX_IN_TAG, LG_JSX_IN_TEXT };
 
 /* JavaScript's token checks (javascript/lexical.c, javascript/regex.c). */
 bool lg_js_identifier_valid(const char *text, size_t len);
@@ -30,8 +34,20 @@ void lg_js_lex_scan(lg_lex *lex, const char *text, size_t len);
 /* One step of that scan from text[at]; returns where the next starts. */
 size_t lg_js_lex_step(lg_lex *lex, const char *text, size_t len, size_t at);
 bool lg_js_middle_closed(const lg_lex *at, const char *middle, size_t len, bool rest_blank);
+/* JSX's lexical reading (javascript/jsx_shape.c): JavaScript's, with
+ * elements' tags and text. */
+void lg_jsx_lex_scan(lg_lex *lex, const char *text, size_t len);
+/* Whether an operand may start after code whose last character is prev
+ * (javascript/shape.c: a "/" there starts a regular expression). */
+bool lg_js_operand_may_start(uint8_t prev);
+bool lg_jsx_tag_start(lg_lex *s, const char *text, size_t len, size_t at);
+size_t lg_jsx_lex_step(lg_lex *s, const char *text, size_t len, size_t at);
+bool lg_jsx_code_brace(lg_lex *s);
 void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
                     uint32_t max_lines, lg_scope *out);
+/* ... and with JSX's lexical reading (elements' tags and text). */
+void lg_jsx_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                     uint32_t max_lines, lg_scope *out);
 bool lg_js_escape_filter(const lg_scope *scope, const char *middle, size_t len, bool at_end);
 const TSLanguage *tree_sitter_javascript(void);
 const TSLanguage *tree_sitter_typescript(void);

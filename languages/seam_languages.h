@@ -62,7 +62,8 @@ typedef struct lg_lex {
     int32_t depth;           /* brackets open */
     uint8_t in;              /* 0 in code, else the kind of literal or comment it is in
                                 (JavaScript: the quote, '`', '/', 'c' or 'C') */
-    char quote;              /* Python: the quote of the string it is in, or 0 */
+    char quote;              /* Python: the quote of the string it is in, or 0; JSX: of
+                                an attribute's string */
     bool triple;             /* Python: a triple-quoted one */
     bool raw;
     bool in_comment;         /* Python: in a comment */
@@ -72,6 +73,14 @@ typedef struct lg_lex {
     uint8_t prev;            /* the last character of code, not blank */
     uint8_t templates;       /* JavaScript: the "${" open around */
     int32_t template_depth[LG_LEX_TEMPLATES];  /* the depth each opened at */
+    /* JSX (set by the JSX rows' reading): elements whose children it is
+     * in, and "{...}" in a tag or in children, innermost last (LG_JSX_*),
+     * with the depth each opened at; in a tag, whether it closes one */
+    bool jsx;
+    uint8_t jsx_frames;
+    uint8_t jsx_kind[LG_LEX_TEMPLATES];
+    int32_t jsx_depth[LG_LEX_TEMPLATES];
+    bool jsx_closing;
     /* Python: bytes of the string still to come, when its end was found in
      * the same text, else 0 (then a quote ends it as written). */
     uint32_t string_left;

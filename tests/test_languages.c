@@ -198,3 +198,34 @@ Test(languages, javascript_lines_being_typed)
     js->lex_scan(&at, "x = 1 ", 6);
     cr_assert_not(js->middle_closed(&at, "// (", 4, false), "a comment that eats the rest of the line");
 }
+
+Test(languages, jsx_lines_being_typed)
+{
+    static const struct {
+        const char *language, *before, *middle;
+        bool closed;
+    } cases[] = {
+        {"jsx", "x = <p>", "Don't stop</p>;", true},        /* a quote in text opens nothing */
+        {"tsx", "x = <p className=\"a\">", "a / b</p>", true},  /* nor a slash */
+        {"jsx", "x = <p title='", "it\\'", false},           /* no escape in an attribute's string */
+        {"jsx", "x = <ul>", "<li>", false},                   /* an element left open */
+        {"jsx", "x = <ul>{items.map((i) => ", "<li key={i}>{i}</li>)}", true},
+        {"jsx", "x = <a b={", "f(1)", true},                  /* code in a tag's braces */
+        {"tsx", "const f = <T,>(x: T) => ", "x / 2", true},   /* a generic arrow, no tag */
+        {"javascript", "x = a <", "b / 2", true},
+        {"tsx", "function A() {\n  return <p className=\"x\">", "Don't stop</p>;", true},
+        {"tsx", "x = a <", "b / 2", true},                    /* a comparison, no tag */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const lg_language *l = lg_by_name(cases[i].language);
+        lg_lex at = {0};
+        l->lex_scan(&at, cases[i].before, strlen(cases[i].before));
+        cr_assert_eq(l->middle_closed(&at, cases[i].middle, strlen(cases[i].middle), true), cases[i].closed,
+                     "%s: %s|%s", cases[i].language, cases[i].before, cases[i].middle);
+    }
+    /* JavaScript's own reading takes the quote for a string's */
+    const lg_language *js = lg_by_name("javascript");
+    lg_lex at = {0};
+    js->lex_scan(&at, "x = <p>", 7);
+    cr_assert_not(js->middle_closed(&at, "Don't stop</p>;", 15, true));
+}

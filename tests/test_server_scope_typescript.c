@@ -13,20 +13,26 @@ SEAM_SUITE(scope_typescript);
 #define TS lg_by_name("typescript")
 #define CURSOR "<|>"
 
-static lg_scope ts_scope(const char *marked)
+/* The scope at the cursor mark in `marked`, read as `language`. */
+static lg_scope scope_of(const lg_language *language, const char *marked)
 {
     const char *at = strstr(marked, CURSOR);
     cr_assert_not_null(at);
     size_t offset = (size_t)(at - marked);
     static char text[4096];
     snprintf(text, sizeof text, "%.*s%s", (int)offset, marked, at + strlen(CURSOR));
-    srv_tree *tree = srv_tree_new(TS, text, strlen(text));
-    cr_assert_not_null(tree, "tree-sitter-typescript loads");
+    srv_tree *tree = srv_tree_new(language, text, strlen(text));
+    cr_assert_not_null(tree, "%s's tree-sitter grammar loads", language->name);
     lg_scope sc;
-    srv_scope_at(TS, tree, text, strlen(text), offset, true, 6, &sc);
+    srv_scope_at(language, tree, text, strlen(text), offset, true, 6, &sc);
     srv_tree_free(tree);
-    cr_assert_eq(sc.language, TS);
+    cr_assert_eq(sc.language, language);
     return sc;
+}
+
+static lg_scope ts_scope(const char *marked)
+{
+    return scope_of(TS, marked);
 }
 
 Test(scope_typescript, a_function_body_takes_statements_and_an_interface_members)
@@ -62,4 +68,28 @@ Test(scope_typescript, a_line_being_typed_does_not_close_its_block)
                   "      case \"invalid_type\":\n        return `${issue.expected}, ${parsedType(issue.input)}`;\n"
                   "      case \"too_big\": {\n        const adj" CURSOR);
     cr_assert_not(srv_escape_filter((void *)&sc, "}", 1, false), "the case's block");
+}
+
+/* TSX (the tsx row): tree-sitter-typescript's tsx grammar, and JSX's
+ * lexical reading: among an element's children the rest of the element,
+ * on an empty line as many lines as it takes; in a tag, the rest of it. */
+static lg_scope tsx_scope(const char *marked)
+{
+    return scope_of(lg_by_name("tsx"), marked);
+}
+
+Test(scope_typescript, tsx_children_and_tags)
+{
+    lg_scope sc = tsx_scope("export function A() {\n  return (\n    <ul>\n      " CURSOR "\n    </ul>\n  );\n}\n");
+    cr_assert_eq(sc.kind, LG_SCOPE_EXPRESSION, "%s", lg_scope_kind_name(sc.kind));
+    cr_assert_eq(sc.max_lines, 6, "an empty line among the children");
+    cr_assert(sc.lex.jsx);
+    sc = tsx_scope("export function A() {\n  return <p className=\"x\" " CURSOR "/>;\n}\n");
+    cr_assert_eq(sc.kind, LG_SCOPE_EXPRESSION, "%s", lg_scope_kind_name(sc.kind));
+    cr_assert_eq(sc.max_lines, 1);
+    /* a quote in a child's text is text: the line's statement is code again */
+    sc = tsx_scope("export function A() {\n  const a = <p>Don't</p>;\n  " CURSOR "\n}\n");
+    cr_assert_eq(sc.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(sc.kind));
+    /* TypeScript's own row reads no JSX */
+    cr_assert_not(ts_scope("let a = 1;\n" CURSOR "\n").lex.jsx);
 }

@@ -137,14 +137,17 @@ class Status {
     this.render();
   }
 
-  // The language of the document last completed: JavaScript with its goal
-  // (module or script), TypeScript, or the Python version seam's grammar is
-  // for, and why.
+  // The language of the document last completed: JavaScript or JSX with
+  // its goal (module or script), TypeScript, TSX, or the Python version
+  // seam's grammar is for, and why.
   setLanguage(language, sourceType, version, why) {
-    if (language === 'javascript') {
-      this.language = `JavaScript${sourceType ? ` (${sourceType})` : ''}`;
+    if (language === 'javascript' || language === 'jsx') {
+      const name = language === 'jsx' ? 'JavaScript JSX' : 'JavaScript';
+      this.language = `${name}${sourceType ? ` (${sourceType})` : ''}`;
     } else if (language === 'typescript') {
       this.language = 'TypeScript';
+    } else if (language === 'tsx') {
+      this.language = 'TypeScript JSX';
     } else {
       this.language = version ? `Python ${version}${why ? ` (${why})` : ''}` : '';
     }
@@ -212,7 +215,8 @@ function itemsEnabled() {
 function makeClient(seam, names, log, status, offer, python) {
   const serverOptions = { command: seam, args: ['lsp', '--stdio'] };
   const clientOptions = {
-    documentSelector: [{ language: 'python' }, { language: 'javascript' }, { language: 'json' }, { language: 'typescript' }],
+    documentSelector: [{ language: 'python' }, { language: 'javascript' }, { language: 'json' }, { language: 'typescript' },
+      { language: 'javascriptreact' }, { language: 'typescriptreact' }],
     outputChannel: log,
     initializationOptions: () => seamSettings(names, python),
     connectionOptions: { maxRestartCount: 3 },

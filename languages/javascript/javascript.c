@@ -40,6 +40,8 @@ const lg_language lg_javascript = {
 };
 
 static const char *const lg__jsx_ids[] = {"javascriptreact", NULL};
+/* ... and in an element's tag, its end */
+static const char *const lg__jsx_line_enders[] = {";", "}", ",", ")", "]", ">", "/>", NULL};
 static const char *const lg__jsx_extensions[] = {".jsx", NULL};
 
 /* The "+jsx" dialects come after the plain ones in javascript.grammar. */
@@ -58,9 +60,9 @@ const lg_language lg_javascriptreact = {
     .dialects = lg__js_dialects,
     .dialect_of = lg_js_dialect_of,
     .tree_sitter = tree_sitter_javascript,
-    .scope_at = lg_js_scope_at,
+    .scope_at = lg_jsx_scope_at,
     .escape_filter = lg_js_escape_filter,
-    .lex_scan = lg_js_lex_scan,
+    .lex_scan = lg_jsx_lex_scan,
     .middle_closed = lg_js_middle_closed,
-    .line_enders = lg__js_line_enders,
+    .line_enders = lg__jsx_line_enders,
 };

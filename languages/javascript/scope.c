@@ -37,9 +37,10 @@ static bool lg__js_word_byte(char c)
 }
 
 /* Scans text[0, offset) into lex, keeping the brackets open. */
-static void lg__js_scan(const char *text, size_t offset, lg_lex *lex, lg__js_open *open)
+static void lg__js_scan(const char *text, size_t offset, bool jsx, lg_lex *lex, lg__js_open *open)
 {
     memset(lex, 0, sizeof *lex);
+    lex->jsx = jsx;
     open->count = 0;
     for (size_t at = 0; at < offset;) {
         int32_t depth = lex->depth;
@@ -246,8 +247,8 @@ static bool lg__js_literal_closed_after(const lg_lex *at, const char *text, size
     return false;
 }
 
-void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
-                    uint32_t max_lines, lg_scope *out)
+static void lg__js_scope(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                         uint32_t max_lines, bool jsx, lg_scope *out)
 {
     memset(out, 0, sizeof *out);
     out->language = &lg_javascript;
@@ -264,7 +265,7 @@ void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
         ls--;
     lg_scope_lines(text, len, offset, out);
     lg__js_open open;
-    lg__js_scan(text, offset, &out->lex, &open);
+    lg__js_scan(text, offset, jsx, &out->lex, &open);
     const lg_lex *lex = &out->lex;
     out->bracket_depth = (uint32_t)(lex->depth > 0 ? lex->depth : 0);
     bool text_before = false;
@@ -292,6 +293,14 @@ void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
     case LG_REGEX:
         out->kind = LG_SCOPE_EXPRESSION;
         return;
+    case LG_JSX_TAG:
+    case LG_JSX_STRING:
+    case LG_JSX_TEXT:
+        /* in an element (JSX): the rest of its expression; on an empty line
+         * among its children, as many lines as it takes */
+        out->kind = LG_SCOPE_EXPRESSION;
+        out->max_lines = !text_before && lex->in == LG_JSX_TEXT ? many : 1;
+        return;
     default:
         break;
     }
@@ -310,6 +319,18 @@ void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
         out->kind = open.count == 0 && ls == offset ? LG_SCOPE_MODULE : LG_SCOPE_BLOCK;
         out->max_lines = many;
     }
+}
+
+void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                    uint32_t max_lines, lg_scope *out)
+{
+    lg__js_scope(tree, text, len, offset, multiline, max_lines, false, out);
+}
+
+void lg_jsx_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
+                     uint32_t max_lines, lg_scope *out)
+{
+    lg__js_scope(tree, text, len, offset, multiline, max_lines, true, out);
 }
 
 bool lg_js_escape_filter(const lg_scope *sc, const char *middle, size_t len, bool at_end)

@@ -4,14 +4,15 @@
  * a template's text, a regular expression or a comment (templates' "${"
  * nest).  A rough reading, never a verdict on validity: a "/" starts a
  * regular expression after an operator, an opening bracket, a comma, a
- * semicolon or nothing, else it divides.
+ * semicolon or nothing, else it divides.  With JSX (jsx_shape.c), a "<"
+ * there starts an element's tag.
  */
 #include "lg_internal.h"
 
 #include <string.h>
 
 
-static bool lg__regex_may_start(uint8_t prev)
+bool lg_js_operand_may_start(uint8_t prev)
 {
     return prev == 0 || strchr("(,=:[!&|?{};+-*%<>~^", prev) != NULL;
 }
@@ -27,9 +28,13 @@ static void lg__code(lg_lex *s, const char *text, size_t len, size_t *at)
     } else if (c == '/' && next == '*') {
         s->in = LG_BLOCK_COMMENT;
         (*at)++;
-    } else if (c == '/' && lg__regex_may_start(s->prev)) {
+    } else if (c == '/' && lg_js_operand_may_start(s->prev)) {
         s->in = LG_REGEX;
         s->in_class = false;
+    } else if (c == '<' && s->jsx && lg_jsx_tag_start(s, text, len, *at)) {
+        return;   /* an element's tag (JSX) */
+    } else if (c == '}' && s->jsx && lg_jsx_code_brace(s)) {
+        return;   /* back in a JSX tag or text */
     } else if (c == '\'' || c == '"' || c == '`') {
         s->in = (uint8_t)c;
     } else if (c == '(' || c == '[' || c == '{') {
@@ -51,6 +56,8 @@ size_t lg_js_lex_step(lg_lex *s, const char *text, size_t len, size_t at)
         s->escaped = false;
         return at + 1;
     }
+    if (s->in == LG_JSX_TAG || s->in == LG_JSX_STRING || s->in == LG_JSX_TEXT)
+        return lg_jsx_lex_step(s, text, len, at);
     switch (s->in) {
     case LG_CODE:
         lg__code(s, text, len, &at);
@@ -112,9 +119,12 @@ bool lg_js_middle_closed(const lg_lex *at, const char *middle, size_t len, bool 
 {
     lg_lex end = *at;
     lg_js_lex_scan(&end, middle, len);
-    if (end.escaped || end.depth > at->depth || end.templates > at->templates)
+    if (end.escaped || end.depth > at->depth || end.templates > at->templates || end.jsx_frames > at->jsx_frames)
         return false;
     if (end.in == LG_LINE_COMMENT)
         return at->in == LG_LINE_COMMENT || rest_blank;
-    return end.in == at->in;
+    /* a middle that closes a JSX element opened before it is back in the
+     * code or text around that element */
+    return end.in == at->in ||
+           (end.jsx_frames < at->jsx_frames && (end.in == LG_CODE || end.in == LG_JSX_TEXT));
 }

@@ -65,6 +65,8 @@ const lg_language lg_typescript = {
 };
 
 static const char *const lg__tsx_ids[] = {"typescriptreact", NULL};
+/* ... and in an element's tag, its end */
+static const char *const lg__tsx_line_enders[] = {";", "}", ",", ")", "]", ">", "/>", NULL};
 static const char *const lg__tsx_extensions[] = {".tsx", NULL};
 
 const lg_language lg_typescriptreact = {
@@ -77,9 +79,9 @@ const lg_language lg_typescriptreact = {
     .base_version = lg__tsx_base_version,
     .grammar_version = lg__tsx_dialect,
     .tree_sitter = tree_sitter_tsx,
-    .scope_at = lg_js_scope_at,
+    .scope_at = lg_jsx_scope_at,
     .escape_filter = lg_js_escape_filter,
-    .lex_scan = lg_js_lex_scan,
+    .lex_scan = lg_jsx_lex_scan,
     .middle_closed = lg_js_middle_closed,
-    .line_enders = lg__ts_line_enders,
+    .line_enders = lg__tsx_line_enders,
 };

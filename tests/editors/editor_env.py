@@ -50,17 +50,18 @@ def node_needs_more(text):
     return error is not None and "Unexpected end of input" in error
 
 
-def typescript_check(text):
-    """TypeScript 6.0.3's parser's verdict on text as a .ts file
-    (tests/typescript/parse.mjs; scripts/typescript.sh's cache, exported
-    by scripts/test.sh as SEAM_TYPESCRIPT_DIR): None when it reads it
-    without a diagnostic, else the first one's (message, UTF-16 offset)."""
+def typescript_check(text, kind="ts"):
+    """TypeScript 6.0.3's parser's verdict on text as a .ts file (kind
+    "tsx": a .tsx file) (tests/typescript/parse.mjs; scripts/typescript.sh's
+    cache, exported by scripts/test.sh as SEAM_TYPESCRIPT_DIR): None when it
+    reads it without a diagnostic, else the first one's (message, UTF-16
+    offset)."""
     root = os.path.dirname(TESTS)
     cache = os.environ.get("SEAM_TYPESCRIPT_DIR") or subprocess.run(
         [os.path.join(root, "scripts", "typescript.sh")], capture_output=True, text=True, check=True).stdout.strip()
     run = subprocess.run(["node", os.path.join(TESTS, "typescript", "parse.mjs"), "--typescript",
                           os.path.join(cache, "node_modules", "typescript", "lib", "typescript.js")],
-                         input=json.dumps({"id": 0, "text": text, "kind": "ts"}) + "\n", capture_output=True,
+                         input=json.dumps({"id": 0, "text": text, "kind": kind}) + "\n", capture_output=True,
                          text=True, timeout=60, check=True)
     answer = json.loads(run.stdout)
     return None if answer["ok"] else (answer.get("message", ""), answer.get("pos") or 0)
@@ -78,11 +79,25 @@ def ts_needs_more(text):
     return error is not None and error[1] >= len(text.rstrip().encode("utf-16-le")) // 2
 
 
+def tsx_parses(text):
+    """Whether TypeScript's parser reads text as a .tsx file."""
+    return typescript_check(text, "tsx") is None
+
+
+def tsx_needs_more(text):
+    """Whether TypeScript's parser refuses text as a .tsx file only because
+    it stops too soon."""
+    error = typescript_check(text, "tsx")
+    return error is not None and error[1] >= len(text.rstrip().encode("utf-16-le")) // 2
+
+
 def judges(path):
     """(parses, needs_more) for a file of this name: Node's for .js,
-    TypeScript's for .ts, else CPython's."""
+    TypeScript's for .ts and .tsx, else CPython's."""
     if path.endswith(".js"):
         return node_parses, node_needs_more
     if path.endswith(".ts"):
         return ts_parses, ts_needs_more
+    if path.endswith(".tsx"):
+        return tsx_parses, tsx_needs_more
     return parses, needs_more

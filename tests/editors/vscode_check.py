@@ -41,7 +41,7 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from editor_env import Checker, isolated_env, node_parses, parses, ts_parses  # noqa: E402
+from editor_env import Checker, isolated_env, node_parses, parses, ts_parses, tsx_parses  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "backends"))
 from hub_imitation import Hub  # noqa: E402
 from llama_server import cache_dirs  # noqa: E402
@@ -120,6 +120,26 @@ TYPED_TS = [
     ("  let sum = 0;", "  sum += Math.max(", ""),
     (None, "console.log(total(", ";\n"),
     (None, "const sizes: Map<string, number> = new Map(", ";\n"),
+]
+
+TYPING_TSX = """interface Props {
+  names: string[];
+}
+
+export function List({ names }: Props) {
+  const count = names.length;
+  return <ul>{names.map((n) => <li key={n}>{n}</li>)}</ul>;
+}
+
+"""
+
+# a line in a component, an element's attribute (its tag closed by hand,
+# self-closing: VS Code closes an opening tag's when ">" is typed) and a
+# generic arrow, which a .tsx file tells from an element by its ","
+TYPED_TSX = [
+    ("  const count = names.length;", "  const label = String(", ""),
+    (None, "const title = <List names={", " />;\n"),
+    (None, "const first = <T,>(xs: T[]) => xs[", ";\n"),
 ]
 
 TYPED_JS = [
@@ -638,6 +658,8 @@ def main():
         f.write(TYPING_JS)
     with open(os.path.join(work, "typing.ts"), "w", encoding="utf-8") as f:
         f.write(TYPING_TS)
+    with open(os.path.join(work, "typing.tsx"), "w", encoding="utf-8") as f:
+        f.write(TYPING_TSX)
     settings_path = os.path.join(data, "User", "settings.json")
     settings = user_settings()
     write_json(settings_path, settings)
@@ -834,6 +856,8 @@ def main():
         typing_checks(driver, work, check, args.artifacts)
         typing_checks(driver, work, check, args.artifacts, "typing.js", TYPED_JS, node_parses, "Node")
         typing_checks(driver, work, check, args.artifacts, "typing.ts", TYPED_TS, ts_parses, "TypeScript's parser")
+        typing_checks(driver, work, check, args.artifacts, "typing.tsx", TYPED_TSX, tsx_parses,
+                      "TypeScript's parser (TSX)")
         download_checks(driver, check, env, seam_log)
         # another interpreter selected in the Python extension: seam follows
         with open(env["SEAM_TEST_INTERPRETER"], "w") as f:
