@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Set-up time of a JavaScript file next to a Python file of the same size,
-each next to its own language's parser, in one run.
+each next to its own language's parser, in one run; and of TypeScript, TSX
+and JSX files next to theirs.
 
 usage: bench/run_js_bench.py [--seam build/release/seam] [--files 40] [--seed 1] [--min-bytes 4000]
 
@@ -12,7 +13,9 @@ language, the medians of: the set-up (the recognizer fed the left context),
 can_end at the cut (for JavaScript it feeds the whole right context), the
 whole file fed byte by byte per KB, and the reference parser's time for the
 whole file (acorn under Node, ast.parse), with the file sizes.  The issue's
-target: set-up for JavaScript no more than Python's at the same size.
+target: set-up for JavaScript no more than Python's at the same size.  The
+same figures follow for TypeScript and TSX files (tests/corpus/ts_check.py's
+samples, TypeScript's parser) and JSX files (jsx_check.py's, acorn-jsx).
 """
 import argparse
 import json
@@ -26,7 +29,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "corpus"))
 sys.path.insert(0, str(HERE))
 import js_check  # noqa: E402
+import jsx_check  # noqa: E402
 import stdlib_check  # noqa: E402
+import ts_check  # noqa: E402
 from run_parser_bench import ast_time_us  # noqa: E402
 from run_fim_bench import best_of_runs  # noqa: E402
 
@@ -35,14 +40,35 @@ def seam_rows(seam: str, cases: list, runs: int = 3) -> list:
     return best_of_runs(seam, "".join(json.dumps(c) + "\n" for c in cases), runs)
 
 
-def acorn_us(cache: Path, items: list) -> list:
-    argv = ["node", str(HERE.parent / "tests" / "javascript" / "parse.mjs"),
-            "--acorn", str(cache / "node_modules" / "acorn" / "dist" / "acorn.mjs")]
-    payload = "".join(json.dumps({"id": i, "text": t, "source_type": g, "repeat": 5}) + "\n"
+def reference_us(parser: js_check.NodeParser, items: list) -> list:
+    """The reference parser's best time of 5 for each (text, key)."""
+    payload = "".join(json.dumps({"id": i, "text": t, parser.key: g, "repeat": 5}) + "\n"
                       for i, (t, g) in enumerate(items))
-    out = subprocess.run(argv, input=payload, capture_output=True, text=True, check=True)
+    out = subprocess.run(parser.argv, input=payload, capture_output=True, text=True, check=True)
     rows = {r["id"]: r for r in map(json.loads, out.stdout.splitlines())}
     return [rows[i]["us"] for i in range(len(items))]
+
+
+def acorn_us(cache: Path, items: list) -> list:
+    return reference_us(js_check.Acorn(cache), items)
+
+
+def other_languages(args):
+    """(name, language, files, reference) for TypeScript, TSX and JSX."""
+    ts_cache, js_cache = js_check.reference_dir("typescript"), js_check.reference_dir("javascript")
+    ts, tsx, jsx = ts_check.TypeScript(ts_cache), ts_check.TypeScript(ts_cache, "tsx"), jsx_check.AcornJsx(js_cache)
+    picks = [
+        ("typescript", "typescript", ts, ts_check.pick_files(
+            ts, ts_check.candidate_paths(ts_cache, ts_check.PACKAGES), args.files * 6, args.seed, 30000), "ts"),
+        ("tsx", "tsx", tsx, ts_check.pick_files(
+            tsx, ts_check.candidate_paths(ts_cache, ts_check.TSX_PACKAGES, ".tsx"), args.files * 6, args.seed, 30000,
+            "tsx"), "tsx"),
+        ("jsx", "jsx", jsx, jsx_check.pick_files(
+            jsx, jsx_check.candidate_paths(js_cache, jsx_check.PACKAGES), args.files * 6, args.seed, 30000), "module"),
+    ]
+    for name, language, parser, found, key in picks:
+        files = [f for f in found if len(f[1].encode()) >= args.min_bytes][:args.files]
+        yield name, language, files, parser, key
 
 
 def middle_cut(text: str) -> int:
@@ -101,6 +127,19 @@ def main() -> int:
     report("python", py_files, py_rows, py_feed, py_ref)
     ratio = med([j["setup_us"] / max(1e-9, p["setup_us"]) for j, p in zip(js_rows, py_rows)])
     print(f"set-up, JavaScript over Python at the same size (median of pairs): {ratio:.2f}x (target <= 1)")
+    for name, language, files, parser, key in other_languages(args):
+        cases, whole = [], []
+        for i, (path, text, goal) in enumerate(files):
+            cut = middle_cut(text)
+            row = {"id": i, "language": language}
+            if goal is not None:
+                row["source_type"] = goal
+            cases.append(dict(row, left=text[:cut], middle="", right=text[cut:]))
+            whole.append(dict(row, left="", middle=text, right=""))
+        rows, feed = seam_rows(args.seam, cases), seam_rows(args.seam, whole, 1)
+        ref = reference_us(parser, [(t, key) for _, t, _ in files])
+        print(f"{len(files)} {name} files")
+        report(name, files, rows, feed, ref)
     return 0
 
 

@@ -37,6 +37,9 @@ bool lg_js_middle_closed(const lg_lex *at, const char *middle, size_t len, bool 
 /* JSX's lexical reading (javascript/jsx_shape.c): JavaScript's, with
  * elements' tags and text. */
 void lg_jsx_lex_scan(lg_lex *lex, const char *text, size_t len);
+/* What may follow a finished line: JavaScript's line enders, and in an
+ * element's tag its end. */
+const char *const *lg_jsx_line_enders_at(const lg_lex *end);
 /* Whether an operand may start after code whose last character is prev
  * (javascript/shape.c: a "/" there starts a regular expression). */
 bool lg_js_operand_may_start(uint8_t prev);

@@ -213,10 +213,13 @@ typedef struct lg_language {
      * whether a middle typed at state `at` closes what it opens (a comment
      * left open only when nothing follows on the line); line_enders are
      * texts one of which may follow a finished line (a statement is not
-     * left half written; NULL: the line break itself ends one). */
+     * left half written; NULL: the line break itself ends one), or where
+     * line_enders_at is set, those it gives for the lexical state the
+     * line's text leaves (JSX: in an element's tag, its end). */
     void (*lex_scan)(lg_lex *lex, const char *text, size_t len);
     bool (*middle_closed)(const lg_lex *at, const char *middle, size_t len, bool rest_blank);
     const char *const *line_enders;
+    const char *const *(*line_enders_at)(const lg_lex *end);
     /* Whether its semantic pruners run (the engine's environment is
      * Python's; docs/SEMANTIC.md). */
     bool semantic;

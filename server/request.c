@@ -282,15 +282,17 @@ bool srv_cut_can_end(ep_recognizer *rec, const ep_grammar *grammar, const lg_lan
 }
 
 /* Whether the line fed can be finished there: one of the language's line
- * enders may follow it (Python's line break is a token: nothing to add). */
-static bool srv__line_ends(ep_recognizer *rec, const lg_language *language)
+ * enders may follow it (Python's line break is a token: nothing to add).
+ * `end` is the lexical state the line's text leaves. */
+static bool srv__line_ends(ep_recognizer *rec, const lg_language *language, const lg_lex *end)
 {
-    if (!language->line_enders)
+    const char *const *enders = language->line_enders_at ? language->line_enders_at(end) : language->line_enders;
+    if (!enders)
         return true;
     bool ends = false;
-    for (size_t i = 0; !ends && language->line_enders[i]; i++) {
+    for (size_t i = 0; !ends && enders[i]; i++) {
         ep_savepoint point = ep_save(rec);
-        ends = ep_feed(rec, language->line_enders[i], strlen(language->line_enders[i])) == 1;
+        ends = ep_feed(rec, enders[i], strlen(enders[i])) == 1;
         ep_restore(rec, point);
     }
     return ends;
@@ -318,9 +320,14 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
     bool blank = srv__blank(b->text, b->offset, x->line_end);
     if (!x->language->middle_closed(&x->lex, middle, middle_len, blank))
         return false;
+    lg_lex end = x->lex;
+    if (x->language->line_enders_at) {
+        x->language->lex_scan(&end, middle, middle_len);
+        x->language->lex_scan(&end, b->text + b->offset, rest);
+    }
     ep_savepoint point = ep_save(b->rec);
     bool ok = (rest == 0 || ep_feed(b->rec, b->text + b->offset, rest) == 1) &&
-              (!blank || ep_feed(b->rec, "\n", 1) == 1) && srv__line_ends(b->rec, x->language);
+              (!blank || ep_feed(b->rec, "\n", 1) == 1) && srv__line_ends(b->rec, x->language, &end);
     ep_restore(b->rec, point);
     return ok;
 }

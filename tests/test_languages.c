@@ -223,6 +223,15 @@ Test(languages, jsx_lines_being_typed)
         cr_assert_eq(l->middle_closed(&at, cases[i].middle, strlen(cases[i].middle), true), cases[i].closed,
                      "%s: %s|%s", cases[i].language, cases[i].before, cases[i].middle);
     }
+    /* in a tag the line may end with the tag's end; in code, as JavaScript's */
+    const lg_language *tsx = lg_by_name("tsx");
+    lg_lex tag = {0}, code = {0};
+    static const char in_tag[] = "x = <p title=\"a\"", in_code[] = "x = m<string, number";
+    tsx->lex_scan(&tag, in_tag, strlen(in_tag));
+    tsx->lex_scan(&code, in_code, strlen(in_code));
+    cr_assert_str_eq(tsx->line_enders_at(&tag)[0], ">");
+    for (const char *const *e = tsx->line_enders_at(&code); *e; e++)
+        cr_assert_str_neq(*e, ">", "a type argument list's \">\" is the person's to type");
     /* JavaScript's own reading takes the quote for a string's */
     const lg_language *js = lg_by_name("javascript");
     lg_lex at = {0};

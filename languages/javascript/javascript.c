@@ -40,8 +40,6 @@ const lg_language lg_javascript = {
 };
 
 static const char *const lg__jsx_ids[] = {"javascriptreact", NULL};
-/* ... and in an element's tag, its end */
-static const char *const lg__jsx_line_enders[] = {";", "}", ",", ")", "]", ">", "/>", NULL};
 static const char *const lg__jsx_extensions[] = {".jsx", NULL};
 
 /* The "+jsx" dialects come after the plain ones in javascript.grammar. */
@@ -64,5 +62,5 @@ const lg_language lg_javascriptreact = {
     .escape_filter = lg_js_escape_filter,
     .lex_scan = lg_jsx_lex_scan,
     .middle_closed = lg_js_middle_closed,
-    .line_enders = lg__jsx_line_enders,
+    .line_enders_at = lg_jsx_line_enders_at,
 };

@@ -65,8 +65,6 @@ const lg_language lg_typescript = {
 };
 
 static const char *const lg__tsx_ids[] = {"typescriptreact", NULL};
-/* ... and in an element's tag, its end */
-static const char *const lg__tsx_line_enders[] = {";", "}", ",", ")", "]", ">", "/>", NULL};
 static const char *const lg__tsx_extensions[] = {".tsx", NULL};
 
 const lg_language lg_typescriptreact = {
@@ -83,5 +81,5 @@ const lg_language lg_typescriptreact = {
     .escape_filter = lg_js_escape_filter,
     .lex_scan = lg_jsx_lex_scan,
     .middle_closed = lg_js_middle_closed,
-    .line_enders = lg__tsx_line_enders,
+    .line_enders_at = lg_jsx_line_enders_at,
 };
