@@ -272,6 +272,9 @@ def setting(args, cases, work, title, noise, run_on_share, special, misspell=0.0
                 out, _ = run_seam(args.seam, work, i, base, left, right, settings + ["--semantic", "false"])
                 plain_seam.append((out["completion"], out["found"]) if out else ("", False))
     print(row("seam", seam_out, cases))
+    for (got, _), (kind, _, left, middle, right) in zip(seam_out, cases):
+        if args.show_misses and got != middle:
+            print("  miss (%s): %r | seam %r | true %r | %r" % (kind, left[-40:], got, middle, right[:30]))
     if misspell:
         print(row("seam, semantic off", plain_seam, cases))
     print("seam: %.1f ms per completion inside seam (median; p90 %.1f; most of it the imitation server in "
@@ -308,6 +311,7 @@ def main():
     ap.add_argument("--holes", type=int, default=150)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-embedded", action="store_true")
+    ap.add_argument("--show-misses", action="store_true", help="print each hole seam does not fill exactly")
     ap.add_argument("--language", choices=("python", "javascript", "typescript", "jsx", "tsx"), default="python")
     args = ap.parse_args()
     LANGUAGE["name"] = args.language

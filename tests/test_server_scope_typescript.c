@@ -87,6 +87,8 @@ Test(scope_typescript, tsx_children_and_tags)
     sc = tsx_scope("export function A() {\n  return <p className=\"x\" " CURSOR "/>;\n}\n");
     cr_assert_eq(sc.kind, LG_SCOPE_EXPRESSION, "%s", lg_scope_kind_name(sc.kind));
     cr_assert_eq(sc.max_lines, 1);
+    sc = tsx_scope("export function A() {\n  return (\n    <p\n      className=\"x\"\n      " CURSOR "\n    />\n  );\n}\n");
+    cr_assert_eq(sc.max_lines, 6, "an empty line among a tag's attributes");
     /* a quote in a child's text is text: the line's statement is code again */
     sc = tsx_scope("export function A() {\n  const a = <p>Don't</p>;\n  " CURSOR "\n}\n");
     cr_assert_eq(sc.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(sc.kind));

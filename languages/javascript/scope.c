@@ -297,9 +297,10 @@ static void lg__js_scope(const TSTree *tree, const char *text, size_t len, size_
     case LG_JSX_STRING:
     case LG_JSX_TEXT:
         /* in an element (JSX): the rest of its expression; on an empty line
-         * among its children, as many lines as it takes */
+         * among its children or its tag's attributes, as many lines as it
+         * takes */
         out->kind = LG_SCOPE_EXPRESSION;
-        out->max_lines = !text_before && lex->in == LG_JSX_TEXT ? many : 1;
+        out->max_lines = !text_before && lex->in != LG_JSX_STRING ? many : 1;
         return;
     default:
         break;
