@@ -7,10 +7,12 @@
  * agree with each other and with a plain recognizer fed left + middle +
  * right: the middle can end exactly when that text is a program, and a
  * middle whose text is a program is never refused on the way.  The third
- * byte's two high bits pick the grammar: bit 6 JavaScript (automatic
+ * byte's three high bits pick the grammar: bit 6 JavaScript (automatic
  * semicolon insertion, the lexical goals, private names) instead of
  * Python; bit 7 Python 3.14's (f-strings with modes, t-strings) over
- * 3.11's, or JavaScript's module goal over its script goal.
+ * 3.11's, or JavaScript's module goal over its script goal; with bit 6,
+ * bit 5 JSX (goal lexemes chosen over their rivals, matched tags): the
+ * module goal's with bit 7, else TSX.
  */
 #include "fuzz_split.h"
 #include "seam_languages.h"
@@ -28,18 +30,23 @@ typedef struct verdict {
  * the process. */
 static const ep_grammar *fuzz__grammar(uint8_t selector)
 {
-    static ep_grammar *grammars[4];
+    static ep_grammar *grammars[8];
     unsigned kind = selector >> 6;   /* bit 6: JavaScript; bit 7: the newer Python, or a module */
-    if (!grammars[kind]) {
+    bool jsx = (kind & 1) && (selector & 0x20);
+    unsigned slot = kind | (jsx ? 4u : 0u);
+    if (!grammars[slot]) {
         char error[256];
         const lg_language *js = lg_by_name("javascript");
-        int rc = kind & 1 ? ep_grammar_compile_version(js->grammar, strlen(js->grammar), kind & 2 ? 2 : 1,
-                                                       &grammars[kind], error, sizeof error)
-                          : ep_grammar_of(lg_by_name("python"), kind & 2 ? 314 : 311, &grammars[kind], error, sizeof error);
+        int rc = jsx && (kind & 2)   ? ep_grammar_of(lg_by_name("jsx"), 2, &grammars[slot], error, sizeof error)
+                 : jsx               ? ep_grammar_of(lg_by_name("tsx"), 0, &grammars[slot], error, sizeof error)
+                 : kind & 1          ? ep_grammar_compile_version(js->grammar, strlen(js->grammar), kind & 2 ? 2 : 1,
+                                                                  &grammars[slot], error, sizeof error)
+                                     : ep_grammar_of(lg_by_name("python"), kind & 2 ? 314 : 311, &grammars[slot], error,
+                                                     sizeof error);
         if (rc != SM_OK)
             abort();
     }
-    return grammars[kind];
+    return grammars[slot];
 }
 
 /* Feeds `len` bytes in pieces of `step`; returns the last answer. */
