@@ -34,6 +34,9 @@ void lg_js_lex_scan(lg_lex *lex, const char *text, size_t len);
 /* One step of that scan from text[at]; returns where the next starts. */
 size_t lg_js_lex_step(lg_lex *lex, const char *text, size_t len, size_t at);
 bool lg_js_middle_closed(const lg_lex *at, const char *middle, size_t len, bool rest_blank);
+/* What may follow a finished line's statement, property, argument or
+ * element (javascript/javascript.c; TypeScript's too). */
+extern const char *const lg_js_line_enders[];
 /* JSX's lexical reading (javascript/jsx_shape.c): JavaScript's, with
  * elements' tags and text. */
 void lg_jsx_lex_scan(lg_lex *lex, const char *text, size_t len);

@@ -70,10 +70,6 @@ int ep_dfa_build(const ep_lexeme_spec *specs, uint32_t count, ep_dfa *out,
                  char *error, size_t error_size);
 void ep_dfa_free(ep_dfa *dfa);
 
-/* The bytes that may start a text `spec` accepts (256 bits in out[4]).
- * Returns SM_OK, or ep_dfa_build's error for a malformed pattern. */
-int ep_dfa_first_bytes(const ep_lexeme_spec *spec, uint64_t out[4]);
-
 /* Whether some text that automaton l accepts, or can go on to accept,
  * begins with a non-empty text that automaton g accepts (each built for
  * one lexeme): where g's lexeme is taken, l's would take text of it. */

@@ -1218,6 +1218,22 @@ static const ep_dfa *ep__alone(ep_dfa *alone, const ep_lexeme_spec *specs, uint3
     return &alone[lexeme];
 }
 
+/* The bytes that may start a text of `lexeme` (256 bits in out[4], zero):
+ * a literal's first, or those its own automaton takes from its start. */
+static void ep__first_bytes(ep_dfa *alone, const ep_lexeme_spec *specs, uint32_t lexeme, uint64_t out[4])
+{
+    const ep_lexeme_spec *spec = &specs[lexeme];
+    if (spec->literal) {
+        if (spec->pattern_len)
+            out[(uint8_t)spec->pattern[0] / 64] |= (uint64_t)1 << ((uint8_t)spec->pattern[0] % 64);
+        return;
+    }
+    const ep_dfa *dfa = ep__alone(alone, specs, lexeme);
+    for (unsigned c = 0; dfa && c < 256; c++)
+        if (ep_dfa_step(dfa, EP_DFA_START, (uint8_t)c) != EP_DFA_DEAD)
+            out[c / 64] |= (uint64_t)1 << (c % 64);
+}
+
 /* With "%goal all", the goal lexeme's rivals: every lexeme but the goal
  * lexemes and those the goal spares that has a text beginning with one of
  * the goal lexeme's (ep_dfa_prefix_meets). */
@@ -1271,13 +1287,7 @@ static int ep__build_goals(ep_builder *b, ep_grammar *g, ep_lexeme_spec *specs)
     }
     if (!g->goal_count)
         return SM_OK;
-    uint64_t (*first)[4] = sm_calloc(g->lexeme_count, sizeof *first);
-    for (uint32_t r = 0; r < g->lexeme_count; r++)
-        if (ep_dfa_first_bytes(&specs[r], first[r]) != SM_OK) {
-            sm_free(first);
-            return SM_OK;   /* the automaton's build says what is wrong */
-        }
-    ep_dfa *alone = all ? sm_calloc(g->lexeme_count, sizeof *alone) : NULL;
+    ep_dfa *alone = sm_calloc(g->lexeme_count, sizeof *alone);
     for (uint32_t slot = 0, t = 0; all && t < b->lexdefs.size; t++) {
         if (!b->lexdefs.items[t].pattern)
             continue;
@@ -1285,18 +1295,21 @@ static int ep__build_goals(ep_builder *b, ep_grammar *g, ep_lexeme_spec *specs)
             ep__goal_all(g, slot, &b->lexdefs.items[t], specs, alone);
         slot += b->lexdefs.items[t].goal;
     }
-    for (uint32_t r = 0; alone && r < g->lexeme_count; r++)
-        ep_dfa_free(&alone[r]);
-    sm_free(alone);
     for (uint32_t r = 0; r < g->lexeme_count; r++) {
         const ep_lexeme *lexeme = &g->lexemes[r];
-        specs[r].excludable = lexeme->goal_bit || lexeme->rival_of;
+        uint8_t slots = lexeme->goal_bit | lexeme->rival_of;
+        specs[r].excludable = slots != 0;
+        uint64_t first[4] = {0};
+        if (slots)
+            ep__first_bytes(alone, specs, r, first);
         for (uint32_t slot = 0; slot < g->goal_count; slot++)
-            if ((lexeme->goal_bit | lexeme->rival_of) & (1u << slot))
+            if (slots & (1u << slot))
                 for (int w = 0; w < 4; w++)
-                    g->goal_first[slot][w] |= first[r][w];
+                    g->goal_first[slot][w] |= first[w];
     }
-    sm_free(first);
+    for (uint32_t r = 0; r < g->lexeme_count; r++)
+        ep_dfa_free(&alone[r]);
+    sm_free(alone);
     return SM_OK;
 }
 

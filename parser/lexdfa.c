@@ -1261,27 +1261,6 @@ int ep_dfa_build(const ep_lexeme_spec *specs, uint32_t count, ep_dfa *out, char 
     return c.rc;
 }
 
-int ep_dfa_first_bytes(const ep_lexeme_spec *spec, uint64_t out[4])
-{
-    memset(out, 0, 4 * sizeof *out);
-    if (spec->literal) {
-        if (spec->pattern_len)
-            out[(uint8_t)spec->pattern[0] / 64] |= (uint64_t)1 << ((uint8_t)spec->pattern[0] % 64);
-        return SM_OK;
-    }
-    ep_lexeme_spec alone = *spec;
-    alone.excludable = false;
-    ep_dfa dfa;
-    int rc = ep_dfa_build(&alone, 1, &dfa, NULL, 0);
-    if (rc)
-        return rc;
-    for (unsigned b = 0; b < 256; b++)
-        if (ep_dfa_step(&dfa, EP_DFA_START, (uint8_t)b) != EP_DFA_DEAD)
-            out[b / 64] |= (uint64_t)1 << (b % 64);
-    ep_dfa_free(&dfa);
-    return SM_OK;
-}
-
 bool ep_dfa_prefix_meets(const ep_dfa *l, const ep_dfa *g)
 {
     /* breadth-first over the pairs of states both reach on one text */

@@ -14,7 +14,7 @@ static const char *const lg__js_interpreters[] = {"node", "nodejs", NULL};
 static const char *const lg__js_dialects[] = {"script", "module", NULL};
 /* a finished line's statement, property, argument or element may be
  * followed by one of these */
-static const char *const lg__js_line_enders[] = {";", "}", ",", ")", "]", NULL};
+const char *const lg_js_line_enders[] = {";", "}", ",", ")", "]", NULL};
 /* npm's own sources, where Node's installation has them */
 static const char *const lg__js_corpus[] = {"/usr/lib/node_modules/npm/lib", "/usr/local/lib/node_modules/npm/lib",
                                             NULL};
@@ -36,7 +36,7 @@ const lg_language lg_javascript = {
     .escape_filter = lg_js_escape_filter,
     .lex_scan = lg_js_lex_scan,
     .middle_closed = lg_js_middle_closed,
-    .line_enders = lg__js_line_enders,
+    .line_enders = lg_js_line_enders,
 };
 
 static const char *const lg__jsx_ids[] = {"javascriptreact", NULL};

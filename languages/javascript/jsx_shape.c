@@ -155,7 +155,6 @@ void lg_jsx_lex_scan(lg_lex *s, const char *text, size_t len)
 
 const char *const *lg_jsx_line_enders_at(const lg_lex *end)
 {
-    static const char *const code[] = {";", "}", ",", ")", "]", NULL};
     static const char *const tag[] = {">", "/>", NULL};
-    return end->in == LG_JSX_TAG ? tag : code;
+    return end->in == LG_JSX_TAG ? tag : lg_js_line_enders;
 }

@@ -12,9 +12,6 @@
 static const char *const lg__ts_ids[] = {"typescript", NULL};
 static const char *const lg__ts_extensions[] = {".ts", ".mts", ".cts", NULL};
 static const char *const lg__ts_interpreters[] = {"ts-node", NULL};
-/* a finished line's statement, member, argument or element may be
- * followed by one of these */
-static const char *const lg__ts_line_enders[] = {";", "}", ",", ")", "]", NULL};
 
 extern const char ep_grammar_source_typescript[];
 
@@ -61,7 +58,7 @@ const lg_language lg_typescript = {
     .escape_filter = lg_js_escape_filter,
     .lex_scan = lg_js_lex_scan,
     .middle_closed = lg_js_middle_closed,
-    .line_enders = lg__ts_line_enders,
+    .line_enders = lg_js_line_enders,
 };
 
 static const char *const lg__tsx_ids[] = {"typescriptreact", NULL};
