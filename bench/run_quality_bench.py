@@ -2,6 +2,7 @@
 
     python3 bench/run_quality_bench.py --seam build/release/seam [--holes 150] [--seed 1]
                                        [--language python|javascript|typescript|jsx|tsx]
+                                       [--shapes lines|multiline]
 
 Holes are cut from the standard library (with --language javascript, from
 the JavaScript files tests/corpus/js_check.py samples, judged by acorn
@@ -10,7 +11,11 @@ tests/corpus/ts_check.py samples, judged by TypeScript's parser; with jsx
 and tsx, from the JSX and TSX files tests/corpus/jsx_check.py and
 ts_check.py --kind tsx sample, judged by acorn-jsx and TypeScript's
 parser): the rest of a line (boundary), a
-random span inside a line, and one to three whole lines.  An imitation of a
+random span inside a line, and one to three whole lines.  With --shapes
+multiline, the seed paper's two shapes, each spanning a line break: random
+spans of up to 100 characters (randspan), and cuts from inside a token to a
+later token at the same indentation with the end of the first token removed
+(boundary).  An imitation of a
 fill-in-the-middle model, served over llama.cpp's API by the loopback server
 of seam's tests, knows each hole's true middle and behaves like a real one:
 - noise: at a share of positions its first choice is a token that breaks
@@ -23,8 +28,11 @@ For seam and two baselines computed from the same model -- plain greedy
 decoding, and greedy decoding cut where it starts repeating the right
 context (the overlap of its end with the right context's start trimmed, as
 several editor plugins do) -- the table gives the share of completions that
-are valid for CPython, equal to the true middle, and empty, and seam's time
-per completion.  Settings: noise and run-ons together, run-ons alone, the
+are valid for CPython, equal to the true middle, valid and non-empty, and
+empty, the number invalid, and seam's time per completion.  A partial
+completion (whole lines of a middle longer than seam's widened budget) is
+valid when the true middle's rest after it makes the file a program; one
+that is not a prefix of the true middle is counted apart.  Settings: noise and run-ons together, run-ons alone, the
 same with the end token sent as empty text (llama-server without
 --special), and the embedded model on the same holes (valid, non-empty, and
 the mean length of the prefix it shares with the true middle).  A last
@@ -75,7 +83,7 @@ def valid_all(texts, names):
     return [python_valid(t) for t in texts]
 
 
-PIECE = re.compile(r"\n[ \t]*|[ \t]*\w+|[ \t]*[^\w\s]|[ \t]+")
+PIECE = re.compile(r"\n[ \t]*|[ \t]*\w+|[ \t]*[^\w\s]|[ \t]+|\s")
 NOISE = [")", "]", "}", ":", " )", "]]"]
 
 
@@ -181,18 +189,33 @@ def js_files(rng, seed, min_lines=30):
         yield name, text, text.split("\n")
 
 
-def holes(count, seed):
+def skipped_line(line, javascript):
+    """A line holes do not touch: a comment, or a line with a triple-quoted
+    string's quotes (Python) or a template literal (JavaScript)."""
+    body = line.strip()
+    if javascript:
+        return body.startswith(("//", "/*", "*")) or "`" in line
+    return body.startswith("#") or '"""' in line or "'''" in line
+
+
+def sites(seed, margin):
+    """(rng, name, text, lines, i): line i, at least 10 lines from the start
+    and `margin` from the end, of a file holes are cut from, endlessly."""
     rng = random.Random(seed)
+    files = js_files(rng, seed) if braces() else random_files(rng, 30, private=False)
+    while True:
+        name, text, lines = next(files)
+        yield rng, name, text, lines, rng.randrange(10, len(lines) - margin)
+
+
+def holes(count, seed):
     out = []
     javascript = braces()
-    files = js_files(rng, seed) if javascript else random_files(rng, 30, private=False)
-    while len(out) < count:
-        name, text, lines = next(files)
-        i = rng.randrange(10, len(lines) - 10)
+    for rng, name, text, lines, i in sites(seed, 10):
+        if len(out) == count:
+            break
         line = lines[i]
-        body = line.strip()
-        comment = (body.startswith(("//", "/*", "*")) or "`" in line) if javascript else body.startswith("#")
-        if not body or comment or '"""' in line or "'''" in line:
+        if not line.strip() or skipped_line(line, javascript) or '"""' in line or "'''" in line:
             continue
         indent = len(line) - len(line.lstrip())
         start = sum(len(x) + 1 for x in lines[:i])
@@ -216,6 +239,45 @@ def holes(count, seed):
     return out
 
 
+def multiline_holes(count, seed, max_span=100):
+    """The seed paper's two shapes, each hole spanning at least one line
+    break: random spans of up to max_span characters (randspan), and cuts
+    from inside a token to a later token at the same indentation, the first
+    token's end removed with the text between (boundary)."""
+    out = []
+    javascript = braces()
+    for rng, name, text, lines, i in sites(seed, 20):
+        if len(out) == count:
+            break
+        starts = [0]
+        for x in lines:
+            starts.append(starts[-1] + len(x) + 1)
+        kind = ("randspan", "boundary")[len(out) % 2]
+        if kind == "randspan":
+            a = rng.randrange(starts[i], starts[i + 1])
+            b = a + rng.randrange(1, max_span + 1)
+        else:
+            line = lines[i]
+            indent = len(line) - len(line.lstrip())
+            ends = [m for m in PIECE.finditer(line) if m.end() > indent and not m.group(0).isspace()]
+            later = [j for j in range(i + 1, min(i + 8, len(lines) - 10))
+                     if lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) == indent]
+            if not ends or not later:
+                continue
+            tok = rng.choice(ends)
+            word_start = tok.start() + len(tok.group(0)) - len(tok.group(0).lstrip())
+            a = starts[i] + rng.randrange(word_start, tok.end())
+            j = rng.choice(later)
+            b = starts[j] + indent
+        last = text.count("\n", 0, b)
+        if b > len(text) or b <= a or "\n" not in text[a:b] or \
+                any(skipped_line(x, javascript) for x in lines[i:last + 1]) or \
+                not text[a:b].strip():
+            continue
+        out.append((kind, name, text[:a], text[a:b], text[b:]))
+    return out
+
+
 def run_seam(seam, work, i, base, left, right, settings):
     path = os.path.join(work, "%d_%s" % (i, base))
     with open(path, "w", encoding="utf-8", newline="") as f:
@@ -234,21 +296,36 @@ def run_seam(seam, work, i, base, left, right, settings):
 
 
 def row(name, results, cases):
-    """results: (text, offered); a completion not offered is empty and not invalid."""
+    """results: (text, offered[, partial]); a completion not offered is
+    empty and not invalid.  A partial one (whole lines of a middle that
+    goes on, for the person to accept and ask again) is valid when the
+    true middle's rest after it makes the file a program, and counted
+    apart otherwise: left + it + right is no program by design."""
     n = len(cases)
-    judged = valid_all([c[2] + r + c[4] for (r, _), c in zip(results, cases)],
-                       [c[1] for c in cases])
-    v = sum(not offered or ok for (_, offered), ok in zip(results, judged))
-    eq = sum(r == c[3] for (r, _), c in zip(results, cases))
-    empty = sum(r == "" for r, _ in results)
-    return "%-24s %6.1f%% %6.1f%% %6.1f%% %7d" % (name, 100.0 * v / n, 100.0 * eq / n, 100.0 * empty / n, n - v)
+    results = [(r[0], r[1], len(r) > 2 and r[2]) for r in results]
+    joined = []
+    for (r, _, partial), c in zip(results, cases):
+        rest = c[3][len(r):] if partial and c[3].startswith(r) else ""
+        joined.append(c[2] + r + rest + c[4])
+    judged = valid_all(joined, [c[1] for c in cases])
+    v = sum(not offered or ok for (_, offered, _), ok in zip(results, judged))
+    eq = sum(r == c[3] for (r, _, _), c in zip(results, cases))
+    empty = sum(r == "" for r, _, _ in results)
+    written = sum(r != "" and offered and ok for (r, offered, _), ok in zip(results, judged))
+    partial = sum(p for _, _, p in results)
+    off = sum(p and not ok for (_, _, p), ok in zip(results, judged))
+    line = "%-24s %6.1f%% %6.1f%% %13.1f%% %6.1f%% %7d" % (name, 100.0 * v / n, 100.0 * eq / n, 100.0 * written / n,
+                                                       100.0 * empty / n, n - v - off)
+    if partial:
+        line += "  (%d partial, %d of them off the true middle)" % (partial, off)
+    return line
 
 
 def setting(args, cases, work, title, noise, run_on_share, special, misspell=0.0):
     print("\n== %s (noise %d%% of positions, run-ons in %d%% of holes%s%s)" % (
         title, noise * 100, run_on_share * 100, "" if special else ", end token as empty text",
         ", a misspelt name first at %d%% of names" % (misspell * 100) if misspell else ""))
-    print("%-24s %7s %7s %7s %7s" % ("", "valid", "equal", "empty", "invalid"))
+    print("%-24s %7s %7s %14s %7s %7s" % ("", "valid", "equal", "valid, written", "empty", "invalid"))
     models = []
     for i, (_, _, left, middle, right) in enumerate(cases):
         rng = random.Random(args.seed * 1000 + i)
@@ -267,12 +344,12 @@ def setting(args, cases, work, title, noise, run_on_share, special, misspell=0.0
             times.append(ms)
             own.append(out["timings_us"]["total"] / 1000 if out and "timings_us" in out else ms)
             checks.append(out["timings_us"]["filter"] / 1000 if out and "timings_us" in out else 0)
-            seam_out.append((out["completion"], out["found"]) if out else ("", False))
+            seam_out.append((out["completion"], out["found"], out.get("partial", False)) if out else ("", False))
             if misspell:
                 out, _ = run_seam(args.seam, work, i, base, left, right, settings + ["--semantic", "false"])
-                plain_seam.append((out["completion"], out["found"]) if out else ("", False))
+                plain_seam.append((out["completion"], out["found"], out.get("partial", False)) if out else ("", False))
     print(row("seam", seam_out, cases))
-    for (got, _), (kind, _, left, middle, right) in zip(seam_out, cases):
+    for (got, *_), (kind, _, left, middle, right) in zip(seam_out, cases):
         if args.show_misses and got != middle:
             print("  miss (%s): %r | seam %r | true %r | %r" % (kind, left[-40:], got, middle, right[:30]))
     if misspell:
@@ -282,7 +359,7 @@ def setting(args, cases, work, title, noise, run_on_share, special, misspell=0.0
               statistics.median(own), sorted(own)[int(len(own) * 0.9)], statistics.median(checks),
               statistics.median(times)))
     eq = lambda xs: sum(x == c[3] for x, c in zip(xs, cases)) * 100.0 / len(cases)  # noqa: E731
-    return eq([t for t, _ in seam_out]), eq(plain), eq(cut)
+    return eq([t for t, *_ in seam_out]), eq(plain), eq(cut)
 
 
 def embedded(args, cases, work):
@@ -312,12 +389,16 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-embedded", action="store_true")
     ap.add_argument("--show-misses", action="store_true", help="print each hole seam does not fill exactly")
+    ap.add_argument("--shapes", choices=("lines", "multiline"), default="lines",
+                    help="lines: one-line holes and one to three whole lines; multiline: the seed paper's random "
+                         "spans of up to 100 characters and token-to-token cuts at the same indentation, each "
+                         "spanning a line break")
     ap.add_argument("--language", choices=("python", "javascript", "typescript", "jsx", "tsx"), default="python")
     args = ap.parse_args()
     LANGUAGE["name"] = args.language
-    cases = holes(args.holes, args.seed)
+    cases = multiline_holes(args.holes, args.seed) if args.shapes == "multiline" else holes(args.holes, args.seed)
     work = tempfile.mkdtemp(prefix="seam-quality-")
-    kinds = {k: sum(c[0] == k for c in cases) for k in ("boundary", "span", "lines")}
+    kinds = {k: sum(c[0] == k for c in cases) for k in ("boundary", "span", "lines", "randspan") if any(c[0] == k for c in cases)}
     print("%d holes from %s: %s" % (len(cases), {"javascript": "real JavaScript", "typescript": "real TypeScript", "jsx": "real JSX",
                                      "tsx": "real TSX"}
                                     .get(args.language, "the standard library"), kinds))

@@ -12,8 +12,10 @@ parser; with jsx and tsx: of the JSX and TSX files, judged by acorn-jsx
 and TypeScript's parser) are typed left to right and stopped at a
 random point, as an editor with VS Code's defaults has them: every bracket
 and quote opened on the line so far is closed after the cursor (the
-editor's auto-closing), and the person's own closers overtype those.  Two
-settings:
+editor's auto-closing), and the person's own closers overtype those.  One
+line in four is the first line of a statement that goes on over several
+and ends with the bracket it opens (`labels = {`), typed before that
+bracket: its construct's lines follow it in the file.  Two settings:
 - the end of a file: the file stops after the line being typed;
 - a new line in the middle of a file: the code after the line follows.
 The true completion is what the person types before their first closer of
@@ -136,9 +138,9 @@ def first_closer(head_state, rest):
     return len(rest)
 
 
-def one_line_statements(text):
-    """Line numbers (0-based) of logical lines that are one physical line."""
-    out = set()
+def logical_lines(text):
+    """(first, last) physical line numbers (1-based) of each logical line of
+    Python code."""
     start = None
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -147,12 +149,39 @@ def one_line_statements(text):
             if start is None:
                 start = tok.start[0]
             if tok.type == tokenize.NEWLINE:
-                if tok.start[0] == start:
-                    out.add(start - 1)
+                yield start, tok.start[0]
                 start = None
     except (tokenize.TokenError, SyntaxError):
         pass
-    return out
+
+
+def one_line_statements(text):
+    """Line numbers (0-based) of logical lines that are one physical line."""
+    return {first - 1 for first, last in logical_lines(text) if first == last}
+
+
+OPENERS = "([{"
+
+
+def opening_lines(text):
+    """Line numbers (0-based) of the first physical lines of logical lines
+    that go on over several, when the line ends with an opening bracket
+    (`labels = {`, `from x import (`, `if (a) {`): the person types it and
+    the construct's lines follow."""
+    out = set()
+    if braces():
+        for i, line in enumerate(text.split("\n")):
+            body = line.rstrip()
+            if not body.endswith(tuple(OPENERS)) or body.lstrip().startswith(("//", "/*", "*")) or "`" in line \
+                    or "/" in body:
+                continue
+            s = scan(line)
+            if s.stack and not s.quote and not s.comment:
+                out.add(i)
+        return out
+    lines = text.split("\n")
+    return {first - 1 for first, last in logical_lines(text)
+            if last > first and lines[first - 1].rstrip().endswith(tuple(OPENERS)) and "#" not in lines[first - 1]}
 
 
 def js_statements(text):
@@ -177,7 +206,10 @@ def typed_lines(count, seed):
     out = []
     while len(out) < count:
         name, text, lines = next(files)
-        singles = sorted(js_statements(text) if javascript else one_line_statements(text))
+        # one line in four opens a construct its next lines go on with
+        opening = rng.random() < 0.25
+        singles = sorted(opening_lines(text) if opening else
+                         js_statements(text) if javascript else one_line_statements(text))
         picks = [i for i in singles if 5 <= i < len(lines) - 5]
         if not picks:
             continue
@@ -192,8 +224,8 @@ def typed_lines(count, seed):
         col = rng.choice(cuts)
         head, rest = line[:col], line[col:]
         state = scan(head)
-        if state.comment:
-            continue
+        if state.comment or (opening and (state.stack or state.quote)):
+            continue   # (an opening line is typed before its brackets: no closer after the cursor)
         j = first_closer(state, rest)
         expected, tail = rest[:j], rest[j:]
         closers = state.closers()
@@ -297,6 +329,10 @@ def setting(args, cases, work, at_end):
             embedded.append(out.get("completion", "") if out and out.get("found") else "")
         e = figures("seam, embedded model", embedded, cases)
         result["embedded"] = e
+        if args.verbose:
+            for c, case in zip(embedded, cases):
+                if c and not valid(finished(case, c), case[0]):
+                    print("  embedded %r|%r  %r  true %r  BROKEN" % (case[2].strip()[-40:], case[3], c, case[4]))
     better = max(result["greedy"]["equal"], result["cut"]["equal"])
     print("seam offered %.1f%% (target >= 95%%), broken %d (target 0), equal - better baseline %+.1f points "
           "(target >= +20)" % (result["seam"]["offered"], result["seam"]["broken"], result["seam"]["equal"] - better))

@@ -18,6 +18,8 @@ void cfg_init(cfg_config *config)
     config->backend = CFG_BACKEND_EMBEDDED;
     config->max_tokens = 64;
     config->max_lines = 6;
+    config->widen_lines = 16;
+    config->widen_tokens = 256;
     config->timeout_ms = 1500;
     config->multiline = true;
     config->log_level = SM_LOG_INFO;
@@ -114,6 +116,8 @@ typedef struct cfg__number {
 static const cfg__number cfg__numbers[] = {
     CFG__N(max_tokens, 1, 4096),
     CFG__N(max_lines, 1, 1000),
+    CFG__N(widen_lines, 1, 1000),
+    CFG__N(widen_tokens, 1, 4096),
     CFG__N(timeout_ms, 1, 600000),
     CFG__N(candidates, 1, 100),
     CFG__N(run_ahead, 1, 256),
@@ -173,7 +177,7 @@ const char *const *cfg_names(void)
 {
     static const char *const names[] = {
         "backend", "endpoint", "model", "template", "template_format", "template_stops", "api_key_env",
-        "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "timeout_ms", "candidates",
+        "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "widen_lines", "widen_tokens", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
         "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "tls_verify",
         "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",

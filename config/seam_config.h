@@ -43,6 +43,8 @@ typedef struct cfg_config {
     char *model_path;        /* owned; the GGUF file of the llama backend */
     uint32_t max_tokens;     /* token budget of one completion */
     uint32_t max_lines;      /* line budget where the scope allows several lines */
+    uint32_t widen_lines;    /* multiline: the budgets when no middle within the */
+    uint32_t widen_tokens;   /* scope's lines can end (mc_decode_options) */
     uint32_t timeout_ms;     /* latency budget of one completion */
     bool multiline;          /* false: every completion is one line */
     sm_log_level log_level;

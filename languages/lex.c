@@ -13,12 +13,33 @@ const char *lg_scope_kind_name(lg_scope_kind kind)
     return (unsigned)kind < sizeof names / sizeof *names ? names[kind] : "?";
 }
 
+bool lg_editor_closers(const char *text, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (!strchr(")]}\"'` \t\f", text[i]) || text[i] == '\0')
+            return false;
+    return true;
+}
+
+bool lg_left_for_lines(const lg_scope *sc, const char *middle, size_t len, size_t at, bool at_end)
+{
+    if (!sc->rest_is_code)
+        return false;
+    if (!at_end)
+        return true;
+    for (size_t i = at; i < len; i++)
+        if (middle[i] == '\n' || middle[i] == '\r')
+            return true;
+    return false;
+}
+
 void lg_scope_lines(const char *text, size_t len, size_t offset, lg_scope *out)
 {
     size_t e = offset;
     while (e < len && text[e] != '\n' && text[e] != '\r')
         e++;
     out->line_end = e;
+    out->rest_is_code = !lg_editor_closers(text, offset, e);
     if (e < len && text[e] == '\r' && e + 1 < len && text[e + 1] == '\n')
         e++;
     out->next_line = e < len ? e + 1 : len;

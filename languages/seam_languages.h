@@ -121,9 +121,10 @@ typedef struct lg_scope {
     /* JavaScript: which of the innermost LG_SCOPE_KEPT brackets open at
      * the cursor (kept[0] the innermost) a middle may not close: those the
      * leading closers of the cursor line's rest close ("foo(|)": what the
-     * editor closed), and, on a line with text before the cursor, every one from
-     * the innermost block opened on an earlier line out (the line's
-     * statement stays in its block).  Those past it may. */
+     * editor closed), and, on a line with text before the cursor and none
+     * of the person's after it, every one from the innermost block opened
+     * on an earlier line out (the line's statement stays in its block).
+     * Those past it may. */
     bool kept[LG_SCOPE_KEPT];
     char quote;                /* string scope: the quote of the literal */
     bool triple;               /* string scope: line breaks may stand in it */
@@ -132,6 +133,9 @@ typedef struct lg_scope {
     size_t line_end;           /* the rest of the cursor's line is text[offset, line_end) */
     size_t next_line;          /* where the line after the cursor's starts (len: none) */
     bool at_end;               /* nothing but blank space follows the cursor's line */
+    bool rest_is_code;         /* the rest of the cursor's line is the person's text, not
+                                  blank space or an editor's closers: a middle joins it as
+                                  written, wherever its lines go (lg_scope_lines) */
     bool colon_unwritten;      /* the cursor's statement is a compound one whose header's
                                   colon is neither before the cursor nor in the line's rest */
     bool body_below;           /* the next line with code is indented deeper than that
@@ -252,9 +256,22 @@ void lg_all_extensions(const char **out, size_t size);
  * messages. */
 void lg_names(char *out, size_t size);
 
-/* The cursor's line in a scope: where its rest ends (line_end), where the
- * next line starts (next_line) and whether only blank space follows
- * (at_end), for byte `offset` of text[0..len). */
+/* Whether text[from, to) is what an editor's auto-closing puts after the
+ * cursor: closing brackets and quotes, and blank space. */
+bool lg_editor_closers(const char *text, size_t from, size_t to);
+
+/* Escape filters: whether a middle that leaves the comment or string the
+ * cursor is in at byte `at` of middle[0..len) may do so.  Only when it
+ * joins the person's code after the cursor on its line (rest_is_code) and
+ * goes on to other lines after leaving, as a hole in finished code that
+ * spans lines does; never on the cursor's line alone ("ab|c" completed
+ * with `x" + y + "`). */
+bool lg_left_for_lines(const lg_scope *sc, const char *middle, size_t len, size_t at, bool at_end);
+
+/* The cursor's line in a scope: where its rest ends (line_end), whether
+ * that rest is the person's text (rest_is_code), where the next line
+ * starts (next_line) and whether only blank space follows (at_end), for
+ * byte `offset` of text[0..len). */
 void lg_scope_lines(const char *text, size_t len, size_t offset, lg_scope *out);
 
 /* The state after lexing text[0..len) from `start` with the language's

@@ -28,6 +28,10 @@ enum {
     MC__REPEAT_MAX = 16,      /* bytes of the right context a run-on must repeat, at most */
     MC__REPEAT_REFUSED = 8,   /* bytes a refused candidate's run-on must reach */
     MC__MAX_BACKTRACKS = 16,  /* positions gone back to, in one completion */
+    MC__LOOP_LINES = 3,       /* a widened middle holding a line this often loops */
+    MC__LOOP_RUNS = 4,        /* ... or ending with a text of MC__LOOP_MIN..MAX bytes this often */
+    MC__LOOP_MIN = 4,
+    MC__LOOP_MAX = 64,
 };
 
 /* A point where the middle could end. */
@@ -86,6 +90,9 @@ struct mc_decode {
     bool empty_possible;               /* prefer_nonempty: the empty middle is complete */
     bool empty_refused;
     bool have_best;
+    bool widened;                      /* started again with the widened budgets */
+    sm_buf partial;                    /* widened: the longest middle cut at a line end */
+    SM_ARRAY(uint32_t) partial_ends;   /* its token ends */
     double best_score;
     size_t best_len;
     uint32_t best_tokens;
@@ -121,7 +128,7 @@ static uint64_t mc__now_ns(void)
 
 const char *mc_stop_reason_name(mc_stop_reason reason)
 {
-    static const char *const names[] = {"eos", "tokens", "lines", "time", "dead_end", "error", "canceled", "repeat"};
+    static const char *const names[] = {"eos", "tokens", "lines", "time", "dead_end", "error", "canceled", "repeat", "loop"};
     return (unsigned)reason < sizeof names / sizeof *names ? names[reason] : "?";
 }
 
@@ -162,6 +169,8 @@ static void mc__handle_closed(uv_handle_t *handle)
         for (uint32_t i = 0; i < d->trail.size; i++)
             mc__pos_free(&d->trail.items[i]);
         sm_array_free(&d->trail);
+        sm_buf_free(&d->partial);
+        sm_array_free(&d->partial_ends);
         sm_free(d->error);
         sm_free(d);
     }
@@ -186,12 +195,32 @@ static bool mc__nothing_written(const mc_decode *d)
     return mc__blank(d->middle.data, d->middle.len);
 }
 
+/* Makes the partial middle the middle, the recognizer where it ends. */
+static void mc__take_partial(mc_decode *d)
+{
+    ep_restore(d->rec, d->start_point);
+    d->middle.len = 0;
+    sm_buf_append(&d->middle, d->partial.data, d->partial.len);
+    d->token_ends.size = 0;
+    for (uint32_t i = 0; i < d->partial_ends.size; i++)
+        sm_array_push(&d->token_ends, d->partial_ends.items[i]);
+    ep_feed(d->rec, d->partial.data, d->partial.len);   /* viable: a prefix of a viable middle */
+}
+
 static mc_completion *mc__build_result(mc_decode *d)
 {
     mc_completion *c = sm_calloc(1, sizeof *c);
     size_t len = 0;
     uint32_t tokens = 0;
-    if (d->reason == MC_STOP_EOS) {
+    bool failed = d->reason == MC_STOP_ERROR || d->reason == MC_STOP_CANCELED;
+    c->widened = d->widened;
+    if (d->reason != MC_STOP_EOS && !d->have_best && !failed && d->partial.len > 0) {
+        mc__take_partial(d);
+        c->found = true;
+        c->partial = true;
+        len = d->middle.len;
+        tokens = d->token_ends.size;
+    } else if (d->reason == MC_STOP_EOS) {
         c->found = true;
         len = d->middle.len;
         tokens = d->token_ends.size;
@@ -205,7 +234,7 @@ static mc_completion *mc__build_result(mc_decode *d)
         c->found = d->empty_possible && d->reason != MC_STOP_ERROR && d->reason != MC_STOP_CANCELED;
         ep_restore(d->rec, d->start_point);
     }
-    const mc__end *e = c->found ? mc__overlap_end(d, len) : NULL;
+    const mc__end *e = c->found && !c->partial ? mc__overlap_end(d, len) : NULL;
     if (e) {
         len = e->len;
         tokens = e->tokens;
@@ -343,6 +372,16 @@ static bool mc__can_end(mc_decode *d)
                                         d->middle.len)
                    : ep_can_end(d->rec);
     return end && mc__filter_ok(d, true);
+}
+
+/* Whether the middle, not complete, may end as a line that opens a
+ * construct (options.line_opens), the filter agreeing. */
+static bool mc__line_opens(mc_decode *d)
+{
+    return d->options.line_opens &&
+           d->options.line_opens(d->options.can_end_data, d->rec, d->middle.data ? d->middle.data : "",
+                                 d->middle.len) &&
+           mc__filter_ok(d, true);
 }
 
 /* The end probability at this position: the end candidate's, or, when the
@@ -533,6 +572,163 @@ static void mc__copy_step(mc_step *to, const mc_step *from)
     }
 }
 
+/* ---- Widening -------------------------------------------------------------------- */
+
+static void mc__widen_budgets(mc_decode *d)
+{
+    d->widened = true;
+    d->options.max_lines = d->options.widen_lines;
+    if (d->options.widen_tokens > d->options.max_tokens)
+        d->options.max_tokens = d->options.widen_tokens;
+}
+
+/* Back to a shorter middle on the same way (the recognizer at `before`). */
+static void mc__cut_back(mc_decode *d, ep_savepoint before, size_t len, uint32_t tokens, uint32_t lines)
+{
+    ep_restore(d->rec, before);
+    d->middle.len = len;
+    if (d->middle.data)
+        d->middle.data[len] = '\0';
+    d->token_ends.size = tokens;
+    d->token_ids.size = tokens;
+    d->lines = lines;
+}
+
+/* widen_past_end: the model goes on past the line budget with `tok`, whose
+ * first `keep` bytes stay within it.  The budgets widen where they stand.
+ * When the token is valid, its part before the break is taken as a token
+ * of its own (*from = keep) and, where the middle can end there, kept as a
+ * complete point: the fallback should the way on not end.  Returns whether
+ * it widened. */
+static bool mc__widen_here(mc_decode *d, const mc_step *step, const mc_token *tok, size_t keep, size_t *from)
+{
+    *from = 0;
+    if (d->widened || d->options.widen_lines <= d->options.max_lines)
+        return false;
+    mc__widen_budgets(d);
+    if (keep == 0)
+        return true;   /* the middle as it stands was a complete point already, if it is one */
+    ep_savepoint before = ep_save(d->rec);
+    size_t len = d->middle.len;
+    uint32_t tokens = d->token_ends.size, lines = d->lines;
+    if (!mc__try_token(d, tok->bytes, tok->len, tok->id))
+        return true;   /* refused as it would have been */
+    mc__cut_back(d, before, len, tokens, lines);
+    if (!mc__try_token(d, tok->bytes, keep, -1))
+        return true;
+    if (mc__can_end(d)) {
+        mc__remember_complete(d, mc__end_score(step));
+        mc__add_end(d);
+    }
+    *from = keep;
+    return true;
+}
+
+/* Widened, after a token is taken: the middle up to its last line break
+ * becomes the partial middle when it is longer and writes something. */
+static void mc__note_partial(mc_decode *d)
+{
+    if (!d->widened || !d->lines)
+        return;
+    size_t cut = d->middle.len;
+    while (cut > 0 && d->middle.data[cut - 1] != '\n' && d->middle.data[cut - 1] != '\r')
+        cut--;
+    if (cut == 0)
+        return;
+    while (cut > 0 && strchr(" \t\f\r\n", d->middle.data[cut - 1]))
+        cut--;   /* the line break, blank lines and trailing blanks */
+    if (cut <= d->partial.len || mc__blank(d->middle.data, cut))
+        return;
+    d->partial.len = 0;
+    sm_buf_append(&d->partial, d->middle.data, cut);
+    d->partial_ends.size = 0;
+    for (uint32_t i = 0; i < d->token_ends.size && d->token_ends.items[i] <= cut; i++)
+        sm_array_push(&d->partial_ends, d->token_ends.items[i]);
+    if (!d->partial_ends.size || d->partial_ends.items[d->partial_ends.size - 1] < cut)
+        sm_array_push(&d->partial_ends, (uint32_t)cut);
+}
+
+/* Whether line [from, to) of bytes is blank. */
+static bool mc__line_blank(const char *bytes, size_t from, size_t to)
+{
+    return mc__blank(bytes + from, to - from);
+}
+
+/* Whether the middle ends with one text of MC__LOOP_MIN to MC__LOOP_MAX
+ * bytes, not all blank, written MC__LOOP_RUNS times in a row
+ * ("x=None, x=None, x=None, x=None, "). */
+static bool mc__runs_over(const mc_decode *d)
+{
+    const char *m = d->middle.data;
+    size_t len = d->middle.len;
+    for (size_t p = MC__LOOP_MIN; p <= MC__LOOP_MAX && p * MC__LOOP_RUNS <= len; p++) {
+        const char *last = m + len - p;
+        uint32_t k = 1;
+        while (k < MC__LOOP_RUNS && memcmp(last - k * p, last, p) == 0)
+            k++;
+        if (k == MC__LOOP_RUNS && !mc__blank(last, p))
+            return true;
+    }
+    return false;
+}
+
+/* Widened, after a token: whether the model loops.  The middle's last whole
+ * line, not blank, stands in it MC__LOOP_LINES times, or its end repeats
+ * one text (mc__runs_over).  A model that writes the same over and over (a
+ * small or lost one) has nothing more to say; editor plugins drop such
+ * completions too. */
+static bool mc__looping(const mc_decode *d)
+{
+    if (mc__runs_over(d))
+        return true;
+    if (!d->lines)
+        return false;
+    const char *m = d->middle.data;
+    size_t end = d->middle.len;
+    while (end > 0 && m[end - 1] != '\n')
+        end--;
+    if (end == 0)
+        return false;
+    end--;                                   /* the last whole line ends here */
+    size_t start = end;
+    while (start > 0 && m[start - 1] != '\n')
+        start--;
+    if (mc__line_blank(m, start, end))
+        return false;
+    uint32_t seen = 0;
+    for (size_t from = 0; from <= start;) {
+        size_t to = from;
+        while (to < d->middle.len && m[to] != '\n')
+            to++;
+        if (to - from == end - start && memcmp(m + from, m + start, end - start) == 0)
+            seen++;
+        from = to + 1;
+    }
+    return seen >= MC__LOOP_LINES;
+}
+
+/* When no complete middle was found within the line budget and a token was
+ * refused for going past it, starts again from the empty middle with the
+ * widened budgets; the request in flight is then stopped (diverged) and a
+ * new one made.  Returns whether it did. */
+static bool mc__widen(mc_decode *d)
+{
+    if (d->widened || d->have_best || !d->past_lines || d->options.widen_lines <= d->options.max_lines)
+        return false;
+    mc__undo_to_start(d);
+    for (uint32_t i = 0; i < d->trail.size; i++)
+        mc__pos_free(&d->trail.items[i]);
+    d->trail.size = 0;
+    d->ends.size = 0;
+    d->backtracks = 0;
+    mc__widen_budgets(d);
+    d->pending_complete = mc__can_end(d);
+    if (d->pending_complete)
+        mc__add_end(d);
+    d->diverged = true;
+    return true;
+}
+
 /* ---- One position ---------------------------------------------------------------- */
 
 typedef enum mc__verdict {
@@ -542,6 +738,15 @@ typedef enum mc__verdict {
     MC__NONE,         /* no candidate from here on keeps the middle valid */
     MC__REPEATED,     /* a candidate writes the right context again: the loop is finished */
 } mc__verdict;
+
+/* The middle as it stands is the completion, whatever was found before. */
+static void mc__take_line(mc_decode *d)
+{
+    d->have_best = true;
+    d->best_len = d->middle.len;
+    d->best_tokens = d->token_ends.size;
+    d->best_point = ep_save(d->rec);
+}
 
 /* Ends the completion at the complete point before a run-on. */
 static mc__verdict mc__end_at_run_on(mc_decode *d, const mc__end *run_on)
@@ -561,7 +766,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
     for (; *k < step->count; (*k)++) {
         const mc_token *tok = &step->cands[order[*k]];
         if (tok->eos) {
-            if (mc__can_end(d)) {
+            if (mc__can_end(d) || mc__line_opens(d)) {
                 if (d->options.prefer_nonempty && mc__nothing_written(d)) {
                     /* Set aside: the next valid candidate may do. */
                     mc__remember_complete(d, tok->logprob);
@@ -593,6 +798,9 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             return mc__end_at_run_on(d, run_on);
         }
         size_t keep = mc__within_lines(d, tok->bytes, tok->len);
+        size_t from = 0;
+        if (keep < tok->len && d->options.widen_past_end && mc__widen_here(d, step, tok, keep, &from))
+            keep = mc__within_lines(d, tok->bytes + from, tok->len - from) + from;
         if (keep < tok->len) {
             /* The token would start a line past the budget.  Its part before
              * the break ends the completion when the recognizer can end
@@ -601,7 +809,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
              * for a way to finish within the lines it has. */
             ep_savepoint before = ep_save(d->rec);
             size_t old_len = d->middle.len;
-            uint32_t old_tokens = d->token_ends.size;
+            uint32_t old_tokens = d->token_ends.size, old_lines = d->lines;
             if (keep == 0 || mc__try_token(d, tok->bytes, keep, -1)) {
                 if (mc__can_end(d)) {
                     /* Scored by the end's probability here, as any other
@@ -613,13 +821,15 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
                             d->tokens_generated++;
                         return MC__LINE_STOP;
                     }
+                } else if (mc__line_opens(d)) {
+                    /* The model ends the line after the bracket it opens:
+                     * the line is the completion (never a fallback). */
+                    mc__take_line(d);
+                    if (keep)
+                        d->tokens_generated++;
+                    return MC__LINE_STOP;
                 }
-                ep_restore(d->rec, before);
-                d->middle.len = old_len;
-                if (d->middle.data)
-                    d->middle.data[old_len] = '\0';
-                d->token_ends.size = old_tokens;
-                d->token_ids.size = old_tokens;
+                mc__cut_back(d, before, old_len, old_tokens, old_lines);
             }
             if (d->have_best)
                 return MC__LINE_STOP;
@@ -627,7 +837,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             d->past_lines++;
             continue;
         }
-        if (mc__try_token(d, tok->bytes, tok->len, tok->id)) {
+        if (mc__try_token(d, tok->bytes + from, tok->len - from, from ? -1 : tok->id)) {
             d->tokens_generated++;
             return MC__TOOK;
         }
@@ -676,10 +886,13 @@ static uint32_t mc__full_choices(mc_decode *d, const mc_step *step, mc_step *out
 
 /* Back to the position before the last token taken, to try the next
  * candidate there; MC__NONE when none is left within the backtracking
- * budget.  Only while there is no complete point to fall back on. */
+ * budget.  Not to before the complete point to fall back on, if there is
+ * one (a token the model put first that led nowhere, after the middle was
+ * complete, is tried again with the next). */
 static mc__verdict mc__backtrack(mc_decode *d)
 {
-    while (!d->have_best && d->backtracks < MC__MAX_BACKTRACKS && d->trail.size) {
+    while (d->backtracks < MC__MAX_BACKTRACKS && d->trail.size &&
+           (!d->have_best || d->trail.items[d->trail.size - 1].middle_len >= d->best_len)) {
         mc__pos p = d->trail.items[--d->trail.size];
         d->backtracks++;
         ep_restore(d->rec, p.before);
@@ -716,15 +929,25 @@ static bool mc__conclude(mc_decode *d, mc__verdict v, mc_stop_reason none)
         if (d->empty_possible && d->token_ends.size == 1)
             d->empty_refused = true;
         d->pending_complete = mc__can_end(d);
+        if (d->widened && mc__looping(d)) {
+            /* no partial middle either: it would end in the loop */
+            d->partial.len = 0;
+            mc__finish(d, MC_STOP_LOOP, NULL);
+            return false;
+        }
         if (d->pending_complete)
             mc__add_end(d);
+        else
+            mc__note_partial(d);
         return true;
     case MC__LINE_STOP:
         mc__finish(d, MC_STOP_LINES, NULL);
         return false;
     case MC__NONE: {
+        if (mc__widen(d))
+            return false;
         /* An explicit request whose only valid way was the empty middle. */
-        bool empty = d->empty_possible && !d->have_best;
+        bool empty = d->empty_possible && !d->have_best && !d->partial.len;
         if (empty)
             mc__undo_to_start(d);
         mc__finish(d, empty ? MC_STOP_EOS : none, NULL);
@@ -808,7 +1031,9 @@ static bool mc__on_step(void *data, const mc_step *step)
             /* No next position: the end's probability here is unknown. */
             mc__remember_complete(d, d->have_best ? d->best_score : -INFINITY);
         }
-        if (!d->have_best && d->trail.size > 0) {
+        if (!d->have_best && mc__widen(d))
+            return false;
+        if (!d->have_best && d->trail.size > 0 && !d->partial.len) {
             /* This way never completed: try the next candidate at the
              * first position. */
             while (d->trail.size > 1)
@@ -915,6 +1140,8 @@ int mc_decode_start(uv_loop_t *loop, mc_backend *backend, ep_recognizer *rec, co
     sm_array_init(&d->token_ids);
     sm_array_init(&d->ends);
     sm_array_init(&d->trail);
+    sm_buf_init(&d->partial, MC__MAX_MIDDLE + 4096);
+    sm_array_init(&d->partial_ends);
     d->repeat_min = mc__repeat_min(right, right_len);
     mc_context_budget(left, left_len, right, right_len, options->context_budget ? options->context_budget : SIZE_MAX,
                       &d->left_start, &d->right_end);

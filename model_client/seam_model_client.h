@@ -408,6 +408,18 @@ uint32_t mc_full_sample(const mc_logits *f, ep_recognizer *rec, bool can_end, do
 typedef struct mc_decode_options {
     uint32_t max_tokens;
     uint32_t max_lines;       /* line breaks allowed in the middle + 1 */
+    /* When decoding finds no complete middle within max_lines and refused
+     * a token for going past them, it starts again with these budgets
+     * (0: never): a middle the model writes over more lines.  Stopped by
+     * them before it can end, such a decode gives its longest middle that
+     * ends at a line end (mc_completion.partial). */
+    uint32_t widen_lines;
+    uint32_t widen_tokens;
+    /* Widens where the model goes on past max_lines even when a complete
+     * middle was found (the complete points found stay its fallback): set
+     * when the code after the cursor on its line is the person's, which a
+     * middle ending on the cursor's line seldom joins as the model meant. */
+    bool widen_past_end;
     uint32_t timeout_ms;      /* latency budget; 0 for none */
     uint32_t n_candidates;
     uint32_t run_ahead;       /* tokens per request; 1 for per-token requests */
@@ -428,6 +440,12 @@ typedef struct mc_decode_options {
     /* Replaces ep_can_end(rec) when set (a recognizer on cut contexts that
      * must sometimes ask about the whole text). */
     bool (*can_end)(void *data, ep_recognizer *rec, const char *middle, size_t len);
+    /* When set: whether the middle may end as a line that opens a
+     * construct the next lines go on with (it ends with an opening bracket
+     * it wrote, the lines after it still to be written).  Taken only where
+     * the model itself ends the line there (its end, or a line break next),
+     * never as a fallback.  Shares can_end_data. */
+    bool (*line_opens)(void *data, ep_recognizer *rec, const char *middle, size_t len);
     void *can_end_data;
 } mc_decode_options;
 
@@ -446,6 +464,7 @@ typedef enum mc_stop_reason {
     MC_STOP_ERROR,        /* the backend failed */
     MC_STOP_CANCELED,
     MC_STOP_REPEAT,       /* ended where the model began to write the right context again */
+    MC_STOP_LOOP,         /* widened, the model wrote the same again and again: it loops */
 } mc_stop_reason;
 
 const char *mc_stop_reason_name(mc_stop_reason reason);
@@ -467,6 +486,10 @@ typedef struct mc_completion {
                                      whole vocabulary was masked (mc_step.full) */
     bool empty_refused;           /* an empty completion was valid, and a non-empty
                                      one was chosen (prefer_nonempty) */
+    bool partial;                 /* widened, the budget ran out before the middle
+                                     could end: whole lines that keep it viable, for
+                                     the person to accept and ask again */
+    bool widened;                 /* decoding started again with widen_lines */
     uint64_t filter_ns;           /* time spent checking candidates */
     uint64_t total_ns;
     char *error;                  /* owned; the backend's message, or NULL */

@@ -106,6 +106,8 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
         cJSON_AddNumberToObject(o, "rejected_past_lines", c->past_lines);
         cJSON_AddNumberToObject(o, "vocabulary_masks", c->extended);
         cJSON_AddBoolToObject(o, "empty_refused", c->empty_refused);
+        cJSON_AddBoolToObject(o, "widened", c->widened);
+        cJSON_AddBoolToObject(o, "partial", c->partial);
         if (r->info.semantic) {
             /* Candidates each semantic pruner refused. */
             cJSON *refused = cJSON_AddObjectToObject(o, "semantic_refused");

@@ -846,6 +846,13 @@ static bool srv__job_can_end(void *data, ep_recognizer *rec, const char *middle,
     return srv_bound_can_end(&job->bound, middle, len, NULL);
 }
 
+static bool srv__job_line_opens(void *data, ep_recognizer *rec, const char *middle, size_t len)
+{
+    srv_job *job = data;
+    (void)rec;   /* the bound's own */
+    return srv_bound_line_opens(&job->bound, middle, len);
+}
+
 static void srv__setup_after(uv_work_t *work, int status)
 {
     srv_job *job = work->data;
@@ -876,6 +883,11 @@ static void srv__setup_after(uv_work_t *work, int status)
     mc_decode_options_init(&o);
     o.max_tokens = job->options.max_tokens ? job->options.max_tokens : e->config.max_tokens;
     o.max_lines = job->options.max_lines ? job->options.max_lines : (e->config.multiline ? e->config.max_lines : 1);
+    if (e->config.multiline) {
+        o.widen_lines = e->config.widen_lines;
+        o.widen_tokens = e->config.widen_tokens;
+        o.widen_past_end = job->options.have_contexts && job->options.contexts.rest_is_code;
+    }
     o.timeout_ms = e->config.timeout_ms;
     if (o.timeout_ms) {
         /* The time spent waiting for the model is part of the budget. */
@@ -893,6 +905,7 @@ static void srv__setup_after(uv_work_t *work, int status)
     if (job->options.run_ahead)
         o.run_ahead = job->options.run_ahead;
     o.can_end = srv__job_can_end;
+    o.line_opens = srv__job_line_opens;
     o.can_end_data = job;
     bool filtered = job->options.filter || job->semantic;
     mc_decode_start(e->loop, e->backend, job->bound.rec, job->text, job->offset, job->text + job->offset,

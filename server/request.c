@@ -46,16 +46,6 @@ static bool srv__blank(const char *text, size_t from, size_t to)
     return true;
 }
 
-/* Whether text[from, to) is what an editor's auto-closing puts after the
- * cursor: closing brackets and quotes, and blank space. */
-static bool srv__editor_closers(const char *text, size_t from, size_t to)
-{
-    for (size_t i = from; i < to; i++)
-        if (!strchr(")]}\"'` \t\f", text[i]) || text[i] == '\0')
-            return false;
-    return true;
-}
-
 void srv_contexts_of(const lg_scope *scope, const char *text, size_t len, size_t offset, bool cut, bool whole_only,
                      srv_contexts *out)
 {
@@ -68,12 +58,13 @@ void srv_contexts_of(const lg_scope *scope, const char *text, size_t len, size_t
     out->next_line = scope->next_line < out->cut_right ? scope->next_line : out->cut_right;
     out->at_end = scope->at_end;
     out->whole_only = whole_only;
+    out->rest_is_code = scope->rest_is_code;
     if (whole_only) {
         out->whole_first = true;
     } else if (scope->at_end) {
         out->why = "nothing follows the cursor's line";
     } else if (scope->colon_unwritten && !srv__blank(text, offset, scope->line_end) &&
-               srv__editor_closers(text, offset, scope->line_end)) {
+               lg_editor_closers(text, offset, scope->line_end)) {
         /* (other text after the cursor, a comment's words or code, is the
          * person's and binds as written) */
         out->why = "the header's colon comes after the rest of the line";
@@ -328,6 +319,28 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
     ep_savepoint point = ep_save(b->rec);
     bool ok = (rest == 0 || ep_feed(b->rec, b->text + b->offset, rest) == 1) &&
               (!blank || ep_feed(b->rec, "\n", 1) == 1) && srv__line_ends(b->rec, x->language, &end);
+    ep_restore(b->rec, point);
+    return ok;
+}
+
+bool srv_bound_line_opens(srv_bound *b, const char *middle, size_t middle_len)
+{
+    const srv_contexts *x = &b->contexts;
+    if (b->binding == SRV_BINDING_WHOLE || !srv__blank(b->text, b->offset, x->line_end))
+        return false;
+    if (memchr(middle, '\n', middle_len) || memchr(middle, '\r', middle_len))
+        return false;
+    size_t n = middle_len;
+    while (n > 0 && (middle[n - 1] == ' ' || middle[n - 1] == '\t'))
+        n--;
+    if (n == 0 || !strchr("([{", middle[n - 1]))
+        return false;
+    lg_lex end;
+    lg_lex_after(x->language, &x->lex, middle, middle_len, &end);
+    if (end.depth <= x->lex.depth || lg_lex_literal_open(&end) || end.in_comment)
+        return false;   /* the bracket is text, or the middle closes more than it opens */
+    ep_savepoint point = ep_save(b->rec);
+    bool ok = ep_feed(b->rec, "\n", 1) == 1;
     ep_restore(b->rec, point);
     return ok;
 }

@@ -169,6 +169,8 @@ typedef struct srv_contexts {
     bool at_end;                /* nothing but blank space follows the cursor's line */
     bool whole_only;            /* the whole right context, whatever it is */
     bool whole_first;           /* the whole right context is tried first */
+    bool rest_is_code;          /* the cursor line's rest is the person's text, not
+                                   blank space or an editor's closers */
     const char *why;            /* static text: why it is not, or NULL */
     const struct lg_language *language;  /* whose lexical reading `lex` is */
 } srv_contexts;
@@ -263,6 +265,12 @@ int srv_bound_open(const ep_grammar *grammar, const char *text, size_t len, size
 /* Whether the middle fed to bound->rec may end the completion under the
  * binding chosen.  `fell_back` (may be NULL): the whole text was read. */
 bool srv_bound_can_end(srv_bound *bound, const char *middle, size_t middle_len, bool *fell_back);
+/* Whether the middle fed to bound->rec may end as a line that opens a
+ * construct: nothing but blank space after the cursor on its line, the
+ * binding not whole (the code after the line, if any, follows once the
+ * construct is written), the middle one line ending with an opening
+ * bracket it opens, outside any literal, and a line break may follow it. */
+bool srv_bound_line_opens(srv_bound *bound, const char *middle, size_t middle_len);
 
 typedef struct srv_job_options {
     uint32_t max_tokens;       /* 0: the configuration's */

@@ -72,7 +72,7 @@ Test(config, every_setting_resets_to_the_base_value)
         {"backend", "openai"}, {"endpoint", "http://127.0.0.1:9"}, {"model", "other"}, {"template", "starcoder"},
         {"template_format", "{prefix}<m>{suffix}"}, {"template_stops", "<m>"}, {"api_key_env", "KEY"},
         {"log_file", "/tmp/seam.log"}, {"log_level", "debug"}, {"temperature", "0.5"}, {"top_p", "0.5"},
-        {"max_tokens", "7"}, {"max_lines", "2"}, {"timeout_ms", "9"}, {"candidates", "3"}, {"run_ahead", "2"},
+        {"max_tokens", "7"}, {"max_lines", "2"}, {"widen_lines", "3"}, {"widen_tokens", "30"}, {"timeout_ms", "9"}, {"candidates", "3"}, {"run_ahead", "2"},
         {"seed", "5"}, {"connect_timeout_ms", "7"}, {"first_byte_timeout_ms", "7"}, {"request_timeout_ms", "7"},
         {"retries", "0"}, {"context_bytes", "300"}, {"corpus_bytes", "9"}, {"debounce_ms", "1"},
         {"max_message_bytes", "5000"}, {"parse_bytes", "4096"}, {"multiline", "false"}, {"tls_verify", "false"}, {"escape_guard", "false"},

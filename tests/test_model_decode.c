@@ -129,9 +129,9 @@ static void on_done(void *data, mc_completion *c)
     r->done = true;
 }
 
-static mc_completion *decode_with(const script_entry *script, double gap, const char *left, const char *right,
-                                  uint32_t run_ahead, uint32_t max_lines, bool prefer_nonempty, mc_filter_cb filter,
-                                  uint32_t *calls)
+/* Decodes with the options `o` (those the scripted backend needs set). */
+static mc_completion *decode_opts(const script_entry *script, double gap, const char *left, const char *right,
+                                  const mc_decode_options *o, mc_filter_cb filter, uint32_t *calls)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
@@ -141,6 +141,30 @@ static mc_completion *decode_with(const script_entry *script, double gap, const 
     cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err), SM_OK);
     ep_recognizer *rec;
     cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), right, strlen(right), &rec), SM_OK);
+    run_result r = {0};
+    mc_decode *d;
+    cr_assert_eq(mc_decode_start(&loop, &b.base, rec, left, strlen(left), right, strlen(right), o, filter, NULL,
+                                 on_done, &r, &d), SM_OK);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    cr_assert(r.done);
+    /* The recognizer is left where the completion ends (a partial one:
+     * where the middle can still go on). */
+    if (r.c->found && !r.c->partial)
+        cr_assert(ep_can_end(rec) || (o->line_opens && o->line_opens(NULL, rec, r.c->text, r.c->len)));
+    if (r.c->partial)
+        cr_assert(ep_viable(rec));
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
+    uv_loop_close(&loop);
+    if (calls)
+        *calls = b.calls;
+    return r.c;
+}
+
+static mc_completion *decode_with(const script_entry *script, double gap, const char *left, const char *right,
+                                  uint32_t run_ahead, uint32_t max_lines, bool prefer_nonempty, mc_filter_cb filter,
+                                  uint32_t *calls)
+{
     mc_decode_options o;
     mc_decode_options_init(&o);
     o.run_ahead = run_ahead;
@@ -148,21 +172,7 @@ static mc_completion *decode_with(const script_entry *script, double gap, const 
     o.max_tokens = 32;
     o.timeout_ms = 0;
     o.prefer_nonempty = prefer_nonempty;
-    run_result r = {0};
-    mc_decode *d;
-    cr_assert_eq(mc_decode_start(&loop, &b.base, rec, left, strlen(left), right, strlen(right), &o, filter, NULL,
-                                 on_done, &r, &d), SM_OK);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    cr_assert(r.done);
-    /* The recognizer is left where the completion ends. */
-    if (r.c->found)
-        cr_assert(ep_can_end(rec));
-    ep_recognizer_free(rec);
-    ep_grammar_free(g);
-    uv_loop_close(&loop);
-    if (calls)
-        *calls = b.calls;
-    return r.c;
+    return decode_opts(script, gap, left, right, &o, filter, calls);
 }
 
 static mc_completion *decode(const script_entry *script, const char *left, const char *right, uint32_t run_ahead,
@@ -712,5 +722,208 @@ Test(model_decode, a_run_on_is_seen_in_a_candidate_the_loop_refuses)
     cr_assert(c->found);
     cr_assert_str_eq(c->text, " text.");
     cr_assert_eq(c->reason, MC_STOP_REPEAT, "stopped by %s", mc_stop_reason_name(c->reason));
+    mc_completion_free(c);
+}
+
+/* ---- Widening the line budget ---------------------------------------------------- */
+
+/* Decodes with a one-line budget widened to `widen` lines (0: never), the
+ * model followed past the budget when `past_end` is set. */
+static mc_completion *decode_widened(const script_entry *script, const char *left, const char *right,
+                                     uint32_t widen, bool past_end)
+{
+    mc_decode_options o;
+    mc_decode_options_init(&o);
+    o.run_ahead = 4;
+    o.max_lines = 1;
+    o.max_tokens = 32;
+    o.widen_lines = widen;
+    o.widen_tokens = 64;
+    o.widen_past_end = past_end;
+    o.timeout_ms = 0;
+    return decode_opts(script, 1.0, left, right, &o, NULL, NULL);
+}
+
+/* No middle on one line joins the right context: the model's way over two
+ * lines is taken once the budget widens, where it used to be nothing. */
+static const script_entry two_lines[] = {
+    {"", {"(", NULL}},
+    {"(", {"1,", NULL}},
+    {"(1,", {"\n     2)", " pass", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, no_middle_on_one_line_widens_the_budget)
+{
+    mc_completion *c = decode_widened(two_lines, "x = ", "\n", 0, false);
+    cr_assert_not(c->found, "without widening, nothing: got '%s'", c->text);
+    mc_completion_free(c);
+    c = decode_widened(two_lines, "x = ", "\n", 4, false);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "(1,\n     2)");
+    cr_assert(c->widened);
+    cr_assert_not(c->partial);
+    cr_assert_eq(c->reason, MC_STOP_EOS);
+    mc_completion_free(c);
+}
+
+/* A middle longer than the widened budget: the whole lines written before
+ * it ran out, which keep the middle viable, marked partial. */
+static const script_entry four_lines[] = {
+    {"", {"(1,", NULL}},
+    {"(1,", {"\n 2,", NULL}},
+    {"(1,\n 2,", {"\n 3,", NULL}},
+    {"(1,\n 2,\n 3,", {"\n 4)", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_middle_past_the_widened_budget_gives_its_whole_lines)
+{
+    mc_completion *c = decode_widened(four_lines, "x = ", "\n", 3, false);
+    cr_assert(c->found);
+    cr_assert(c->partial);
+    cr_assert_str_eq(c->text, "(1,\n 2,", "the lines before the last one, which goes on");
+    cr_assert_eq(c->token_ends.items[c->token_ends.size - 1], c->len);
+    mc_completion_free(c);
+    c = decode_widened(four_lines, "x = ", "\n", 4, false);
+    cr_assert_str_eq(c->text, "(1,\n 2,\n 3,\n 4)");
+    cr_assert_not(c->partial);
+    mc_completion_free(c);
+}
+
+/* A model that writes one line over and over loops: no partial middle. */
+static const script_entry same_line[] = {
+    {"", {"(1,", NULL}},
+    {"(1,", {"\n 1,", NULL}},
+    {"(1,\n 1,", {"\n 1,", NULL}},
+    {"(1,\n 1,\n 1,", {"\n 1,", NULL}},
+    {"(1,\n 1,\n 1,\n 1,", {"\n 1,", NULL}},
+    {"(1,\n 1,\n 1,\n 1,\n 1,", {"\n 1,", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_widened_middle_that_repeats_its_lines_is_dropped)
+{
+    mc_completion *c = decode_widened(same_line, "x = ", "\n", 5, false);
+    cr_assert_not(c->found, "got '%s'", c->text);
+    cr_assert_eq(c->reason, MC_STOP_LOOP, "stopped by %s", mc_stop_reason_name(c->reason));
+    mc_completion_free(c);
+    c = decode_widened(same_line, "x = ", "\n", 4, false);
+    cr_assert(c->partial, "two repeats are no loop yet");
+    cr_assert_str_eq(c->text, "(1,\n 1,\n 1,");
+    mc_completion_free(c);
+}
+
+/* ... or the same text again and again on one line. */
+static const script_entry same_text[] = {
+    {"", {"(", NULL}},
+    {"(", {"\n 12,", NULL}},
+    {"(\n 12,", {" 12,", NULL}},
+    {"(\n 12, 12,", {" 12,", NULL}},
+    {"(\n 12, 12, 12,", {" 12,", NULL}},
+    {"(\n 12, 12, 12, 12,", {" 12,", NULL}},
+    {"(\n 12, 12, 12, 12, 12,", {" 12,", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_widened_middle_that_repeats_a_text_is_dropped)
+{
+    mc_completion *c = decode_widened(same_text, "x = ", "\n", 4, false);
+    cr_assert(c->widened);
+    cr_assert_not(c->found, "got '%s'", c->text);
+    cr_assert_eq(c->reason, MC_STOP_LOOP, "stopped by %s", mc_stop_reason_name(c->reason));
+    mc_completion_free(c);
+}
+
+/* The middle on one line joins the right context, but the model goes on
+ * past it: with the person's code after the cursor (past_end) the model is
+ * followed, the one-line middle kept as the fallback. */
+static const script_entry goes_on[] = {
+    {"", {"1,", NULL}},
+    {"1,", {"\n     2,", "", NULL}},
+    {"1,\n     2,", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+static const script_entry goes_on_lost[] = {
+    {"", {"1,", NULL}},
+    {"1,", {"\n     2", "", NULL}},
+    {"1,\n     2", {" 3", NULL}},    /* "2 3": invalid, then nothing */
+    {NULL, {NULL}},
+};
+
+Test(model_decode, the_model_going_past_the_budget_is_followed_before_the_persons_code)
+{
+    mc_completion *c = decode_widened(goes_on, "x = [", "3]\n", 4, false);
+    cr_assert_str_eq(c->text, "1,", "the line budget ends it");
+    cr_assert_eq(c->reason, MC_STOP_LINES);
+    mc_completion_free(c);
+    c = decode_widened(goes_on, "x = [", "3]\n", 4, true);
+    cr_assert_str_eq(c->text, "1,\n     2,");
+    cr_assert_eq(c->reason, MC_STOP_EOS);
+    mc_completion_free(c);
+    c = decode_widened(goes_on_lost, "x = [", "3]\n", 4, true);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "1,\n     2", "the latest complete point");
+    mc_completion_free(c);
+}
+
+/* ---- Lines that open a construct --------------------------------------------------- */
+
+/* A stand-in for the server's rule: a middle ending with "(" opens a line. */
+static bool ends_with_paren(void *data, ep_recognizer *rec, const char *middle, size_t len)
+{
+    (void)data;
+    (void)rec;
+    return len > 0 && middle[len - 1] == '(';
+}
+
+static mc_completion *decode_opening(const script_entry *script)
+{
+    mc_decode_options o;
+    mc_decode_options_init(&o);
+    o.run_ahead = 4;
+    o.max_lines = 1;
+    o.max_tokens = 32;
+    o.timeout_ms = 0;
+    o.line_opens = ends_with_paren;
+    mc_completion *c = decode_opts(script, 1.0, "x = ", "\n", &o, NULL, NULL);
+    return c;
+}
+
+static const script_entry opens_then_breaks[] = {
+    {"", {"f", NULL}},
+    {"f", {"(", NULL}},
+    {"f(", {"\n    1,", "", NULL}},
+    {NULL, {NULL}},
+};
+
+static const script_entry opens_then_ends[] = {
+    {"", {"f", NULL}},
+    {"f", {"(", NULL}},
+    {"f(", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+static const script_entry opens_then_lost[] = {
+    {"", {"f", NULL}},
+    {"f", {"(", NULL}},
+    {"f(", {"1", NULL}},
+    {"f(1", {"]", NULL}},      /* invalid, and nothing else: a dead end */
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_line_ends_after_the_bracket_it_opens_only_where_the_model_ends_it)
+{
+    mc_completion *c = decode_opening(opens_then_breaks);
+    cr_assert_str_eq(c->text, "f(", "the model breaks the line after the opener");
+    cr_assert_eq(c->reason, MC_STOP_LINES);
+    mc_completion_free(c);
+    c = decode_opening(opens_then_ends);
+    cr_assert_str_eq(c->text, "f(", "the model ends after the opener");
+    cr_assert_eq(c->reason, MC_STOP_EOS);
+    mc_completion_free(c);
+    c = decode_opening(opens_then_lost);
+    cr_assert_str_eq(c->text, "f", "a dead end falls back to a complete point, never to the opener");
     mc_completion_free(c);
 }

@@ -168,6 +168,7 @@ Test(scope, escape_filter_keeps_the_middle_in_its_scope)
     cr_assert(srv_escape_filter(&str, "cd", 2, false));
     cr_assert(srv_escape_filter(&str, "c\\'d", 4, false));
     cr_assert_not(srv_escape_filter(&str, "c' + t + '", 10, false));
+    cr_assert_not(srv_escape_filter(&str, "c'\nt = '", 8, false), "the editor's closer after the cursor");
 
     lg_scope comment = scope_of("x = 1  # note |\n", NULL);
     cr_assert(srv_escape_filter(&comment, "more words", 10, false));
@@ -175,7 +176,20 @@ Test(scope, escape_filter_keeps_the_middle_in_its_scope)
 
     lg_scope line = scope_of("x = |\n", NULL);
     cr_assert(srv_escape_filter(&line, "f(1,\n  2)", 9, false));   /* a line broken inside brackets */
-    cr_assert_not(srv_escape_filter(&line, "1\ny = 2", 7, false));
+    cr_assert(srv_escape_filter(&line, "1\ny = 2", 7, false), "the line budget, not the scope, keeps it to a line");
+
+    /* With the person's code after the cursor on its line, a hole in
+     * finished code: the middle joins that code wherever its lines go. */
+    lg_scope mid_string = scope_of("s = 'ab|cd' + t\n", NULL);
+    cr_assert(mid_string.rest_is_code);
+    cr_assert_not(srv_escape_filter(&mid_string, "x' + u + 'y", 11, true), "out of the string on its line: no");
+    cr_assert(srv_escape_filter(&mid_string, "x'\nv = 'y", 10, true), "out of it for other lines");
+    lg_scope mid_comment = scope_of("x = 1  # note |y = 2\n", NULL);
+    cr_assert(srv_escape_filter(&mid_comment, "words\n", 7, true));
+    lg_scope before_code = scope_of("class A:\n    def f(self):\n        |return 1\n", NULL);
+    cr_assert_eq(before_code.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(before_code.kind));
+    const char *out_of_def = "x = 1\n    def g(self):\n        ";
+    cr_assert(srv_escape_filter(&before_code, out_of_def, strlen(out_of_def), false));
 }
 
 Test(scope, the_tree_follows_edits)
@@ -358,20 +372,30 @@ Test(scope, a_clause_keyword_begun_on_the_cursor_line_keeps_its_statement_in_the
     cr_assert_eq(sc.cut_left, (size_t)(strstr(text, "prin") - text));
 }
 
+/* The bound of a request at the marked cursor (its cache in *cache, for
+ * srv_rec_cache_free), `middle` fed. */
+static srv_bound open_bound(const ep_grammar *g, const char *marked, const char *middle, char *text, size_t size,
+                            srv_rec_cache **cache)
+{
+    size_t offset = unmark(marked, text, size);
+    lg_scope sc;
+    srv_scope_at(PY, NULL, text, strlen(text), offset, true, 6, &sc);
+    srv_contexts contexts;
+    srv_contexts_of(&sc, text, strlen(text), offset, true, false, &contexts);
+    *cache = sm_calloc(1, sizeof **cache);
+    srv_bound b;
+    cr_assert_eq(srv_bound_open(g, text, strlen(text), offset, &contexts, *cache, &b), SM_OK);
+    cr_assert(ep_feed(b.rec, middle, strlen(middle)) == 1, "%s: %s refused", marked, middle);
+    return b;
+}
+
 /* The binding a request's recognizer gets, and whether `middle` may end
  * there. */
 static srv_binding bound_of(const ep_grammar *g, const char *marked, const char *middle, bool *can_end)
 {
     char text[1024];
-    size_t offset = unmark(marked, text, sizeof text);
-    lg_scope sc;
-    srv_scope_at(PY, NULL, text, strlen(text), offset, true, 6, &sc);
-    srv_contexts contexts;
-    srv_contexts_of(&sc, text, strlen(text), offset, true, false, &contexts);
-    srv_rec_cache *cache = sm_calloc(1, sizeof *cache);
-    srv_bound b;
-    cr_assert_eq(srv_bound_open(g, text, strlen(text), offset, &contexts, cache, &b), SM_OK);
-    cr_assert(ep_feed(b.rec, middle, strlen(middle)) == 1, "%s: %s refused", marked, middle);
+    srv_rec_cache *cache;
+    srv_bound b = open_bound(g, marked, middle, text, sizeof text, &cache);
     *can_end = srv_bound_can_end(&b, middle, strlen(middle), NULL);
     srv_binding binding = b.binding;
     srv_rec_cache_free(cache);
@@ -440,6 +464,35 @@ Test(scope, the_code_after_the_cursor_binds_as_far_as_it_is_written)
                           "        return 1\n    return 0\n";
     cr_assert_neq(bound_of(g, comment, "s", &end), SRV_BINDING_LINE);
     cr_assert_not(end);
+    ep_grammar_free(g);
+}
+
+/* Whether `middle` may end as a line that opens a construct there. */
+static bool line_opens(const ep_grammar *g, const char *marked, const char *middle)
+{
+    char text[1024];
+    srv_rec_cache *cache;
+    srv_bound b = open_bound(g, marked, middle, text, sizeof text, &cache);
+    bool opens = srv_bound_line_opens(&b, middle, strlen(middle));
+    srv_rec_cache_free(cache);
+    return opens;
+}
+
+/* At the end of a file the line being typed may end with the bracket it
+ * opens (its construct's lines to come), never elsewhere. */
+Test(scope, a_line_typed_at_the_end_may_end_with_the_bracket_it_opens)
+{
+    ep_grammar *g;
+    char err[256];
+    cr_assert_eq(ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err), SM_OK);
+    cr_assert(line_opens(g, "def main():\n    labels =|\n", " {"));
+    cr_assert(line_opens(g, "from prompt_toolkit.styles import|\n", " ("));
+    cr_assert(line_opens(g, "x = 1\nself|", ".write(  "));
+    cr_assert_not(line_opens(g, "def main():\n    labels =|\n", " {1: 2}"), "nothing left open");
+    cr_assert_not(line_opens(g, "def main():\n    labels =|\n", " '{"), "a bracket in a string");
+    cr_assert_not(line_opens(g, "def main():\n    labels =|\n", " {  # the labels"), "a comment after it");
+    cr_assert_not(line_opens(g, "x = f(|)\n", "a, ("), "an editor's closer after the cursor");
+    cr_assert_not(line_opens(g, "labels =|\nprint(labels)\n", " {"), "the code after it binds whole");
     ep_grammar_free(g);
 }
 

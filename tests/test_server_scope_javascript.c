@@ -38,6 +38,12 @@ static bool stays(const lg_scope *sc, const char *middle)
     return srv_escape_filter((void *)sc, middle, strlen(middle), false);
 }
 
+/* Whether the filter lets the middle end as it is. */
+static bool ends(const lg_scope *sc, const char *middle)
+{
+    return srv_escape_filter((void *)sc, middle, strlen(middle), true);
+}
+
 Test(scope_javascript, a_blocks_empty_line_takes_statements_on_many_lines)
 {
     lg_scope sc = js_scope("function f() {\n  let a = 1;\n  " CURSOR "\n}\n", true);
@@ -169,7 +175,10 @@ Test(scope_javascript, a_middle_stays_in_its_string_comment_or_template)
     cr_assert_eq(str.quote, '"');
     cr_assert_eq(str.max_lines, 1);
     cr_assert(stays(&str, "x\\\"y"), "an escaped quote stays in");
-    cr_assert_not(stays(&str, "x\" + y + \""), "the right context closes the string");
+    cr_assert_not(ends(&str, "x\" + y + \""), "the right context closes the string");
+    cr_assert(ends(&str, "x\";\nlet u = \""), "a hole over lines leaves it: the person's code follows");
+    lg_scope closed = js_scope("let s = \"ab" CURSOR "\"\n", true);
+    cr_assert_not(stays(&closed, "x\";\nlet u = \""), "only the editor's closers after the cursor: it stays");
     lg_scope other = js_scope("table([color.red('" CURSOR " color.green('Green')]);\n", true);
     cr_assert(other.literal_open, "the quote after the cursor opens another string");
     cr_assert(stays(&other, "Red'),"));
@@ -180,14 +189,14 @@ Test(scope_javascript, a_middle_stays_in_its_string_comment_or_template)
     cr_assert_eq(tpl.kind, LG_SCOPE_STRING);
     cr_assert_eq(tpl.max_lines, 6, "a template's text takes lines");
     cr_assert(stays(&tpl, "one\ntwo ${n + 1} three"));
-    cr_assert_not(stays(&tpl, "x` + `y"));
+    cr_assert_not(ends(&tpl, "x` + `y"));
     lg_scope comment = js_scope("let a = 1; // note " CURSOR "\nlet b = 2;\n", true);
     cr_assert_eq(comment.kind, LG_SCOPE_COMMENT);
     cr_assert(stays(&comment, "more words"));
     cr_assert_not(stays(&comment, "x\nlet c = 3;"), "a comment's completion stays on its line");
     lg_scope block = js_scope("/* a " CURSOR " */\n", true);
     cr_assert_eq(block.kind, LG_SCOPE_COMMENT);
-    cr_assert_not(stays(&block, "b */ c /* d"));
+    cr_assert_not(ends(&block, "b */ c /* d"));
 }
 
 /* `seam parse` and the document's tree read JavaScript with its own

@@ -202,14 +202,14 @@ static void lg__js_right_closes(const lg__js_open *open, const char *text, size_
 
 /* Which brackets open at the cursor a middle keeps (lg_scope's kept). */
 static void lg__js_kept(const TSTree *tree, const lg__js_open *open, const char *text, size_t len, size_t offset,
-                        size_t line_start, bool text_before, bool *kept)
+                        size_t line_start, bool stays, bool *kept)
 {
     if (open->count == 0 || open->count > LG_JS_OPEN_MAX)
         return;
     bool closed[LG_JS_OPEN_MAX] = {false};
     lg__js_right_closes(open, text, len, offset, closed);
     int32_t block = -1;   /* the innermost block brace opened before the line */
-    for (int32_t j = (int32_t)open->count - 1; text_before && j >= 0 && block < 0; j--)
+    for (int32_t j = (int32_t)open->count - 1; stays && j >= 0 && block < 0; j--)
         if (open->at[j] < line_start && open->c[j] == '{' && lg__js_block_brace(tree, text, open->at[j]))
             block = j;
     for (uint32_t k = 0; k < LG_SCOPE_KEPT && k < open->count; k++) {
@@ -305,7 +305,9 @@ static void lg__js_scope(const TSTree *tree, const char *text, size_t len, size_
     default:
         break;
     }
-    lg__js_kept(tree, &open, text, len, offset, ls, text_before, out->kept);
+    /* (a middle that joins the person's code after the cursor on its line
+     * may close blocks: that code says where it goes) */
+    lg__js_kept(tree, &open, text, len, offset, ls, text_before && !out->rest_is_code, out->kept);
     bool known = open.count <= LG_JS_OPEN_MAX;
     size_t inner = open.count - 1;
     bool statements = open.count == 0 || (known && open.c[inner] == '{' && lg__js_block_brace(tree, text, open.at[inner]));
@@ -347,7 +349,7 @@ bool lg_js_escape_filter(const lg_scope *sc, const char *middle, size_t len, boo
              * unless the right context does not close it (every
              * completion must then) */
             if (s.templates <= sc->lex.templates && s.in != sc->lex.in && !sc->literal_open)
-                return false;
+                return lg_left_for_lines(sc, middle, len, at, at_end);
             break;
         default:
             /* a bracket open at the cursor that the middle closes: not one

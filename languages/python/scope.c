@@ -580,7 +580,9 @@ bool lg_py_escape_filter(const lg_scope *sc, const char *middle, size_t len, boo
 {
     switch (sc->kind) {
     case LG_SCOPE_COMMENT:
-        return !memchr(middle, '\n', len) && !memchr(middle, '\r', len);
+        /* (left when the middle joins the person's code after the cursor
+         * on its line: lg_left_for_lines) */
+        return sc->rest_is_code || (!memchr(middle, '\n', len) && !memchr(middle, '\r', len));
     case LG_SCOPE_STRING: {
         /* The middle may not close the literal it started in, unless the
          * right context does not close it: then every completion must. */
@@ -598,7 +600,7 @@ bool lg_py_escape_filter(const lg_scope *sc, const char *middle, size_t len, boo
             }
             if (middle[i] == sc->quote &&
                 (!sc->triple || (i + 2 < len && middle[i + 1] == sc->quote && middle[i + 2] == sc->quote)))
-                return false;
+                return lg_left_for_lines(sc, middle, len, i, at_end);
             if (!sc->triple && (middle[i] == '\n' || middle[i] == '\r'))
                 return false;
         }
@@ -609,7 +611,9 @@ bool lg_py_escape_filter(const lg_scope *sc, const char *middle, size_t len, boo
     }
     /* Code: brackets the middle did not open may not close; in a block, a
      * line the middle starts (code or comment) may not be indented less
-     * than the block; a blank line it writes holds no blanks. */
+     * than the block, unless the middle joins code after the cursor on its
+     * line (that code decides where the middle's lines may go); a blank
+     * line it writes holds no blanks. */
     lg_lex s = {0};
     bool line_start = false;
     bool first_line = true;        /* the first line the middle starts is still to come */
@@ -629,13 +633,12 @@ bool lg_py_escape_filter(const lg_scope *sc, const char *middle, size_t len, boo
                              sc->kind == LG_SCOPE_HEADER;
                 /* A clause of the compound statement the block is in
                  * (else, elif, except, finally) may dedent to it. */
-                if (block && col < sc->min_indent && !lg__py_clause_keyword(middle, len, k, at_end))
+                if (block && col < sc->min_indent && !sc->rest_is_code &&
+                    !lg__py_clause_keyword(middle, len, k, at_end))
                     return false;
                 if (first_line && col < sc->body_indent)
                     return false;   /* a header's body is indented */
                 first_line = false;
-                if (sc->kind == LG_SCOPE_LINE)
-                    return false;   /* a line-shaped completion does not start new statements */
             }
         }
         line_start = false;
