@@ -349,9 +349,12 @@ def setting(args, cases, work, title, noise, run_on_share, special, misspell=0.0
                 out, _ = run_seam(args.seam, work, i, base, left, right, settings + ["--semantic", "false"])
                 plain_seam.append((out["completion"], out["found"], out.get("partial", False)) if out else ("", False))
     print(row("seam", seam_out, cases))
-    for (got, *_), (kind, _, left, middle, right) in zip(seam_out, cases):
-        if args.show_misses and got != middle:
-            print("  miss (%s): %r | seam %r | true %r | %r" % (kind, left[-40:], got, middle, right[:30]))
+    if args.show_misses:
+        judged = valid_all([c[2] + got + c[4] for (got, *_), c in zip(seam_out, cases)], [c[1] for c in cases])
+        for (got, *rest), (kind, _, left, middle, right), ok in zip(seam_out, cases, judged):
+            if got != middle:
+                flag = "" if ok or not got or (len(rest) > 1 and rest[1]) else "  INVALID"
+                print("  miss (%s): %r | seam %r | true %r | %r%s" % (kind, left[-40:], got, middle, right[:30], flag))
     if misspell:
         print(row("seam, semantic off", plain_seam, cases))
     print("seam: %.1f ms per completion inside seam (median; p90 %.1f; most of it the imitation server in "

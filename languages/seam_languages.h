@@ -122,8 +122,9 @@ typedef struct lg_scope {
      * the cursor (kept[0] the innermost) a middle may not close: those the
      * leading closers of the cursor line's rest close ("foo(|)": what the
      * editor closed), and, on a line with text before the cursor and none
-     * of the person's after it, every one from the innermost block opened
-     * on an earlier line out (the line's statement stays in its block).
+     * of the person's after it, every one from the innermost block (or
+     * interface or enum body) opened on an earlier line out (the line's
+     * statement or member stays in its block).
      * Those past it may. */
     bool kept[LG_SCOPE_KEPT];
     char quote;                /* string scope: the quote of the literal */

@@ -68,6 +68,15 @@ Test(scope_typescript, a_line_being_typed_does_not_close_its_block)
                   "      case \"invalid_type\":\n        return `${issue.expected}, ${parsedType(issue.input)}`;\n"
                   "      case \"too_big\": {\n        const adj" CURSOR);
     cr_assert_not(srv_escape_filter((void *)&sc, "}", 1, false), "the case's block");
+    /* a member typed in an interface or an enum stays in its body (a type
+     * literal's may close it: "{ a: string }" on the line is usual) */
+    sc = ts_scope("interface Request {\n  timeout: number;\n  user?:" CURSOR);
+    cr_assert_not(srv_escape_filter((void *)&sc, " string}", 8, false), "the interface's body");
+    cr_assert(srv_escape_filter((void *)&sc, " string;", 8, false));
+    sc = ts_scope("enum Color {\n  Red,\n  Gre" CURSOR);
+    cr_assert_not(srv_escape_filter((void *)&sc, "en }", 4, false), "the enum's body");
+    sc = ts_scope("let p: {\n  a: string;\n  b:" CURSOR);
+    cr_assert(srv_escape_filter((void *)&sc, " number }", 9, false), "a type literal's brace");
 }
 
 /* TSX (the tsx row): tree-sitter-typescript's tsx grammar, and JSX's

@@ -174,6 +174,40 @@ static bool lg__js_block_brace(const TSTree *tree, const char *text, size_t at)
     return lg__js_brace_opens_block(text, at);
 }
 
+/* Whether the brace at text[at] holds lines a line typed in it stays in: a
+ * block, or (tree-sitter-typescript) an interface's or an enum's members. */
+static bool lg__js_holds_lines(const TSTree *tree, const char *text, size_t at)
+{
+    if (lg__js_block_brace(tree, text, at))
+        return true;
+    if (tree) {
+        TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(tree), (uint32_t)at, (uint32_t)at + 1);
+        TSNode parent = ts_node_parent(n);
+        if (!ts_node_is_null(parent) && ts_node_start_byte(n) == at && ts_node_start_byte(parent) == at) {
+            const char *type = ts_node_type(parent);
+            if (strcmp(type, "interface_body") == 0 || strcmp(type, "enum_body") == 0)
+                return true;
+        }
+    }
+    /* where the tree cannot read code being typed: the brace's line starts
+     * the declaration ("export interface A<T> extends B {") */
+    size_t i = at;
+    while (i > 0 && text[i - 1] != '\n' && text[i - 1] != '\r')
+        i--;
+    static const char *const words[] = {"export ", "declare ", "const ", "default "};
+    for (bool more = true; more;) {
+        while (text[i] == ' ' || text[i] == '\t')
+            i++;
+        more = false;
+        for (size_t w = 0; w < sizeof words / sizeof *words && !more; w++)
+            if (strncmp(text + i, words[w], strlen(words[w])) == 0) {
+                i += strlen(words[w]);
+                more = true;
+            }
+    }
+    return strncmp(text + i, "interface ", 10) == 0 || strncmp(text + i, "enum ", 5) == 0;
+}
+
 /* Whether `closer` closes a bracket of kind `kind` ('$': a "${"). */
 static bool lg__js_matches(char kind, char closer)
 {
@@ -208,9 +242,9 @@ static void lg__js_kept(const TSTree *tree, const lg__js_open *open, const char 
         return;
     bool closed[LG_JS_OPEN_MAX] = {false};
     lg__js_right_closes(open, text, len, offset, closed);
-    int32_t block = -1;   /* the innermost block brace opened before the line */
+    int32_t block = -1;   /* the innermost brace holding lines opened before it */
     for (int32_t j = (int32_t)open->count - 1; stays && j >= 0 && block < 0; j--)
-        if (open->at[j] < line_start && open->c[j] == '{' && lg__js_block_brace(tree, text, open->at[j]))
+        if (open->at[j] < line_start && open->c[j] == '{' && lg__js_holds_lines(tree, text, open->at[j]))
             block = j;
     for (uint32_t k = 0; k < LG_SCOPE_KEPT && k < open->count; k++) {
         int32_t j = (int32_t)open->count - 1 - (int32_t)k;

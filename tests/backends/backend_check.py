@@ -15,7 +15,7 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Checker, valid  # noqa: E402
+from harness import Checker, sound, valid  # noqa: E402
 from loopback import EOS, LoopbackServer, Script  # noqa: E402
 
 LEFT = "def total(values):\n    result = sum("
@@ -228,13 +228,8 @@ def check_embedded(ch, count):
             continue
         if out["found"]:
             found += 1
-            if out["partial"]:
-                # whole lines of a middle that goes on: no program yet, by design
-                ch.check(out["widened"] and out["completion"].strip() and not out["completion"].endswith("\n"),
-                         "embedded at %d:%d: partial %r" % (line + 1, col + 1, out["completion"]))
-            else:
-                ch.check(valid(left + out["completion"] + right),
-                         "embedded at %d:%d: %r does not parse" % (line + 1, col + 1, out["completion"]))
+            ch.check(sound(out, left, right), "embedded at %d:%d: %r%s does not parse" % (
+                line + 1, col + 1, out["completion"], " (partial)" if out["partial"] else ""))
             n_lines = out["completion"].count("\n") + 1
             budget = WIDEN_LINES if out["widened"] else out["scope"]["max_lines"]
             ch.check(n_lines <= budget, "embedded: %d lines in a %s scope of %d%s"

@@ -18,6 +18,16 @@ def valid(text):
         return False
 
 
+def sound(out, left, right):
+    """Whether a completion seam found keeps its promise: left + completion
+    + right is a program, or, for a partial one (widened, whole lines of a
+    middle that goes on), it writes something and ends at a line end."""
+    text = out["completion"]
+    if out.get("partial"):
+        return bool(text.strip()) and not text.endswith(("\n", "\r")) and out.get("widened", False)
+    return valid(left + text + right)
+
+
 class Checker:
     def __init__(self, seam, prefix="seam-backends-"):
         self.seam = seam

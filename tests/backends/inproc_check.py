@@ -35,7 +35,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lsp"))
-from harness import Checker, valid  # noqa: E402
+from harness import Checker, sound, valid  # noqa: E402
 from llama_check import COMPARE, DETOUR, holes, model, tokenize  # noqa: E402
 from llama_server import LlamaServer, cache_dirs  # noqa: E402
 from lsp_check import Client, init  # noqa: E402
@@ -123,7 +123,7 @@ def check_random(ch, models, count):
             ch.check(ok, "random %s: %r %r" % (vocab, out, run.stderr[-300:]))
             if ok and out["found"]:
                 found += 1
-                ch.check(valid(left + out["completion"] + right),
+                ch.check(sound(out, left, right),
                          "random %s: %r does not parse" % (vocab, out["completion"]))
         ch.check(found >= 1, "random %s: no completion in %d holes" % (vocab, len(cases)))
 
@@ -151,7 +151,7 @@ def check_every_step(ch, models, count):
                  "every step: %d masks in %d round trips, %d refused (%d past the line budget)" %
                  (out["vocabulary_masks"], out["round_trips"], out["rejected"], out["rejected_past_lines"]))
         if out["found"]:
-            ch.check(valid(left + out["completion"] + right), "every step: %r does not parse" % out["completion"])
+            ch.check(sound(out, left, right), "every step: %r does not parse" % out["completion"])
 
 
 def check_sampling(ch, models, count):
@@ -175,7 +175,7 @@ def check_sampling(ch, models, count):
                      "sampling: %d draws refused (%d past the line budget), %d masks in %d round trips" %
                      (out["rejected"], out["rejected_past_lines"], out["vocabulary_masks"], out["round_trips"]))
             if out["found"]:
-                ch.check(valid(left + out["completion"] + right), "sampling: %r does not parse" % out["completion"])
+                ch.check(sound(out, left, right), "sampling: %r does not parse" % out["completion"])
         if len(outs) == 3:
             ch.check(outs[0]["completion"] == outs[1]["completion"],
                      "sampling: the same seed gave %r and %r" % (outs[0]["completion"], outs[1]["completion"]))
@@ -419,13 +419,15 @@ def check_loading(ch, models):
         c.close()
 
 
-def pruners_accept(seam, left, middle, right):
+def pruners_accept(seam, left, middle, right, partial=False):
     """Whether the semantic pruners, asked through `seam check`, accept the
-    whole middle."""
+    whole middle (a partial one: every byte of it, as a middle that goes
+    on)."""
     case = json.dumps({"id": 0, "left": left, "middle": middle, "right": right, "semantic": True})
     run = subprocess.run([seam, "check"], input=case + "\n", capture_output=True, text=True, timeout=60)
     try:
-        return json.loads(run.stdout)["semantic"]["complete"]
+        semantic = json.loads(run.stdout)["semantic"]
+        return semantic["accepted"] >= len(middle.encode("utf-8")) if partial else semantic["complete"]
     except (ValueError, KeyError):
         return False
 
@@ -447,8 +449,8 @@ def check_semantic(ch, models, count):
             refused += out["rejected"] - out["rejected_past_lines"]
             if out["found"]:
                 checked += 1
-                ch.check(valid(left + out["completion"] + right), "semantic: %r does not parse" % out["completion"])
-                ch.check(pruners_accept(ch.seam, left, out["completion"], right),
+                ch.check(sound(out, left, right), "semantic: %r does not parse" % out["completion"])
+                ch.check(pruners_accept(ch.seam, left, out["completion"], right, out["partial"]),
                          "semantic %s: the pruners refuse %r" % (mode, out["completion"]))
     ch.check(checked >= 1, "semantic: no completion to check")
     print("semantic on the whole vocabulary: %d completions checked, %d tokens refused after the mask" %

@@ -28,7 +28,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lsp"))
-from harness import Checker, valid  # noqa: E402
+from harness import Checker, sound, valid  # noqa: E402
 from llama_server import LlamaServer, cache_dirs  # noqa: E402
 from lsp_check import Client, init  # noqa: E402
 
@@ -184,7 +184,7 @@ def check_random(ch, llama, models, count):
                     ch.check(ok, "random %s %s: %r %r" % (vocab, name, out, run.stderr[-300:]))
                     if ok and out["found"]:
                         found += 1
-                        ch.check(valid(left + out["completion"] + right),
+                        ch.check(sound(out, left, right),
                                  "random %s %s: %r does not parse" % (vocab, name, out["completion"]))
                 ch.check(found >= 1, "random %s %s: no completion in %d holes" % (vocab, name, len(cases)))
 
@@ -202,7 +202,7 @@ def check_long_file(ch, llama, models):
             ch.check(out is not None and "error" not in out and out["round_trips"] >= 1,
                      "long file %s: %r %r" % (name, out and out.get("error"), run.stderr[-300:]))
             if out and out["found"]:
-                ch.check(valid(left + out["completion"] + right), "long file %s: invalid" % name)
+                ch.check(sound(out, left, right), "long file %s: invalid" % name)
 
 
 def check_no_fim(ch, llama, models):
