@@ -1031,17 +1031,17 @@ static bool mc__on_step(void *data, const mc_step *step)
             /* No next position: the end's probability here is unknown. */
             mc__remember_complete(d, d->have_best ? d->best_score : -INFINITY);
         }
-        if (!d->have_best && mc__widen(d))
-            return false;
         if (!d->have_best && d->trail.size > 0 && !d->partial.len) {
             /* This way never completed: try the next candidate at the
-             * first position. */
+             * first position (and widen when none is left). */
             while (d->trail.size > 1)
                 mc__pos_free(&d->trail.items[--d->trail.size]);
             if (mc__conclude(d, mc__backtrack(d), MC_STOP_TOKENS))
                 d->diverged = true;
             return false;
         }
+        if (!d->have_best && mc__widen(d))
+            return false;
         mc__finish(d, MC_STOP_TOKENS, NULL);
         return false;
     }
