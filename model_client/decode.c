@@ -398,6 +398,16 @@ static double mc__end_score(const mc_step *step)
     return isfinite(lowest) ? lowest - 1.0 : -INFINITY;
 }
 
+/* The completion, should the loop stop without its end: middle[0..len),
+ * `tokens` tokens, the recognizer at `point`. */
+static void mc__set_best(mc_decode *d, size_t len, uint32_t tokens, ep_savepoint point)
+{
+    d->have_best = true;
+    d->best_len = len;
+    d->best_tokens = tokens;
+    d->best_point = point;
+}
+
 static void mc__remember_complete(mc_decode *d, double score)
 {
     if (d->options.prefer_nonempty && mc__nothing_written(d)) {
@@ -407,11 +417,8 @@ static void mc__remember_complete(mc_decode *d, double score)
         return;
     }
     if (!d->have_best || score >= d->best_score) {
-        d->have_best = true;
         d->best_score = score;
-        d->best_len = d->middle.len;
-        d->best_tokens = d->token_ends.size;
-        d->best_point = ep_save(d->rec);
+        mc__set_best(d, d->middle.len, d->token_ends.size, ep_save(d->rec));
     }
 }
 
@@ -463,16 +470,22 @@ static bool mc__try_token(mc_decode *d, const char *bytes, size_t len, int32_t i
     return false;
 }
 
+/* Back to a shorter middle on the same way (the recognizer at `before`). */
+static void mc__cut_back(mc_decode *d, ep_savepoint before, size_t len, uint32_t tokens, uint32_t lines)
+{
+    ep_restore(d->rec, before);
+    d->middle.len = len;
+    if (d->middle.data)
+        d->middle.data[len] = '\0';
+    d->token_ends.size = tokens;
+    d->token_ids.size = tokens;
+    d->lines = lines;
+}
+
 /* Back to the empty middle. */
 static void mc__undo_to_start(mc_decode *d)
 {
-    ep_restore(d->rec, d->start_point);
-    d->middle.len = 0;
-    if (d->middle.data)
-        d->middle.data[0] = '\0';
-    d->token_ends.size = 0;
-    d->token_ids.size = 0;
-    d->lines = 0;
+    mc__cut_back(d, d->start_point, 0, 0, 0);
 }
 
 /* Remembers the middle as it stands as a complete point. */
@@ -582,18 +595,6 @@ static void mc__widen_budgets(mc_decode *d)
         d->options.max_tokens = d->options.widen_tokens;
 }
 
-/* Back to a shorter middle on the same way (the recognizer at `before`). */
-static void mc__cut_back(mc_decode *d, ep_savepoint before, size_t len, uint32_t tokens, uint32_t lines)
-{
-    ep_restore(d->rec, before);
-    d->middle.len = len;
-    if (d->middle.data)
-        d->middle.data[len] = '\0';
-    d->token_ends.size = tokens;
-    d->token_ids.size = tokens;
-    d->lines = lines;
-}
-
 /* widen_past_end: the model goes on past the line budget with `tok`, whose
  * first `keep` bytes stay within it.  The budgets widen where they stand.
  * When the token is valid, its part before the break is taken as a token
@@ -648,12 +649,6 @@ static void mc__note_partial(mc_decode *d)
         sm_array_push(&d->partial_ends, (uint32_t)cut);
 }
 
-/* Whether line [from, to) of bytes is blank. */
-static bool mc__line_blank(const char *bytes, size_t from, size_t to)
-{
-    return mc__blank(bytes + from, to - from);
-}
-
 /* Whether the middle ends with one text of MC__LOOP_MIN to MC__LOOP_MAX
  * bytes, not all blank, written MC__LOOP_RUNS times in a row
  * ("x=None, x=None, x=None, x=None, "). */
@@ -693,7 +688,7 @@ static bool mc__looping(const mc_decode *d)
     size_t start = end;
     while (start > 0 && m[start - 1] != '\n')
         start--;
-    if (mc__line_blank(m, start, end))
+    if (mc__blank(m + start, end - start))
         return false;
     uint32_t seen = 0;
     for (size_t from = 0; from <= start;) {
@@ -739,22 +734,10 @@ typedef enum mc__verdict {
     MC__REPEATED,     /* a candidate writes the right context again: the loop is finished */
 } mc__verdict;
 
-/* The middle as it stands is the completion, whatever was found before. */
-static void mc__take_line(mc_decode *d)
-{
-    d->have_best = true;
-    d->best_len = d->middle.len;
-    d->best_tokens = d->token_ends.size;
-    d->best_point = ep_save(d->rec);
-}
-
 /* Ends the completion at the complete point before a run-on. */
 static mc__verdict mc__end_at_run_on(mc_decode *d, const mc__end *run_on)
 {
-    d->have_best = true;
-    d->best_len = run_on->len;
-    d->best_tokens = run_on->tokens;
-    d->best_point = run_on->point;
+    mc__set_best(d, run_on->len, run_on->tokens, run_on->point);
     mc__finish(d, MC_STOP_REPEAT, NULL);
     return MC__REPEATED;
 }
@@ -823,8 +806,9 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
                     }
                 } else if (mc__line_opens(d)) {
                     /* The model ends the line after the bracket it opens:
-                     * the line is the completion (never a fallback). */
-                    mc__take_line(d);
+                     * the line is the completion, whatever was found
+                     * before (never a fallback). */
+                    mc__set_best(d, d->middle.len, d->token_ends.size, ep_save(d->rec));
                     if (keep)
                         d->tokens_generated++;
                     return MC__LINE_STOP;
@@ -895,13 +879,7 @@ static mc__verdict mc__backtrack(mc_decode *d)
            (!d->have_best || d->trail.items[d->trail.size - 1].middle_len >= d->best_len)) {
         mc__pos p = d->trail.items[--d->trail.size];
         d->backtracks++;
-        ep_restore(d->rec, p.before);
-        d->middle.len = p.middle_len;
-        if (d->middle.data)
-            d->middle.data[p.middle_len] = '\0';
-        d->token_ends.size = p.tokens;
-        d->token_ids.size = p.tokens;
-        d->lines = p.lines;
+        mc__cut_back(d, p.before, p.middle_len, p.tokens, p.lines);
         while (d->ends.size && d->ends.items[d->ends.size - 1].len > p.middle_len)
             d->ends.size--;
         p.k++;

@@ -146,49 +146,57 @@ static bool lg__js_brace_opens_block(const char *text, size_t at)
     return lg__js_declares_body(text, at);
 }
 
-/* Whether the brace at text[at] opens a block: tree-sitter's word where its
- * tree has the brace as a block's, a class body's, a switch's or an
- * object's; the lexical reading elsewhere. */
-static bool lg__js_block_brace(const TSTree *tree, const char *text, size_t at)
+/* The type of the node whose first byte is the brace at text[at], in
+ * tree-sitter's tree; NULL without a tree or such a node. */
+static const char *lg__js_brace_node(const TSTree *tree, size_t at)
 {
-    if (tree) {
-        TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(tree), (uint32_t)at, (uint32_t)at + 1);
-        TSNode parent = ts_node_parent(n);
-        if (!ts_node_is_null(parent) && ts_node_start_byte(n) == at && ts_node_start_byte(parent) == at) {
-            const char *type = ts_node_type(parent);
-            static const char *const blocks[] = {"statement_block", "class_body", "switch_body",
-                                                 "class_static_block", NULL};
-            /* (and tree-sitter-typescript's: a type literal, an
-             * interface's and an enum's members) */
-            static const char *const objects[] = {"object", "object_pattern", "named_imports", "export_clause",
-                                                  "template_substitution", "object_type", "interface_body",
-                                                  "enum_body", NULL};
-            for (size_t i = 0; blocks[i]; i++)
-                if (strcmp(type, blocks[i]) == 0)
-                    return true;
-            for (size_t i = 0; objects[i]; i++)
-                if (strcmp(type, objects[i]) == 0)
-                    return false;
-        }
+    if (!tree)
+        return NULL;
+    TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(tree), (uint32_t)at, (uint32_t)at + 1);
+    TSNode parent = ts_node_parent(n);
+    if (ts_node_is_null(parent) || ts_node_start_byte(n) != at || ts_node_start_byte(parent) != at)
+        return NULL;
+    return ts_node_type(parent);
+}
+
+/* Whether the brace at text[at], the first byte of a node of `type` (NULL:
+ * unknown), opens a block: tree-sitter's word where its tree has the brace
+ * as a block's, a class body's, a switch's or an object's; the lexical
+ * reading elsewhere. */
+static bool lg__js_block_brace_of(const char *type, const char *text, size_t at)
+{
+    if (type) {
+        static const char *const blocks[] = {"statement_block", "class_body", "switch_body", "class_static_block",
+                                             NULL};
+        /* (and tree-sitter-typescript's: a type literal, an interface's and
+         * an enum's members) */
+        static const char *const objects[] = {"object", "object_pattern", "named_imports", "export_clause",
+                                              "template_substitution", "object_type", "interface_body",
+                                              "enum_body", NULL};
+        for (size_t i = 0; blocks[i]; i++)
+            if (strcmp(type, blocks[i]) == 0)
+                return true;
+        for (size_t i = 0; objects[i]; i++)
+            if (strcmp(type, objects[i]) == 0)
+                return false;
     }
     return lg__js_brace_opens_block(text, at);
+}
+
+static bool lg__js_block_brace(const TSTree *tree, const char *text, size_t at)
+{
+    return lg__js_block_brace_of(lg__js_brace_node(tree, at), text, at);
 }
 
 /* Whether the brace at text[at] holds lines a line typed in it stays in: a
  * block, or (tree-sitter-typescript) an interface's or an enum's members. */
 static bool lg__js_holds_lines(const TSTree *tree, const char *text, size_t at)
 {
-    if (lg__js_block_brace(tree, text, at))
+    const char *type = lg__js_brace_node(tree, at);
+    if (lg__js_block_brace_of(type, text, at))
         return true;
-    if (tree) {
-        TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(tree), (uint32_t)at, (uint32_t)at + 1);
-        TSNode parent = ts_node_parent(n);
-        if (!ts_node_is_null(parent) && ts_node_start_byte(n) == at && ts_node_start_byte(parent) == at) {
-            const char *type = ts_node_type(parent);
-            if (strcmp(type, "interface_body") == 0 || strcmp(type, "enum_body") == 0)
-                return true;
-        }
-    }
+    if (type && (strcmp(type, "interface_body") == 0 || strcmp(type, "enum_body") == 0))
+        return true;
     /* where the tree cannot read code being typed: the brace's line starts
      * the declaration ("export interface A<T> extends B {") */
     size_t i = at;
