@@ -68,7 +68,9 @@ void srv_contexts_of(const lg_scope *scope, const char *text, size_t len, size_t
         /* (other text after the cursor, a comment's words or code, is the
          * person's and binds as written) */
         out->why = "the header's colon comes after the rest of the line";
-    } else if (scope->colon_unwritten && !scope->body_below) {
+    } else if (scope->colon_unwritten && !scope->body_below && !scope->rest_is_code) {
+        /* (a header whose line goes on with the person's code is finished
+         * code with a hole: the middle writes what joins that code) */
         out->why = "the header's body is not written yet";
     } else {
         out->whole_first = true;

@@ -190,6 +190,14 @@ Test(scope, escape_filter_keeps_the_middle_in_its_scope)
     cr_assert_eq(before_code.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(before_code.kind));
     const char *out_of_def = "x = 1\n    def g(self):\n        ";
     cr_assert(srv_escape_filter(&before_code, out_of_def, strlen(out_of_def), false));
+    /* A bracket the person's code closes after the cursor: the middle may
+     * close it for other lines (and reopen one for that code), not on its
+     * own line. */
+    lg_scope header = scope_of("for i in range(0, |ascii(s))\n", NULL);
+    cr_assert(header.rest_is_code);
+    const char *header_lines = "len(s)):\n    x = (b";
+    cr_assert(srv_escape_filter(&header, header_lines, strlen(header_lines), true));
+    cr_assert_not(srv_escape_filter(&header, "len(s)) + (b", 12, true), "out of the call on its line: no");
 }
 
 Test(scope, the_tree_follows_edits)
@@ -464,6 +472,13 @@ Test(scope, the_code_after_the_cursor_binds_as_far_as_it_is_written)
                           "        return 1\n    return 0\n";
     cr_assert_neq(bound_of(g, comment, "s", &end), SRV_BINDING_LINE);
     cr_assert_not(end);
+    /* The same with code after the cursor on a header's line: the colon and
+     * the body are the middle's to write, not a later line's. */
+    const char *header = "def f(s):\n    for i in range(0, |ascii(s))\n    return 0\n";
+    cr_assert_eq(bound_of(g, header, "len(s)", &end), SRV_BINDING_WHOLE);
+    cr_assert_not(end, "the header without its colon");
+    cr_assert_eq(bound_of(g, header, "len(s)):\n        x = (b", &end), SRV_BINDING_WHOLE);
+    cr_assert(end);
     ep_grammar_free(g);
 }
 

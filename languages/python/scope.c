@@ -645,8 +645,10 @@ bool lg_py_escape_filter(const lg_scope *sc, const char *middle, size_t len, boo
         char c = middle[i];
         if (!s.quote && !s.in_comment && (c == ')' || c == ']' || c == '}') && s.depth == 0) {
             /* Closing a bracket it did not open: only one the right context
-             * leaves open. */
-            if (closed >= sc->closable)
+             * leaves open, or, where the middle joins the person's code
+             * after the cursor, one it leaves for other lines (a header
+             * finished, its body written, the code's bracket reopened). */
+            if (closed >= sc->closable && !lg_left_for_lines(sc, middle, len, i, at_end))
                 return false;
             closed++;
             i++;
