@@ -11,7 +11,13 @@ inline request at the new cursor).  For the first request and for each
 keystroke the table gives the model requests it made and its latency as
 the client sees it (median over --rounds sessions), and whether the answer
 was the rest of the suggestion.  A last keystroke that leaves the
-suggestion (a character it does not show) must ask the model again.
+suggestion (a character it does not show) must ask the model again.  Before
+typing, the person reads the suggestion while seam decodes the next line
+ahead (decode_ahead).  Then, in sessions of their own with decode_ahead on
+and off, the person accepts the suggestion, the editor asks again at its
+end, and the person breaks the line (Enter and the editor's indentation):
+the latency of the next line's completion and the model requests made for
+it.
 """
 
 import argparse
@@ -24,7 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "lsp"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "backends"))
-from lsp_check import served_client  # noqa: E402
+from lsp_check import Client, served_client, settled  # noqa: E402
 from loopback import EOS, LoopbackServer, Script  # noqa: E402
 
 LEFT = "import os\ntop = '.'\npath = "
@@ -69,6 +75,7 @@ def one_session(seam, work):
             return model_requests(server) - before, ms, items[0].get("insertText")
 
         rows.append(ask(col, 2))
+        settled(server)   # the person reads it; the next line is decoded ahead
         version = 1
         for k, ch in enumerate(SUGGESTION[:-1] + "!"):
             version += 1
@@ -81,6 +88,55 @@ def one_session(seam, work):
         c.notify("exit", None)
         c.wait()
     return rows
+
+
+def next_line(seam, work, ahead):
+    """(model requests for it, ms, answer) of the next line's completion
+    once the suggestion is accepted and the line broken."""
+    nxt = {"": [("print(path)", -0.1)], "print(path)": [(EOS, -0.1)]}
+    with LoopbackServer(Script(steps(), LEFT, where=[("path = " + SUGGESTION + "\n", nxt)])) as server:
+        c = Client(seam)
+        rid = c.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + work,
+                                       "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
+                                       "initializationOptions": {"backend": "llamacpp", "endpoint": server.url,
+                                                                 "debounce_ms": 0, "decode_ahead": ahead}})
+        c.response(rid)
+        c.notify("initialized", {})
+        uri = "file://" + os.path.join(work, "next.py")
+        c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                           "text": LEFT + "\n"}})
+
+        def ask(line, character):
+            start = time.monotonic()
+            rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                              "position": {"line": line, "character": character},
+                                                              "context": {"triggerKind": 2}})
+            items = ((c.response(rid, timeout=60) or {}).get("result") or {}).get("items") or [{}]
+            return (time.monotonic() - start) * 1000, items[0].get("insertText")
+
+        col = len("path = ")
+        ask(LINE, col)
+        settled(server)
+        c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": LINE, "character": col}, "end": {"line": LINE, "character": col}},
+             "text": SUGGESTION}]})
+        ask(LINE, col + len(SUGGESTION))
+        before = settled(server)
+        c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [
+            {"range": {"start": {"line": LINE, "character": col + len(SUGGESTION)},
+                       "end": {"line": LINE, "character": col + len(SUGGESTION)}}, "text": "\n"}]})
+        ms, answer = ask(LINE + 1, 0)
+        after = settled(server)
+        prompts = [body.get("prompt") for path, body, _ in server.requests
+                   if path in ("/infill", "/completion", "/v1/completions")][before:after]
+        prompts = [server.vocab.detokenize(p) if isinstance(p, list) else str(p) for p in prompts]
+        # (requests whose prompt holds the answer decode the line after it)
+        own = sum(1 for p in prompts if "print(path)\n" not in p)
+        rid = c.request("shutdown", None)
+        c.response(rid)
+        c.notify("exit", None)
+        c.wait()
+    return own, ms, answer
 
 
 def main():
@@ -113,7 +169,16 @@ def main():
               sorted(through_ms)[int(len(through_ms) * 0.9)], statistics.median(s[0][1] for s in sessions)))
     left_ok = all(s[-1][0] > 0 for s in sessions)
     print("a keystroke that leaves the suggestion asks the model again: %s" % ("yes" if left_ok else "NO"))
-    return 0 if right == n and through_requests == 0 and left_ok else 1
+    print("\naccepted, then Enter: the next line's completion")
+    print("%-28s %9s %12s  %s" % ("", "requests", "latency ms", "answer (first session)"))
+    ahead_ok = True
+    for ahead in (True, False):
+        runs = [next_line(args.seam, work, ahead) for _ in range(args.rounds)]
+        print("%-28s %9d %12.2f  %r" % ("decode_ahead %s" % ("on" if ahead else "off"), max(r[0] for r in runs),
+                                       statistics.median(r[1] for r in runs), runs[0][2]))
+        if ahead:
+            ahead_ok = all(r[0] == 0 and r[2] == "print(path)" for r in runs)
+    return 0 if right == n and through_requests == 0 and left_ok and ahead_ok else 1
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ void cfg_init(cfg_config *config)
     config->widen_tokens = 256;
     config->timeout_ms = 1500;
     config->multiline = true;
+    config->decode_ahead = true;
     config->log_level = SM_LOG_INFO;
     config->candidates = 10;
     config->run_ahead = 16;
@@ -137,6 +138,7 @@ static const cfg__number cfg__numbers[] = {
 /* The true-or-false settings. */
 static const cfg__field cfg__flags[] = {
     {"multiline", offsetof(cfg_config, multiline)},
+    {"decode_ahead", offsetof(cfg_config, decode_ahead)},
     {"tls_verify", offsetof(cfg_config, tls_verify)},
     {"stream", offsetof(cfg_config, stream)},
     {"escape_guard", offsetof(cfg_config, escape_guard)},
@@ -179,7 +181,7 @@ const char *const *cfg_names(void)
         "backend", "endpoint", "model", "template", "template_format", "template_stops", "api_key_env",
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "widen_lines", "widen_tokens", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
-        "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "tls_verify",
+        "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "decode_ahead", "tls_verify",
         "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",
         "cached_documents", "semantic", "semantic_names", "semantic_attributes", "semantic_keywords",
         "python_version", "python_path", "workspace_trusted", "disk_cache", "language", "source_type", NULL,

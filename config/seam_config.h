@@ -47,6 +47,8 @@ typedef struct cfg_config {
     uint32_t widen_tokens;   /* scope's lines can end (mc_decode_options) */
     uint32_t timeout_ms;     /* latency budget of one completion */
     bool multiline;          /* false: every completion is one line */
+    bool decode_ahead;       /* the language server decodes the completion after
+                                the one shown while the person reads it */
     sm_log_level log_level;
     uint32_t candidates;     /* candidates asked for per position */
     uint32_t run_ahead;      /* tokens per model request */

@@ -39,7 +39,9 @@ typedef struct srv__doc {
     const lg_language *tree_language;  /* the language `tree` is in */
     srv_rec_cache *cache;          /* the recognizer of the last completion */
     srv_shown *shown;              /* the inline completion last shown, for typing through it */
+    srv_shown *next;               /* the one after it, decoded ahead (decode_ahead) */
     struct srv__pending *active;   /* the completion in flight */
+    struct srv__pending *ahead;    /* the job decoding `next`, no reply */
     bool language_told;            /* the log said its language is not one seam completes */
     /* the dialect it is read in, and the language and source_type setting
      * it was decided for */
@@ -69,6 +71,8 @@ typedef struct srv__pending {
     const srv_engine *engine;      /* the engine the job runs on (alive until it ends) */
     struct TSTree *tree;           /* owned until the job takes it: job_text's tree, or NULL */
     uint64_t received_ns;
+    bool ahead;                    /* decoding ahead: no request of the editor's, no reply */
+    cJSON *waiter_id, *waiter_params;  /* owned: the request waiting for this one ahead */
 } srv__pending;
 
 struct srv_lsp {
@@ -285,6 +289,7 @@ static void srv__doc_free(srv__doc *d)
     lsp_document_free(d->doc);
     srv_rec_cache_free(d->cache);
     srv_shown_free(d->shown);
+    srv_shown_free(d->next);
     srv_tree_free(d->tree);
     sm_free(d);
 }
@@ -294,6 +299,8 @@ static void srv__forget_doc(srv_lsp *lsp, uint32_t index)
     srv__doc *d = lsp->docs.items[index];
     if (d->active)
         srv__cancel_pending(lsp, d->active, "the document was closed");
+    if (d->ahead)
+        srv__cancel_pending(lsp, d->ahead, "the document was closed");
     srv__doc_free(d);
     lsp->docs.items[index] = lsp->docs.items[--lsp->docs.size];
 }
@@ -428,6 +435,8 @@ static void srv__pending_closed(uv_handle_t *handle)
 {
     srv__pending *p = handle->data;
     cJSON_Delete(p->id);
+    cJSON_Delete(p->waiter_id);
+    cJSON_Delete(p->waiter_params);
     sm_free(p->uri);
     sm_free(p->prefix);
     sm_free(p->text);
@@ -449,6 +458,8 @@ static void srv__pending_release(srv_lsp *lsp, srv__pending *p)
     srv__doc *d = srv__find_doc(lsp, p->uri, NULL);
     if (d && d->active == p)
         d->active = NULL;
+    if (d && d->ahead == p)
+        d->ahead = NULL;
     uv_close((uv_handle_t *)&p->debounce, srv__pending_closed);
 }
 
@@ -458,9 +469,16 @@ static void srv__cancel_pending(srv_lsp *lsp, srv__pending *p, const char *why)
         p->replied = true;
         srv__reply_error(lsp, p->id, SRV__REQUEST_CANCELLED, why);
     }
+    if (p->waiter_id) {
+        srv__reply_error(lsp, p->waiter_id, SRV__REQUEST_CANCELLED, why);
+        cJSON_Delete(p->waiter_id);
+        p->waiter_id = NULL;
+    }
     srv__doc *d = srv__find_doc(lsp, p->uri, NULL);
     if (d && d->active == p)
         d->active = NULL;
+    if (d && d->ahead == p)
+        d->ahead = NULL;
     if (p->job)
         srv_job_cancel(p->job);   /* its callback releases p */
     else
@@ -538,14 +556,101 @@ static cJSON *srv__result(srv_lsp *lsp, srv__pending *p, const mc_completion *c)
     return result;
 }
 
+static void srv__start(srv__pending *p);
+static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, bool inline_kind);
+static const lg_language *srv__document_language(srv_lsp *lsp, srv__doc *d, const char *uri, const char **dialect);
+
+/* ---- Decoding ahead ------------------------------------------------------------------ */
+
+/* Starts decoding the completion after the one d shows, for the text with
+ * it accepted (srv_ahead_text), while the person reads it; no reply.  A
+ * request for that text, or for it with the next line's indentation
+ * typed, is answered from it (srv__from_ahead). */
+static void srv__decode_ahead(srv_lsp *lsp, srv__doc *d, const char *uri)
+{
+    if (!lsp->config.decode_ahead || !d->shown || d->ahead)
+        return;
+    sm_buf text;
+    sm_buf_init(&text, (size_t)1 << 31);
+    size_t cursor;
+    const char *dialect;
+    const lg_language *language = srv__document_language(lsp, d, uri, &dialect);
+    if (!language || !srv_ahead_text(d->shown, &text, &cursor)) {
+        sm_buf_free(&text);
+        return;
+    }
+    srv__pending *p = sm_calloc(1, sizeof *p);
+    p->lsp = lsp;
+    p->uri = sm_strdup(uri);
+    p->inline_kind = true;
+    p->automatic = true;
+    p->ahead = true;
+    p->replied = true;   /* no request of the editor's to answer */
+    p->job_text = sm_buf_take(&text, &p->job_len);
+    p->job_offset = p->offset = p->replace_from = cursor;
+    p->text = sm_strndup(p->job_text, p->job_len);
+    p->text_len = p->job_len;
+    p->received_ns = uv_hrtime();
+    srv_request_prepare(&p->request, &lsp->config, language, dialect, NULL, p->job_text, p->job_len, cursor, false);
+    sm_array_push(&lsp->pending, p);
+    d->ahead = p;
+    uv_timer_init(lsp->loop, &p->debounce);
+    p->debounce.data = p;
+    srv__start(p);
+}
+
+/* Stops every job decoding ahead: a request of the editor's needs the
+ * model. */
+static void srv__stop_ahead(srv_lsp *lsp)
+{
+    for (uint32_t i = 0; i < lsp->docs.size; i++)
+        if (lsp->docs.items[i]->ahead)
+            srv__cancel_pending(lsp, lsp->docs.items[i]->ahead, "a newer completion request replaced this one");
+}
+
+/* Keeps the completion a job decoded ahead, for the request that comes
+ * once the shown one is accepted; into *waiter the request that waited
+ * for it (the caller's), if any. */
+static void srv__keep_ahead(srv_lsp *lsp, srv__doc *d, srv__pending *p, const mc_completion *c, cJSON **waiter_id,
+                            cJSON **waiter_params)
+{
+    *waiter_id = p->waiter_id;
+    *waiter_params = p->waiter_params;
+    p->waiter_id = p->waiter_params = NULL;
+    if (!d)
+        return;
+    srv_shown_free(d->next);
+    d->next = NULL;
+    if (c && c->found && c->len > 0 && p->engine == lsp->engine) {
+        d->next = srv_shown_new(p->text, p->text_len, p->offset, c->text, c->len, p->engine);
+        srv_shown_set_ahead(d->next, true);
+    }
+}
+
+/* What decoding ahead does for a request (srv__from_ahead). */
+typedef enum srv__ahead_use {
+    SRV__AHEAD_ANSWERED,   /* answered from the completion decoded ahead */
+    SRV__AHEAD_WAITS,      /* the request waits for the job decoding ahead */
+    SRV__AHEAD_BEFORE,     /* the shown completion accepted, the line not yet
+                              broken: the request needs the model, the
+                              completion ahead stays for the next line */
+    SRV__AHEAD_NONE,       /* the text left it: the request needs the model */
+} srv__ahead_use;
+
+static srv__ahead_use srv__from_ahead(srv_lsp *lsp, srv__doc *d, const char *uri, const cJSON *id,
+                                      const cJSON *params, const char *text, size_t len, size_t offset);
+
 /* Keeps an inline completion shown as it is (no item selected in a popup
- * before it), for typing through it. */
-static void srv__keep_shown(srv__doc *d, const srv__pending *p, const mc_completion *c)
+ * before it), for typing through it, and decodes the one after it. */
+static void srv__keep_shown(srv_lsp *lsp, srv__doc *d, const srv__pending *p, const mc_completion *c)
 {
     if (!d || !p->inline_kind || p->prefix || !c || !c->found || c->len == 0)
         return;
     srv_shown_free(d->shown);
     d->shown = srv_shown_new(p->text, p->text_len, p->offset, c->text, c->len, p->engine);
+    srv_shown_free(d->next);
+    d->next = NULL;
+    srv__decode_ahead(lsp, d, p->uri);
 }
 
 static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_info *info)
@@ -556,7 +661,8 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
     srv__doc *d = srv__find_doc(lsp, p->uri, NULL);
     if (info->cache) {
         /* A recognizer of another engine's grammar is not kept: the
-         * configuration changed while the job ran. */
+         * configuration changed while the job ran.  (One decoding ahead
+         * built its own; the document's stays.) */
         if (d && !d->cache && p->engine == lsp->engine)
             d->cache = info->cache;
         else
@@ -581,22 +687,31 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
         } else {
             srv__reply(lsp, p->id, srv__result(lsp, p, c));
             lsp->completions_served++;
-            srv__keep_shown(d, p, c);
+            srv__keep_shown(lsp, d, p, c);
         }
     }
+    cJSON *waiter_id = NULL, *waiter_params = NULL;
+    if (p->ahead)
+        srv__keep_ahead(lsp, d, p, c, &waiter_id, &waiter_params);
     char evaluated[48] = "";
     if (c && c->prompt_tokens_known)
         snprintf(evaluated, sizeof evaluated, ", %llu prompt tokens evaluated", (unsigned long long)c->prompt_tokens);
     sm_log(lsp->logger, SM_LOG_DEBUG,
            "completion %s: %s, %zu bytes, stop %s, setup %.2f ms%s, total %.2f ms, %u round trips%s, %u rejected, "
            "scope %s, binding %s (%s)",
-           p->inline_kind ? "inline" : "item", c && c->found ? "found" : "none", c ? c->len : 0,
+           p->ahead ? "decoded ahead" : p->inline_kind ? "inline" : "item", c && c->found ? "found" : "none",
+           c ? c->len : 0,
            c ? mc_stop_reason_name(c->reason) : "error", info->setup_ns / 1e6, info->reused ? " (cached)" : "",
            info->total_ns / 1e6, c ? c->round_trips : 0, evaluated, c ? c->rejected : 0,
            lg_scope_kind_name(p->request.scope.kind), srv_binding_name(info->binding),
            info->binding_why ? info->binding_why : "");
     mc_completion_free(c);
     srv__pending_release(lsp, p);
+    if (waiter_id) {
+        srv__completion(lsp, waiter_id, waiter_params, true);
+        cJSON_Delete(waiter_id);
+        cJSON_Delete(waiter_params);
+    }
 }
 
 static void srv__on_wait_expired(uv_timer_t *timer)
@@ -617,8 +732,10 @@ static void srv__start(srv__pending *p)
         return;
     }
     srv_job_options o = p->request.options;
-    o.cache = d->cache;
-    d->cache = NULL;
+    if (!p->ahead) {
+        o.cache = d->cache;
+        d->cache = NULL;
+    }
     o.tree = p->tree;
     p->tree = NULL;
     p->engine = lsp->engine;
@@ -626,8 +743,9 @@ static void srv__start(srv__pending *p)
                                  &p->job);
     if (rc) {
         p->job = NULL;
+        if (!p->replied)
+            srv__reply_error(lsp, p->id, SRV__INTERNAL_ERROR, sm_strerror(rc));
         p->replied = true;
-        srv__reply_error(lsp, p->id, SRV__INTERNAL_ERROR, sm_strerror(rc));
         srv__pending_release(lsp, p);
         return;
     }
@@ -678,6 +796,18 @@ static const lg_language *srv__document_language(srv_lsp *lsp, srv__doc *d, cons
     return language;
 }
 
+/* Answers an inline request with rest[0..rest_len), a completion kept
+ * (`how`: typed through, decoded ahead), with no model request. */
+static void srv__reply_kept(srv_lsp *lsp, const cJSON *id, const char *text, size_t len, size_t offset,
+                            const char *rest, size_t rest_len, const char *how)
+{
+    char *insert = sm_strndup(rest, rest_len);
+    srv__reply(lsp, id, srv__inline_items(lsp, text, len, offset, offset, insert));
+    sm_free(insert);
+    lsp->completions_served++;
+    sm_log(lsp->logger, SM_LOG_DEBUG, "completion inline: %s, %zu bytes, no model request", how, rest_len);
+}
+
 /* Whether the person typed the start of the inline completion last shown
  * (no item selected in a popup): then the rest answers at once, with no
  * model request.  Otherwise the shown completion is forgotten when the
@@ -695,13 +825,51 @@ static bool srv__typed_through(srv_lsp *lsp, srv__doc *d, const cJSON *id, const
         d->shown = NULL;
         return false;
     }
-    char *insert = sm_strndup(rest, rest_len);
-    srv__reply(lsp, id, srv__inline_items(lsp, text, len, offset, offset, insert));
-    sm_free(insert);
-    lsp->completions_served++;
-    sm_log(lsp->logger, SM_LOG_DEBUG, "completion inline: typed through the one shown, %zu bytes left, no model request",
-           rest_len);
+    srv__reply_kept(lsp, id, text, len, offset, rest, rest_len, "typed through the one shown");
     return true;
+}
+
+/* Answers an inline request from the completion decoded ahead when the
+ * text is the one it was decoded for (the shown completion accepted, the
+ * line broken) with the start of it typed (the next line's indentation),
+ * makes it the one shown and decodes the one after it; a request on the
+ * text of a job still decoding ahead waits for it. */
+static srv__ahead_use srv__from_ahead(srv_lsp *lsp, srv__doc *d, const char *uri, const cJSON *id,
+                                      const cJSON *params, const char *text, size_t len, size_t offset)
+{
+    const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(params, "context");
+    if (cJSON_GetObjectItemCaseSensitive(ctx, "selectedCompletionInfo"))
+        return SRV__AHEAD_NONE;
+    srv__pending *a = d->ahead;
+    if (a && srv_text_extends(text, len, offset, a->job_text, a->job_len, a->job_offset) &&
+        !srv_text_extends(a->job_text, a->job_len, a->job_offset, text, len, offset))
+        return SRV__AHEAD_BEFORE;   /* (its text with the line break still to come) */
+    if (a && srv_text_extends(a->job_text, a->job_len, a->job_offset, text, len, offset)) {
+        if (a->waiter_id)
+            srv__reply_error(lsp, a->waiter_id, SRV__REQUEST_CANCELLED, "a newer completion request replaced this one");
+        cJSON_Delete(a->waiter_id);
+        cJSON_Delete(a->waiter_params);
+        a->waiter_id = cJSON_Duplicate(id, true);
+        a->waiter_params = cJSON_Duplicate(params, true);
+        sm_log(lsp->logger, SM_LOG_DEBUG, "completion inline: waits for the one decoded ahead");
+        return SRV__AHEAD_WAITS;
+    }
+    size_t rest_len;
+    const char *rest = srv_shown_rest(d->next, text, len, offset, lsp->engine, &rest_len);
+    if (!rest) {
+        if (d->next && srv_shown_extended_by(d->next, text, len, offset))
+            return SRV__AHEAD_BEFORE;
+        srv_shown_free(d->next);
+        d->next = NULL;
+        return SRV__AHEAD_NONE;
+    }
+    srv__reply_kept(lsp, id, text, len, offset, rest, rest_len, "decoded ahead");
+    srv_shown_free(d->shown);
+    d->shown = d->next;
+    d->next = NULL;
+    srv_shown_set_ahead(d->shown, false);
+    srv__decode_ahead(lsp, d, uri);
+    return SRV__AHEAD_ANSWERED;
 }
 
 static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, bool inline_kind)
@@ -746,6 +914,11 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
         srv__cancel_pending(lsp, d->active, "a newer completion request replaced this one");
     if (inline_kind && srv__typed_through(lsp, d, id, params, text, len, offset))
         return;
+    srv__ahead_use ahead = inline_kind ? srv__from_ahead(lsp, d, uri, id, params, text, len, offset) : SRV__AHEAD_NONE;
+    if (ahead == SRV__AHEAD_ANSWERED || ahead == SRV__AHEAD_WAITS)
+        return;
+    if (ahead == SRV__AHEAD_NONE)
+        srv__stop_ahead(lsp);
 
     srv__pending *p = sm_calloc(1, sizeof *p);
     p->lsp = lsp;

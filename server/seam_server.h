@@ -218,10 +218,33 @@ srv_shown *srv_shown_new(const char *text, size_t len, size_t offset, const char
 void srv_shown_free(srv_shown *shown);
 /* The rest of the shown completion when text[0..len) is the text it was
  * made for with its first k bytes typed at its cursor, the cursor now
- * after them (offset = its cursor + k, 0 < k < its length), on the same
- * engine; NULL (and *rest_len 0) otherwise.  Points into `shown`. */
+ * after them (offset = its cursor + k, 0 < k < its length; k = 0 too when
+ * it was decoded ahead and not shown yet), on the same engine; NULL (and
+ * *rest_len 0) otherwise.  Points into `shown`. */
 const char *srv_shown_rest(const srv_shown *shown, const char *text, size_t len, size_t offset, const void *engine,
                            size_t *rest_len);
+
+/* Decoding ahead (shown.c): once a completion is shown, the one after it
+ * is decoded while the person reads, for the text with the completion
+ * accepted and, where that leaves the cursor at the end of a line, a line
+ * break after it (the next line's completion starts with its indentation,
+ * which the person's Enter and the editor's indenting type through).
+ * Into *out (the caller's, freed with sm_buf_free) the text, into
+ * *cursor where the completion ahead starts; false when there is no next
+ * line to decode (the completion ends before code on its line). */
+bool srv_ahead_text(const srv_shown *shown, sm_buf *out, size_t *cursor);
+/* Marks a completion decoded ahead: asked at its own text with nothing
+ * typed, it answers whole (srv_shown_rest). */
+void srv_shown_set_ahead(srv_shown *shown, bool ahead);
+/* Whether text[0..len) with the cursor at `offset` is the text `shown`
+ * was made for with some bytes typed at its cursor (none too): a request
+ * the completion may answer once it is known. */
+bool srv_shown_extends(const srv_shown *shown, const char *text, size_t len, size_t offset);
+/* Whether the text `shown` was made for is text[0..len) with some bytes
+ * typed at `offset` (none too): a request on the way to it. */
+bool srv_shown_extended_by(const srv_shown *shown, const char *text, size_t len, size_t offset);
+/* The same as srv_shown_extends for a text `was` with its cursor at was_offset. */
+bool srv_text_extends(const char *was, size_t was_len, size_t was_offset, const char *text, size_t len, size_t offset);
 
 /* Lexical states at the right cut, remembered by the state the middle
  * leaves: most middles leave one of a handful. */

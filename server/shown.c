@@ -16,6 +16,7 @@ struct srv_shown {
     char *completion;      /* what was shown there (owned) */
     size_t completion_len;
     const void *engine;    /* the engine (settings) it was made with (borrowed, compared only) */
+    bool ahead;            /* decoded ahead, not shown yet: it answers its own text whole */
 };
 
 srv_shown *srv_shown_new(const char *text, size_t len, size_t offset, const char *completion, size_t completion_len,
@@ -49,14 +50,65 @@ const char *srv_shown_rest(const srv_shown *s, const char *text, size_t len, siz
     if (!s || engine != s->engine || offset < s->offset || len < s->len)
         return NULL;
     size_t typed = offset - s->offset;
-    /* (asked again with nothing typed, it asks the model again: what the
-     * completion rested on, a package, a setting, may have changed) */
-    if (typed == 0 || typed >= s->completion_len || len - s->len != typed)
-        return NULL;
-    /* the text before the cursor, what was typed, and the text after it */
-    if (memcmp(text, s->text, s->offset) != 0 || memcmp(text + s->offset, s->completion, typed) != 0 ||
-        memcmp(text + offset, s->text + s->offset, s->len - s->offset) != 0)
+    /* (asked again with nothing typed, a completion shown asks the model
+     * again: what it rested on, a package, a setting, may have changed) */
+    if ((typed == 0 && !s->ahead) || typed >= s->completion_len || !srv_shown_extends(s, text, len, offset) ||
+        memcmp(text + s->offset, s->completion, typed) != 0)
         return NULL;
     *rest_len = s->completion_len - typed;
     return s->completion + typed;
+}
+
+bool srv_text_extends(const char *was, size_t was_len, size_t was_offset, const char *text, size_t len, size_t offset)
+{
+    if (offset < was_offset || len < was_len || len - was_len != offset - was_offset)
+        return false;
+    /* the text before the cursor and the text after what was typed */
+    return memcmp(text, was, was_offset) == 0 && memcmp(text + offset, was + was_offset, was_len - was_offset) == 0;
+}
+
+bool srv_shown_extends(const srv_shown *s, const char *text, size_t len, size_t offset)
+{
+    return s && srv_text_extends(s->text, s->len, s->offset, text, len, offset);
+}
+
+bool srv_shown_extended_by(const srv_shown *s, const char *text, size_t len, size_t offset)
+{
+    return s && srv_text_extends(text, len, offset, s->text, s->len, s->offset);
+}
+
+void srv_shown_set_ahead(srv_shown *s, bool ahead)
+{
+    if (s)
+        s->ahead = ahead;
+}
+
+static bool srv__blank_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\f';
+}
+
+bool srv_ahead_text(const srv_shown *s, sm_buf *out, size_t *cursor)
+{
+    if (!s)
+        return false;
+    size_t at = s->offset + s->completion_len;   /* the cursor once it is accepted */
+    sm_buf_append(out, s->text, s->offset);
+    sm_buf_append(out, s->completion, s->completion_len);
+    /* Already at a line's indentation (a completion of whole lines): the
+     * next line starts there. */
+    size_t b = at;
+    while (b > 0 && srv__blank_byte(out->data[b - 1]))
+        b--;
+    bool line_start = b == 0 || out->data[b - 1] == '\n' || out->data[b - 1] == '\r';
+    if (!line_start) {
+        /* The end of a line: the person's Enter comes next. */
+        if (s->offset < s->len && s->text[s->offset] != '\n' && s->text[s->offset] != '\r')
+            return false;
+        bool crlf = s->offset + 1 < s->len && s->text[s->offset] == '\r' && s->text[s->offset + 1] == '\n';
+        sm_buf_append_str(out, crlf ? "\r\n" : "\n");
+    }
+    *cursor = out->len;
+    sm_buf_append(out, s->text + s->offset, s->len - s->offset);
+    return true;
 }

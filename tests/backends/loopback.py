@@ -81,14 +81,18 @@ class Vocab:
 
 
 class Script:
-    """candidates(generated) -> [(token, logprob), ...], best first."""
+    """candidates(generated) -> [(token, logprob), ...], best first.  With
+    `where` ([(text, steps)]), a prompt whose context holds a text gets
+    that text's steps instead (the first that matches)."""
 
-    def __init__(self, steps, left=""):
+    def __init__(self, steps, left="", where=()):
         self.steps = steps
         self.left = left
+        self.where = list(where)
 
-    def candidates(self, generated):
-        return self.steps.get(generated, [(EOS, -0.01)])
+    def candidates(self, generated, context=""):
+        steps = next((st for text, st in self.where if text in context), self.steps)
+        return steps.get(generated, [(EOS, -0.01)])
 
 
 class LoopbackServer:
@@ -120,11 +124,14 @@ class LoopbackServer:
 
     # ---- the scripted model ----------------------------------------------
 
-    def generate(self, generated, n_predict, n_probs):
-        """Greedy generation: a list of positions (chosen, candidates)."""
+    def generate(self, generated, n_predict, n_probs, context=""):
+        """Greedy generation: a list of positions (chosen, candidates).
+        `context` is the prompt's text around the middle, for scripts that
+        read it (Script's `where`)."""
         out = []
         for _ in range(max(1, n_predict)):
-            cands = self.script.candidates(generated)
+            cands = self.script.candidates(generated, context) if getattr(self.script, "where", None) \
+                else self.script.candidates(generated)
             chosen = cands[0]
             out.append((chosen, cands[:n_probs] if n_probs else []))
             if chosen[0] == EOS:
@@ -240,10 +247,17 @@ class LoopbackServer:
 
             @staticmethod
             def _generated(prompt):
+                return Handler._split(prompt)[1]
+
+            @staticmethod
+            def _split(prompt):
+                """(the context before the middle, the middle generated)"""
                 if isinstance(prompt, list):
                     prompt = server.vocab.detokenize(prompt)
                 cut = max((prompt.rfind(m) + len(m) if prompt.rfind(m) >= 0 else -1) for m in MIDDLE_MARKS)
-                return prompt[cut:] if cut >= 0 else prompt[len(server.script.left):]
+                if cut >= 0:
+                    return prompt[:cut], prompt[cut:]
+                return prompt[:len(server.script.left)], prompt[len(server.script.left):]
 
             def _n_probs(self, asked):
                 if server.fault == "no_probs":
@@ -259,10 +273,11 @@ class LoopbackServer:
             def _llamacpp(self, body):
                 if self.path == "/infill":
                     generated = body.get("prompt", "")
+                    context = str(body.get("input_prefix", "")) + str(body.get("input_suffix", ""))
                 else:
-                    generated = self._generated(body.get("prompt", ""))
+                    context, generated = self._split(body.get("prompt", ""))
                 n = self._n_probs(int(body.get("n_probs", 0)))
-                positions = server.generate(generated, int(body.get("n_predict", 16)), n)
+                positions = server.generate(generated, int(body.get("n_predict", 16)), n, context)
                 events = []
                 stop_type = "limit"
                 for chosen, cands in positions:

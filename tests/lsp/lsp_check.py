@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import time
 import warnings
 
 SAMPLE = (
@@ -929,6 +930,21 @@ def semantic_in_the_server(seam, ch, workdir):
         c.wait()
 
 
+def settled(server, paths=("/infill", "/completion", "/v1/completions"), quiet=0.4, limit=20.0):
+    """The model requests the server has had, once none came for `quiet`
+    seconds (the language server's decoding ahead done)."""
+    count = lambda: sum(1 for path, _, _ in server.requests if path in paths)  # noqa: E731
+    seen, since, end = count(), time.monotonic(), time.monotonic() + limit
+    while time.monotonic() < end:
+        time.sleep(0.05)
+        now = count()
+        if now != seen:
+            seen, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            break
+    return seen
+
+
 def typing_through(seam, ch, workdir):
     """Typing the characters an inline completion shows: the next request
     is answered with the rest of it, with no new model request; a
@@ -961,7 +977,7 @@ def typing_through(seam, ch, workdir):
 
         start = len("path = ")
         got = shown(start)
-        asked = model_requests()
+        asked = settled(server)
         ch.check(got == "os.path.join(root, name)" and asked > 0, "the first completion: %r" % got)
         typed(start, "os", 2)
         got = shown(start + 2)
@@ -978,6 +994,82 @@ def typing_through(seam, ch, workdir):
         c.response(rid)
         c.notify("exit", None)
         c.wait()
+
+
+def decoding_ahead(seam, ch, workdir):
+    """While a completion is shown, the one after it is decoded: once the
+    person accepts it and breaks the line, the next line's completion is
+    there at once, with no model request, the editor's indentation typed
+    through; a request that leaves it asks the model; decode_ahead false
+    decodes nothing ahead."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "backends"))
+    from loopback import EOS, LoopbackServer, Script
+    left = "import os\nroot = '.'\nname = 'a'\ndef main():\n    path = "
+    first = "os.path.join(root, name)"
+    steps = {"": [(first, -0.1)], first: [(EOS, -0.1)]}
+    # (at the next line's start the model writes its indentation; after the
+    # editor's, the line)
+    nxt = {"": [("    print(path)", -0.1), ("print(path)", -0.2)], "    print(path)": [(EOS, -0.1)],
+           "print(path)": [(EOS, -0.1)]}
+    line = 4
+    for ahead in (True, False):
+        with LoopbackServer(Script(steps, left, where=[("path = " + first + "\n", nxt)])) as server:
+            c = Client(seam)
+            rid = c.request("initialize", {
+                "processId": os.getpid(), "rootUri": "file://" + workdir,
+                "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
+                "initializationOptions": {"backend": "llamacpp", "endpoint": server.url, "debounce_ms": 0,
+                                          "decode_ahead": ahead}})
+            c.response(rid)
+            c.notify("initialized", {})
+            uri = "file://" + os.path.join(workdir, "ahead.py")
+            c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                               "text": left + "\n"}})
+            version = [1]
+
+            def typed(at, col, text):
+                version[0] += 1
+                c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version[0]},
+                                                    "contentChanges": [
+                    {"range": {"start": {"line": at, "character": col}, "end": {"line": at, "character": col}},
+                     "text": text}]})
+
+            def shown(at, col):
+                rid = c.request("textDocument/inlineCompletion", {"textDocument": {"uri": uri},
+                                                                  "position": {"line": at, "character": col},
+                                                                  "context": {"triggerKind": 2}})
+                items = ((c.response(rid) or {}).get("result") or {}).get("items") or [{}]
+                return items[0].get("insertText")
+
+            start = len("    path = ")
+            got = shown(line, start)
+            ch.check(got == first, "decode_ahead %s: the first completion: %r" % (ahead, got))
+            asked = settled(server)
+            # Accepted (the editor asks again at its end), then Enter and the
+            # editor's indentation.
+            typed(line, start, first)
+            shown(line, start + len(first))
+            before = settled(server)
+            typed(line, start + len(first), "\n    ")
+            got = shown(line + 1, 4)
+            after = settled(server)
+            if ahead:
+                # (the requests after it decode the line after it ahead: their
+                # prompts hold it)
+                prompts = [body.get("prompt") for path, body, _ in server.requests
+                           if path in ("/infill", "/completion", "/v1/completions")][before:after]
+                prompts = [server.vocab.detokenize(p) if isinstance(p, list) else str(p) for p in prompts]
+                ch.check(asked >= 2, "the next line decoded ahead while the first was shown: %d requests" % asked)
+                ch.check(got == "print(path)" and all("    print(path)\n" in p for p in prompts),
+                         "the next line at once, its indentation typed through, no model request for it "
+                         "(%r, %d requests after it, for the line after)" % (got, after - before))
+            else:
+                ch.check(asked == 1, "decode_ahead false: nothing decoded ahead (%d requests)" % asked)
+                ch.check(got == "print(path)" and after > before, "decode_ahead false: the model asked (%r)" % got)
+            rid = c.request("shutdown", None)
+            c.response(rid)
+            c.notify("exit", None)
+            c.wait()
 
 
 def venv_in_the_server(seam, ch, workdir):
@@ -1567,6 +1659,7 @@ def main():
     status_notifications(args.seam, ch, workdir)
     semantic_in_the_server(args.seam, ch, workdir)
     typing_through(args.seam, ch, workdir)
+    decoding_ahead(args.seam, ch, workdir)
     venv_in_the_server(args.seam, ch, workdir)
     python_version_of_the_project(args.seam, ch, workdir)
     same_settings_again(args.seam, ch, workdir)
