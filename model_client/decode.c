@@ -27,6 +27,8 @@ enum {
     MC__MAX_ENDS = 64,        /* complete points kept for the run-on check */
     MC__REPEAT_MAX = 16,      /* bytes of the right context a run-on must repeat, at most */
     MC__REPEAT_REFUSED = 8,   /* bytes a refused candidate's run-on must reach */
+    MC__REPEAT_LINES = 2,     /* lines of the right context a run-on writes before it is one for sure */
+    MC__REPEAT_SURE = 256,    /* ... or bytes */
     MC__MAX_BACKTRACKS = 16,  /* positions gone back to, in one completion */
     MC__LOOP_LINES = 3,       /* a widened middle holding a line this often loops */
     MC__LOOP_RUNS = 4,        /* ... or ending with a text of MC__LOOP_MIN..MAX bytes this often */
@@ -87,6 +89,11 @@ struct mc_decode {
     SM_ARRAY(mc__pos) trail;          /* positions taken, for backtracking */
     uint32_t backtracks;
     size_t repeat_min;                 /* bytes a run-on repeats; 0: no check */
+    size_t repeat_sure;                /* bytes of the right context a run-on is sure at */
+    bool run_on_open;                  /* the middle since run_on_from repeats the right
+                                          context: a run-on if the model ends or goes on
+                                          to repeat_sure, not one if it writes otherwise */
+    mc__end run_on_from;
     bool empty_possible;               /* prefer_nonempty: the empty middle is complete */
     bool empty_refused;
     bool have_best;
@@ -410,6 +417,8 @@ static void mc__set_best(mc_decode *d, size_t len, uint32_t tokens, ep_savepoint
 
 static void mc__remember_complete(mc_decode *d, double score)
 {
+    if (d->run_on_open)
+        return;   /* the middle writes the right context again: no end of its own */
     if (d->options.prefer_nonempty && mc__nothing_written(d)) {
         /* The empty middle (or blank space) is the last resort of an
          * explicit request. */
@@ -480,6 +489,8 @@ static void mc__cut_back(mc_decode *d, ep_savepoint before, size_t len, uint32_t
     d->token_ends.size = tokens;
     d->token_ids.size = tokens;
     d->lines = lines;
+    if (d->run_on_open && len <= d->run_on_from.len)
+        d->run_on_open = false;
 }
 
 /* Back to the empty middle. */
@@ -501,7 +512,7 @@ static void mc__add_end(mc_decode *d)
 
 /* The earliest complete point after which the middle, followed by the
  * candidate bytes[0..len), repeats the right context's start for
- * repeat_min bytes, or NULL.  Whether the candidate is valid does not
+ * repeat_min bytes or more, or NULL.  Whether the candidate is valid does not
  * matter: a model writing the code after the cursor again has ended. */
 static const mc__end *mc__run_on(const mc_decode *d, const char *bytes, size_t len)
 {
@@ -511,7 +522,10 @@ static const mc__end *mc__run_on(const mc_decode *d, const char *bytes, size_t l
         const mc__end *e = &d->ends.items[i];
         size_t k = d->middle.len - e->len;
         if (k >= d->repeat_min) {
-            if (memcmp(d->middle.data + e->len, d->right, d->repeat_min) == 0)
+            /* (all of it, and the candidate on: a run-on dismissed, the
+             * model having written otherwise, does not open again) */
+            if (k + len <= d->right_len && memcmp(d->middle.data + e->len, d->right, k) == 0 &&
+                memcmp(bytes, d->right + k, len) == 0)
                 return e;
         } else if (k + len >= d->repeat_min && (k == 0 || memcmp(d->middle.data + e->len, d->right, k) == 0) &&
                    memcmp(bytes, d->right + k, d->repeat_min - k) == 0) {
@@ -539,6 +553,33 @@ static const mc__end *mc__run_on_refused(const mc_decode *d, const char *bytes, 
             return e;
     }
     return NULL;
+}
+
+/* Whether the candidate goes on writing the right context again from the
+ * open run-on's complete point. */
+static bool mc__still_repeats(const mc_decode *d, const mc_token *tok)
+{
+    size_t k = d->middle.len - d->run_on_from.len;
+    return k + tok->len <= d->right_len && memcmp(tok->bytes, d->right + k, tok->len) == 0;
+}
+
+/* Where a run-on is sure: the end of the right context's MC__REPEAT_LINES-th
+ * line that is not blank, at most MC__REPEAT_SURE bytes, at least
+ * repeat_min. */
+static size_t mc__repeat_sure(const char *right, size_t len, size_t repeat_min)
+{
+    size_t i = 0;
+    for (uint32_t lines = 0; i < len && i < MC__REPEAT_SURE && lines < MC__REPEAT_LINES;) {
+        while (i < len && (right[i] == ' ' || right[i] == '\t' || right[i] == '\n' || right[i] == '\r' ||
+                           right[i] == '\f'))
+            i++;
+        while (i < len && right[i] != '\n' && right[i] != '\r')
+            i++;
+        lines++;
+    }
+    if (i > MC__REPEAT_SURE)
+        i = MC__REPEAT_SURE;
+    return i > repeat_min ? i : repeat_min;
 }
 
 /* What a run-on must repeat: the right context's leading blanks and line
@@ -748,6 +789,8 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
 {
     for (; *k < step->count; (*k)++) {
         const mc_token *tok = &step->cands[order[*k]];
+        if (tok->eos && d->run_on_open)
+            return mc__end_at_run_on(d, &d->run_on_from);   /* it ends writing the code after the cursor */
         if (tok->eos) {
             if (mc__can_end(d) || mc__line_opens(d)) {
                 if (d->options.prefer_nonempty && mc__nothing_written(d)) {
@@ -765,7 +808,17 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             d->rejected++;
             continue;
         }
-        const mc__end *run_on = mc__run_on(d, tok->bytes, tok->len);
+        /* A run-on (the model writing the code after the cursor again)
+         * opens where the middle and the candidate repeat the right
+         * context's start from a complete point; it is one once the model
+         * ends or goes on repeating to repeat_sure, and not one where it
+         * writes otherwise before (a true middle whose next line is the
+         * code's first).  The cut-at-repeat of editor plugins decides the
+         * same: the rest of what the model wrote is the code's start. */
+        bool repeats = d->run_on_open && mc__still_repeats(d, tok);
+        if (repeats && d->middle.len - d->run_on_from.len + tok->len >= d->repeat_sure)
+            return mc__end_at_run_on(d, &d->run_on_from);
+        const mc__end *run_on = d->run_on_open ? NULL : mc__run_on(d, tok->bytes, tok->len);
         if (run_on && run_on->len == 0) {
             /* Writing the right context again from the cursor on is not the
              * model's word that nothing goes there: it ignored the code
@@ -777,10 +830,11 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             d->rejected++;
             continue;
         }
-        if (run_on) {
+        if (run_on && d->middle.len - run_on->len + tok->len >= d->repeat_sure)
             return mc__end_at_run_on(d, run_on);
-        }
         size_t keep = mc__within_lines(d, tok->bytes, tok->len);
+        if (keep < tok->len && (run_on || repeats))
+            return mc__end_at_run_on(d, run_on ? run_on : &d->run_on_from);   /* repeating past the budget */
         size_t from = 0;
         if (keep < tok->len && d->options.widen_past_end && mc__widen_here(d, step, tok, keep, &from))
             keep = mc__within_lines(d, tok->bytes + from, tok->len - from) + from;
@@ -823,8 +877,17 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
         }
         if (mc__try_token(d, tok->bytes + from, tok->len - from, from ? -1 : tok->id)) {
             d->tokens_generated++;
+            if (run_on) {
+                d->run_on_open = true;
+                d->run_on_from = *run_on;
+                mc__set_best(d, run_on->len, run_on->tokens, run_on->point);   /* should nothing else end */
+            } else if (d->run_on_open && !repeats) {
+                d->run_on_open = false;   /* it writes otherwise: no run-on */
+            }
             return MC__TOOK;
         }
+        if (run_on)
+            return mc__end_at_run_on(d, run_on);   /* a run-on the recognizer refuses */
         d->rejected++;
         run_on = mc__run_on_refused(d, tok->bytes, tok->len);
         if (run_on) {
@@ -1121,6 +1184,7 @@ int mc_decode_start(uv_loop_t *loop, mc_backend *backend, ep_recognizer *rec, co
     sm_buf_init(&d->partial, MC__MAX_MIDDLE + 4096);
     sm_array_init(&d->partial_ends);
     d->repeat_min = mc__repeat_min(right, right_len);
+    d->repeat_sure = mc__repeat_sure(right, right_len, d->repeat_min);
     mc_context_budget(left, left_len, right, right_len, options->context_budget ? options->context_budget : SIZE_MAX,
                       &d->left_start, &d->right_end);
     d->start_point = ep_save(rec);

@@ -536,6 +536,30 @@ Test(model_decode, a_run_on_into_the_right_context_ends_where_the_copy_starts)
     mc_completion_free(c);
 }
 
+static const script_entry next_line_script[] = {
+    /* The true middle's second line is the right context's first; the
+     * model then writes a line of its own: no run-on. */
+    {"", {"w", NULL}},
+    {"w", {" = 0", NULL}},
+    {"w = 0", {"\n", NULL}},
+    {"w = 0\n", {"y", "", NULL}},
+    {"w = 0\ny", {" = 2", NULL}},
+    {"w = 0\ny = 2", {"\n", NULL}},
+    {"w = 0\ny = 2\n", {"q", NULL}},
+    {"w = 0\ny = 2\nq", {" = 4", NULL}},
+    {"w = 0\ny = 2\nq = 4", {"\n", NULL}},
+    {"w = 0\ny = 2\nq = 4\n", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_middle_whose_next_line_is_the_codes_first_is_no_run_on)
+{
+    mc_completion *c = decode(next_line_script, "x = 1\n", "y = 2\nz = 3\n", 4, 6, NULL);
+    cr_assert_str_eq(c->text, "w = 0\ny = 2\nq = 4\n", "%s", mc_stop_reason_name(c->reason));
+    cr_assert_eq(c->reason, MC_STOP_EOS, "stopped by %s", mc_stop_reason_name(c->reason));
+    mc_completion_free(c);
+}
+
 static const script_entry short_copy_script[] = {
     /* Text that only begins like the right context is no run-on. */
     {"", {"w", NULL}},
