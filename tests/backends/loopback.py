@@ -175,6 +175,8 @@ class LoopbackServer:
                     return
                 if fault == "slow_first_byte":
                     time.sleep(3)
+                if fault == "slow_generation" and self.path in ("/infill", "/completion", "/v1/completions"):
+                    time.sleep(1)
                 if self.path == "/tokenize" and server.llamacpp:
                     self._tokenize(body)
                 elif self.path in ("/infill", "/completion"):

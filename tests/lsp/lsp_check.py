@@ -1012,14 +1012,24 @@ def decoding_ahead(seam, ch, workdir):
     nxt = {"": [("    print(path)", -0.1), ("print(path)", -0.2)], "    print(path)": [(EOS, -0.1)],
            "print(path)": [(EOS, -0.1)]}
     line = 4
-    for ahead in (True, False):
-        with LoopbackServer(Script(steps, left, where=[("path = " + first + "\n", nxt)])) as server:
+
+    def own_requests(server):
+        """Model requests not made for the line after the next one (whose
+        prompts hold the next line)."""
+        prompts = [body.get("prompt") for path, body, _ in server.requests
+                   if path in ("/infill", "/completion", "/v1/completions")]
+        prompts = [server.vocab.detokenize(p) if isinstance(p, list) else str(p) for p in prompts]
+        return sum(1 for p in prompts if "    print(path)\n" not in p)
+
+    for ahead in (True, False, "waits"):
+        fault = "slow_generation" if ahead == "waits" else None
+        with LoopbackServer(Script(steps, left, where=[("path = " + first + "\n", nxt)]), fault=fault) as server:
             c = Client(seam)
             rid = c.request("initialize", {
                 "processId": os.getpid(), "rootUri": "file://" + workdir,
                 "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
                 "initializationOptions": {"backend": "llamacpp", "endpoint": server.url, "debounce_ms": 0,
-                                          "decode_ahead": ahead}})
+                                          "decode_ahead": bool(ahead), "timeout_ms": 10000}})
             c.response(rid)
             c.notify("initialized", {})
             uri = "file://" + os.path.join(workdir, "ahead.py")
@@ -1044,7 +1054,23 @@ def decoding_ahead(seam, ch, workdir):
             start = len("    path = ")
             got = shown(line, start)
             ch.check(got == first, "decode_ahead %s: the first completion: %r" % (ahead, got))
-            asked = settled(server)
+            if ahead == "waits":
+                # Accepted and the line broken at once, while the model
+                # (slow here) still decodes the next line ahead: the request
+                # waits for that job rather than asking the model again.
+                typed(line, start, first + "\n    ")
+                got = shown(line + 1, 4)
+                ch.check(got == "print(path)" and own_requests(server) == 2,
+                         "a request on the text being decoded ahead waits for it: %r, %d model requests"
+                         % (got, own_requests(server)))
+            else:
+                asked = settled(server)
+            if ahead == "waits":
+                rid = c.request("shutdown", None)
+                c.response(rid)
+                c.notify("exit", None)
+                c.wait()
+                continue
             # Accepted (the editor asks again at its end), then Enter and the
             # editor's indentation.
             typed(line, start, first)
