@@ -75,8 +75,16 @@ Test(scope_typescript, a_line_being_typed_does_not_close_its_block)
     cr_assert(srv_escape_filter((void *)&sc, " string;", 8, false));
     sc = ts_scope("enum Color {\n  Red,\n  Gre" CURSOR);
     cr_assert_not(srv_escape_filter((void *)&sc, "en }", 4, false), "the enum's body");
+    /* A type literal or an object written a member to a line closes on a
+     * line of its own; one that opens on its first member's line may close
+     * on its last. */
     sc = ts_scope("let p: {\n  a: string;\n  b:" CURSOR);
-    cr_assert(srv_escape_filter((void *)&sc, " number }", 9, false), "a type literal's brace");
+    cr_assert_not(srv_escape_filter((void *)&sc, " number }", 9, false), "a type literal's lines");
+    cr_assert(srv_escape_filter((void *)&sc, " number;", 8, false));
+    sc = ts_scope("const options = {\n  mode: \"range\",\n  mo" CURSOR);
+    cr_assert_not(srv_escape_filter((void *)&sc, "de }", 4, false), "an object's lines");
+    sc = ts_scope("let p: { a: string;\n  b:" CURSOR);
+    cr_assert(srv_escape_filter((void *)&sc, " number }", 9, false), "a type literal opened on a member's line");
 }
 
 /* TSX (the tsx row): tree-sitter-typescript's tsx grammar, and JSX's

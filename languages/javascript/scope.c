@@ -188,12 +188,23 @@ static bool lg__js_block_brace(const TSTree *tree, const char *text, size_t at)
     return lg__js_block_brace_of(lg__js_brace_node(tree, at), text, at);
 }
 
+/* Whether the brace at text[at] ends its line (blanks after it). */
+static bool lg__js_ends_line(const char *text, size_t at)
+{
+    size_t i = at + 1;
+    while (text[i] == ' ' || text[i] == '\t')
+        i++;
+    return text[i] == '\n' || text[i] == '\r';
+}
+
 /* Whether the brace at text[at] holds lines a line typed in it stays in: a
- * block, or (tree-sitter-typescript) an interface's or an enum's members. */
+ * block, (tree-sitter-typescript) an interface's or an enum's members, or
+ * any brace that ends its line: an object, a type literal or a pattern
+ * written a member to a line closes on a line of its own. */
 static bool lg__js_holds_lines(const TSTree *tree, const char *text, size_t at)
 {
     const char *type = lg__js_brace_node(tree, at);
-    if (lg__js_block_brace_of(type, text, at))
+    if (lg__js_block_brace_of(type, text, at) || lg__js_ends_line(text, at))
         return true;
     if (type && (strcmp(type, "interface_body") == 0 || strcmp(type, "enum_body") == 0))
         return true;
