@@ -555,6 +555,14 @@ static const mc__end *mc__run_on_refused(const mc_decode *d, const char *bytes, 
     return NULL;
 }
 
+/* The first byte of text[i..len) that is not a blank or a line break. */
+static size_t mc__past_blanks(const char *text, size_t len, size_t i)
+{
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r' || text[i] == '\f'))
+        i++;
+    return i;
+}
+
 /* Whether the candidate goes on writing the right context again from the
  * open run-on's complete point. */
 static bool mc__still_repeats(const mc_decode *d, const mc_token *tok)
@@ -570,9 +578,7 @@ static size_t mc__repeat_sure(const char *right, size_t len, size_t repeat_min)
 {
     size_t i = 0;
     for (uint32_t lines = 0; i < len && i < MC__REPEAT_SURE && lines < MC__REPEAT_LINES;) {
-        while (i < len && (right[i] == ' ' || right[i] == '\t' || right[i] == '\n' || right[i] == '\r' ||
-                           right[i] == '\f'))
-            i++;
+        i = mc__past_blanks(right, len, i);
         while (i < len && right[i] != '\n' && right[i] != '\r')
             i++;
         lines++;
@@ -587,9 +593,7 @@ static size_t mc__repeat_sure(const char *right, size_t len, size_t repeat_min)
  * bytes; 0 when it is blank. */
 static size_t mc__repeat_min(const char *right, size_t len)
 {
-    size_t i = 0;
-    while (i < len && (right[i] == ' ' || right[i] == '\t' || right[i] == '\n' || right[i] == '\r' || right[i] == '\f'))
-        i++;
+    size_t i = mc__past_blanks(right, len, 0);
     if (i == len)
         return 0;
     size_t content = i;

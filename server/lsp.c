@@ -556,6 +556,21 @@ static cJSON *srv__result(srv_lsp *lsp, srv__pending *p, const mc_completion *c)
     return result;
 }
 
+/* A request for the document `uri`, tracked (lsp->pending) with its
+ * timer ready; the caller fills in its text and options. */
+static srv__pending *srv__pending_new(srv_lsp *lsp, const char *uri, bool inline_kind)
+{
+    srv__pending *p = sm_calloc(1, sizeof *p);
+    p->lsp = lsp;
+    p->uri = sm_strdup(uri);
+    p->inline_kind = inline_kind;
+    p->received_ns = uv_hrtime();
+    uv_timer_init(lsp->loop, &p->debounce);
+    p->debounce.data = p;
+    sm_array_push(&lsp->pending, p);
+    return p;
+}
+
 static void srv__start(srv__pending *p);
 static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, bool inline_kind);
 static const lg_language *srv__document_language(srv_lsp *lsp, srv__doc *d, const char *uri, const char **dialect);
@@ -579,10 +594,7 @@ static void srv__decode_ahead(srv_lsp *lsp, srv__doc *d, const char *uri)
         sm_buf_free(&text);
         return;
     }
-    srv__pending *p = sm_calloc(1, sizeof *p);
-    p->lsp = lsp;
-    p->uri = sm_strdup(uri);
-    p->inline_kind = true;
+    srv__pending *p = srv__pending_new(lsp, uri, true);
     p->automatic = true;
     p->ahead = true;
     p->replied = true;   /* no request of the editor's to answer */
@@ -590,12 +602,8 @@ static void srv__decode_ahead(srv_lsp *lsp, srv__doc *d, const char *uri)
     p->job_offset = p->offset = p->replace_from = cursor;
     p->text = sm_strndup(p->job_text, p->job_len);
     p->text_len = p->job_len;
-    p->received_ns = uv_hrtime();
     srv_request_prepare(&p->request, &lsp->config, language, dialect, NULL, p->job_text, p->job_len, cursor, false);
-    sm_array_push(&lsp->pending, p);
     d->ahead = p;
-    uv_timer_init(lsp->loop, &p->debounce);
-    p->debounce.data = p;
     srv__start(p);
 }
 
@@ -841,9 +849,6 @@ static srv__ahead_use srv__from_ahead(srv_lsp *lsp, srv__doc *d, const char *uri
     if (cJSON_GetObjectItemCaseSensitive(ctx, "selectedCompletionInfo"))
         return SRV__AHEAD_NONE;
     srv__pending *a = d->ahead;
-    if (a && srv_text_extends(text, len, offset, a->job_text, a->job_len, a->job_offset) &&
-        !srv_text_extends(a->job_text, a->job_len, a->job_offset, text, len, offset))
-        return SRV__AHEAD_BEFORE;   /* (its text with the line break still to come) */
     if (a && srv_text_extends(a->job_text, a->job_len, a->job_offset, text, len, offset)) {
         if (a->waiter_id)
             srv__reply_error(lsp, a->waiter_id, SRV__REQUEST_CANCELLED, "a newer completion request replaced this one");
@@ -854,6 +859,8 @@ static srv__ahead_use srv__from_ahead(srv_lsp *lsp, srv__doc *d, const char *uri
         sm_log(lsp->logger, SM_LOG_DEBUG, "completion inline: waits for the one decoded ahead");
         return SRV__AHEAD_WAITS;
     }
+    if (a && srv_text_extends(text, len, offset, a->job_text, a->job_len, a->job_offset))
+        return SRV__AHEAD_BEFORE;   /* (its text with the line break still to come) */
     size_t rest_len;
     const char *rest = srv_shown_rest(d->next, text, len, offset, lsp->engine, &rest_len);
     if (!rest) {
@@ -920,14 +927,10 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     if (ahead == SRV__AHEAD_NONE)
         srv__stop_ahead(lsp);
 
-    srv__pending *p = sm_calloc(1, sizeof *p);
-    p->lsp = lsp;
+    srv__pending *p = srv__pending_new(lsp, uri, inline_kind);
     p->id = cJSON_Duplicate(id, true);
-    p->uri = sm_strdup(uri);
-    p->inline_kind = inline_kind;
     p->offset = offset;
     p->replace_from = offset;
-    p->received_ns = uv_hrtime();
     const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(params, "context");
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(ctx, "triggerKind");
     /* Inline: 1 invoked, 2 automatic.  Completion: 1 invoked, 2 trigger
@@ -989,10 +992,7 @@ static void srv__completion(srv_lsp *lsp, const cJSON *id, const cJSON *params, 
     lsp->status_dialect = dialect;
     /* for the semantic pruners, taken now: the document may change before the job starts */
     p->tree = edited ? NULL : srv_tree_copy(d->tree);
-    sm_array_push(&lsp->pending, p);
     d->active = p;
-    uv_timer_init(lsp->loop, &p->debounce);
-    p->debounce.data = p;
     if (p->automatic && lsp->config.debounce_ms > 0)
         uv_timer_start(&p->debounce, srv__on_debounce, lsp->config.debounce_ms, 0);
     else

@@ -47,13 +47,12 @@ const char *srv_shown_rest(const srv_shown *s, const char *text, size_t len, siz
                            size_t *rest_len)
 {
     *rest_len = 0;
-    if (!s || engine != s->engine || offset < s->offset || len < s->len)
+    if (!s || engine != s->engine || !srv_shown_extends(s, text, len, offset))
         return NULL;
     size_t typed = offset - s->offset;
     /* (asked again with nothing typed, a completion shown asks the model
      * again: what it rested on, a package, a setting, may have changed) */
-    if ((typed == 0 && !s->ahead) || typed >= s->completion_len || !srv_shown_extends(s, text, len, offset) ||
-        memcmp(text + s->offset, s->completion, typed) != 0)
+    if ((typed == 0 && !s->ahead) || typed >= s->completion_len || memcmp(text + s->offset, s->completion, typed) != 0)
         return NULL;
     *rest_len = s->completion_len - typed;
     return s->completion + typed;
