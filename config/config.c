@@ -34,6 +34,8 @@ void cfg_init(cfg_config *config)
     config->request_timeout_ms = 30000;
     config->retries = 1;
     config->context_bytes = 8192;
+    config->context_files = true;
+    config->context_files_bytes = 6144;
     config->cached_documents = 4;
     config->tls_verify = true;
     config->stream = true;
@@ -128,6 +130,7 @@ static const cfg__number cfg__numbers[] = {
     CFG__N(request_timeout_ms, 1, 600000),
     CFG__N(retries, 0, 5),
     CFG__N(context_bytes, 256, 1u << 24),
+    CFG__N(context_files_bytes, 0, 1u << 20),
     CFG__N(cached_documents, 1, 16),
     CFG__N(corpus_bytes, 0, 1u << 30),
     CFG__N(debounce_ms, 0, 10000),
@@ -139,6 +142,7 @@ static const cfg__number cfg__numbers[] = {
 static const cfg__field cfg__flags[] = {
     {"multiline", offsetof(cfg_config, multiline)},
     {"decode_ahead", offsetof(cfg_config, decode_ahead)},
+    {"context_files", offsetof(cfg_config, context_files)},
     {"tls_verify", offsetof(cfg_config, tls_verify)},
     {"stream", offsetof(cfg_config, stream)},
     {"escape_guard", offsetof(cfg_config, escape_guard)},
@@ -181,7 +185,7 @@ const char *const *cfg_names(void)
         "backend", "endpoint", "model", "template", "template_format", "template_stops", "api_key_env",
         "log_file", "log_level", "temperature", "top_p", "max_tokens", "max_lines", "widen_lines", "widen_tokens", "timeout_ms", "candidates",
         "run_ahead", "seed", "connect_timeout_ms", "first_byte_timeout_ms", "request_timeout_ms", "retries",
-        "context_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "decode_ahead", "tls_verify",
+        "context_bytes", "context_files", "context_files_bytes", "corpus_bytes", "debounce_ms", "max_message_bytes", "parse_bytes", "multiline", "decode_ahead", "tls_verify",
         "escape_guard", "cut_contexts", "train_stdlib", "llamacpp_mode", "stream", "model_path", "mask_every_step",
         "cached_documents", "semantic", "semantic_names", "semantic_attributes", "semantic_keywords",
         "python_version", "python_path", "workspace_trusted", "disk_cache", "language", "source_type", NULL,

@@ -60,6 +60,8 @@ typedef struct cfg_config {
     uint32_t request_timeout_ms;
     uint32_t retries;
     uint32_t context_bytes;  /* context sent to the model around the cursor */
+    bool context_files;      /* the project's other files go into the prompt too */
+    uint32_t context_files_bytes; /* ... at most this many bytes of them */
     uint32_t cached_documents; /* llama backend: documents whose KV cache is kept */
     bool tls_verify;
     bool stream;             /* model servers stream their answers */

@@ -63,6 +63,7 @@ typedef struct ip__call {
     size_t left_len, right_len, generated_len;
     int32_t *generated_ids;
     uint32_t generated_count;
+    mc_project *project;             /* owned; NULL: none */
     uint32_t max_new, n_candidates;
     /* the answer: one position */
     bool have_step;
@@ -109,8 +110,71 @@ static void ip__append(ip_ids *to, const int32_t *ids, uint32_t n)
     to->size += n;
 }
 
-/* The whole prompt of a request: [BOS] PRE left SUF right MID generated,
- * or a template's order. */
+/* The project head's pieces as ids: the vocabulary's repository tokens
+ * for the control strings, each text tokenized alone (as llama.cpp's
+ * server does for /infill). */
+typedef struct ip__head {
+    const ip_model *model;
+    const mc_template *marks;
+    int32_t rep, sep;
+    ip_ids *out;
+} ip__head;
+
+static void ip__head_piece(void *data, const char *text, size_t len, bool special)
+{
+    ip__head *h = data;
+    if (special) {
+        sm_array_push(h->out, text == h->marks->repo_name ? h->rep : h->sep);
+        return;
+    }
+    ip_ids ids = {0};
+    ip_tokenize(h->model, text, len, false, &ids);
+    ip__append(h->out, ids.items, ids.size);
+    sm_array_free(&ids);
+}
+
+/* The project's chunks as ids into *out; *sep the file separator's id in
+ * a repository format, else -1 (then the head goes at the prefix's start,
+ * as comments). */
+static void ip__project_head(const ip__call *c, ip_ids *out, int32_t *sep)
+{
+    const struct llama_vocab *lv = llama_model_get_vocab(c->b->model->model);
+    int32_t rep = llama_vocab_fim_rep(lv);
+    *sep = llama_vocab_fim_sep(lv);
+    bool repo = rep != LLAMA_TOKEN_NULL && *sep != LLAMA_TOKEN_NULL;
+    if (!repo)
+        *sep = -1;
+    /* the vocabulary's own marks; the strings only tell the pieces apart */
+    static const mc_template marks = {.repo_name = "rep", .file_sep = "sep", .repo_line_break = true};
+    ip__head h = {c->b->model, &marks, rep, *sep, out};
+    mc_project_pieces(repo ? &marks : NULL, c->project, c->project ? c->project->count : 0, ip__head_piece, &h);
+}
+
+/* How much of the head fits in `room` tokens: whole files from its start
+ * and its last separator and path (a repository format), else all or
+ * nothing; the head is head[0, *keep) then head[*tail, size). */
+static void ip__head_fit(const ip_ids *head, int32_t sep, uint32_t room, uint32_t *keep, uint32_t *tail)
+{
+    *keep = *tail = head->size;
+    if (head->size <= room)
+        return;
+    *keep = 0;
+    uint32_t last = head->size;
+    while (sep >= 0 && last > 0 && head->items[last - 1] != sep)
+        last--;
+    if (sep < 0 || last == 0)
+        return;
+    *tail = last - 1;
+    for (uint32_t i = 0; i < *tail; i++)
+        if (head->items[i] == sep && i + (head->size - *tail) <= room)
+            *keep = i;
+    if (*keep == 0)
+        *tail = head->size;
+}
+
+/* The whole prompt of a request: [project head] [BOS] PRE left SUF right
+ * MID generated, or a template's order; without a repository format the
+ * head starts the prefix. */
 static void ip__prompt(ip__call *c, ip_ids *out)
 {
     ip__backend *b = c->b;
@@ -127,7 +191,17 @@ static void ip__prompt(ip__call *c, ip_ids *out)
     uint32_t budget = b->n_ctx > fixed + room ? b->n_ctx - fixed - room : 0;
     uint32_t kl, kr;
     ip__cut(left.size, right.size, budget, &kl, &kr);
+    /* the cursor's contexts keep their share; the project has the rest */
+    ip_ids head = {0};
+    int32_t sep;
+    ip__project_head(c, &head, &sep);
+    uint32_t keep, tail;
+    ip__head_fit(&head, sep, budget > kl + kr ? budget - kl - kr : 0, &keep, &tail);
     out->size = 0;
+    if (sep >= 0) {
+        ip__append(out, head.items, keep);
+        ip__append(out, head.items + tail, head.size - tail);
+    }
     const struct llama_vocab *lv = llama_model_get_vocab(m->model);
     if (llama_vocab_get_add_bos(lv) && llama_vocab_bos(lv) >= 0)
         sm_array_push(out, llama_vocab_bos(lv));
@@ -135,8 +209,12 @@ static void ip__prompt(ip__call *c, ip_ids *out)
     if (b->suffix_first) {
         ip__append(out, right.items, kr);
         ip__append(out, b->suf.items, b->suf.size);
+        if (sep < 0)
+            ip__append(out, head.items, keep);
         ip__append(out, left.items + (left.size - kl), kl);
     } else {
+        if (sep < 0)
+            ip__append(out, head.items, keep);
         ip__append(out, left.items + (left.size - kl), kl);
         ip__append(out, b->suf.items, b->suf.size);
         ip__append(out, right.items, kr);
@@ -146,6 +224,7 @@ static void ip__prompt(ip__call *c, ip_ids *out)
     sm_array_free(&left);
     sm_array_free(&right);
     sm_array_free(&gen);
+    sm_array_free(&head);
 }
 
 /* ---- Evaluation ------------------------------------------------------------------- */
@@ -294,6 +373,7 @@ static void ip__call_free(ip__call *c)
 {
     mc_step_free(&c->step);
     sm_free(c->logits);
+    mc_project_free(c->project);
     sm_free(c->left);
     sm_free(c->right);
     sm_free(c->generated);
@@ -350,6 +430,7 @@ static int ip__start(mc_backend *base, const mc_request *r, mc_step_cb on_step, 
         memcpy(c->generated_ids, r->generated_ids, r->generated_count * sizeof *c->generated_ids);
         c->generated_count = r->generated_count;
     }
+    c->project = mc_project_copy(r->project);
     c->max_new = r->max_new_tokens;
     c->n_candidates = r->n_candidates ? r->n_candidates : 1;
     c->work.data = c;

@@ -2,6 +2,7 @@
 #ifndef SEAM_LG_INTERNAL_H
 #define SEAM_LG_INTERNAL_H
 
+#include "seam_base.h"
 #include "seam_languages.h"
 
 #include <tree_sitter/api.h>
@@ -37,6 +38,13 @@ bool lg_js_middle_closed(const lg_lex *at, const char *middle, size_t len, bool 
 /* What may follow a finished line's statement, property, argument or
  * element (javascript/javascript.c; TypeScript's too). */
 extern const char *const lg_js_line_enders[];
+/* The JavaScript rows' reading for the project's other files as context
+ * (TypeScript's rows share it). */
+extern const char *const lg_js_definers[];
+extern const char *const lg_js_definer_modifiers[];
+#define LG_JS_CONTEXT                                                                                      \
+    .line_comment = "//", .definers = lg_js_definers, .definer_modifiers = lg_js_definer_modifiers,       \
+    .imports = lg_js_imports
 /* JSX's lexical reading (javascript/jsx_shape.c): JavaScript's, with
  * elements' tags and text. */
 void lg_jsx_lex_scan(lg_lex *lex, const char *text, size_t len);
@@ -66,5 +74,24 @@ void lg_py_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
                     uint32_t max_lines, lg_scope *out);
 bool lg_py_escape_filter(const lg_scope *scope, const char *middle, size_t len, bool at_end);
 const TSLanguage *tree_sitter_python(void);
+
+/* The import readers' shared part (imports.c): a reading of one text's
+ * imports.  lg_imports_try gives `path` to `found` when it is a regular
+ * file inside the workspace not given before (true then, or when given
+ * before); at most LG_IMPORTS_MAX files a text. */
+#define LG_IMPORTS_MAX 64
+typedef struct lg_imports {
+    char *root;                 /* owned: the workspace, links resolved; NULL: none */
+    lg_import_cb found;
+    void *data;
+    SM_ARRAY(char *) seen;      /* owned strings */
+} lg_imports;
+void lg_imports_begin(lg_imports *im, const char *root, lg_import_cb found, void *data);
+bool lg_imports_try(lg_imports *im, const char *path);
+void lg_imports_end(lg_imports *im);
+/* The languages' readers: Python's (python/imports.c) and JavaScript's,
+ * TypeScript's too (javascript/imports.c). */
+void lg_py_imports(const char *text, size_t len, const char *dir, const char *root, lg_import_cb found, void *data);
+void lg_js_imports(const char *text, size_t len, const char *dir, const char *root, lg_import_cb found, void *data);
 
 #endif

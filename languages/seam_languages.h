@@ -156,6 +156,16 @@ typedef struct lg_version_choice {
     char why[1024];
 } lg_version_choice;
 
+/* Called with each file a text imports: its path, existing, under the
+ * workspace (a NUL-terminated string, borrowed for the call). */
+typedef void (*lg_import_cb)(void *data, const char *path);
+/* A language's reading of a text's imports: the files of the workspace
+ * `root` that text[0..len), the file in folder `dir`, imports, each given
+ * to `found` once at most, in the order the text names them.  Reads the
+ * file system only with stat(); never runs anything. */
+typedef void (*lg_imports_fn)(const char *text, size_t len, const char *dir, const char *root, lg_import_cb found,
+                              void *data);
+
 typedef struct lg_language {
     const char *name;                     /* "python": settings, seam check's "language", --json */
     const char *title;                    /* "Python": messages */
@@ -228,6 +238,15 @@ typedef struct lg_language {
     /* Whether its semantic pruners run (the engine's environment is
      * Python's; docs/SEMANTIC.md). */
     bool semantic;
+    /* What the project's other files as the model's context need
+     * (context/): how a line comment starts ("#"; NULL: the language has
+     * none), the words a definition starts with and those that may stand
+     * before them (NULL-terminated), and the files of the workspace a text
+     * imports (NULL: none are followed). */
+    const char *line_comment;
+    const char *const *definers;
+    const char *const *definer_modifiers;
+    lg_imports_fn imports;
 } lg_language;
 
 /* The languages, NULL-terminated, in the registry's order. */

@@ -38,7 +38,10 @@ void mc_hb_token_prompt(mc_hcall *c, cJSON *o)
                          : c->request.generated_len ? b->generated.ids.size
                                                     : 0;
     uint32_t len;
-    mc_server_info_prompt(&b->info, &b->left, &b->right, gen, gen_count, mc__token_budget(c), prompt, &len);
+    mc_prompt_head head;
+    bool have_head = mc_hb_head(c, &head);
+    mc_server_info_prompt(&b->info, have_head ? &head : NULL, &b->left, &b->right, gen, gen_count, mc__token_budget(c),
+                          prompt, &len);
 }
 
 static void mc__add_text(cJSON *o, const char *name, const char *text, size_t len)
@@ -62,7 +65,13 @@ int mc_llamacpp_body(mc_hcall *c, sm_buf *url, char **body)
         mc_tokens_to_json(&b->left, from, b->left.ids.size, cJSON_AddArrayToObject(o, "input_prefix"));
         mc_tokens_to_json(&b->right, 0, to, cJSON_AddArrayToObject(o, "input_suffix"));
         mc__add_text(o, "prompt", r->generated, r->generated_len);
-        cJSON_AddItemToObject(o, "input_extra", cJSON_CreateArray());
+        cJSON *extra = cJSON_AddArrayToObject(o, "input_extra");
+        for (uint32_t i = 0; r->project && i < r->project->count; i++) {
+            cJSON *chunk = cJSON_CreateObject();
+            cJSON_AddStringToObject(chunk, "filename", r->project->chunks[i].path);
+            mc__add_text(chunk, "text", r->project->chunks[i].text, r->project->chunks[i].len);
+            cJSON_AddItemToArray(extra, chunk);
+        }
     } else {
         sm_buf_printf(url, "%s/completion", b->endpoint);
         mc_hb_token_prompt(c, o);

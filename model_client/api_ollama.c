@@ -31,7 +31,7 @@ int mc_ollama_body(mc_hcall *c, sm_buf *url, char **body)
     if (b->tmpl) {
         sm_buf prompt;
         sm_buf_init(&prompt, (size_t)64 << 20);
-        mc_template_render(b->tmpl, r->left, r->left_len, r->right, r->right_len, &prompt);
+        mc_template_render_project(b->tmpl, r->project, r->left, r->left_len, r->right, r->right_len, &prompt);
         mc__add_text(o, "prompt", prompt.data ? prompt.data : "", prompt.len, r->generated, r->generated_len);
         sm_buf_free(&prompt);
         cJSON_AddBoolToObject(o, "raw", true);
@@ -39,7 +39,14 @@ int mc_ollama_body(mc_hcall *c, sm_buf *url, char **body)
         for (const char *const *s = b->tmpl->stops; s && *s; s++)
             cJSON_AddItemToArray(stops, cJSON_CreateString(*s));
     } else {
-        mc__add_text(o, "prompt", r->left, r->left_len, r->generated, r->generated_len);
+        /* the server lays the prompt out: the chunks go at the prefix's start,
+         * each under a comment with its path */
+        sm_buf prefix;
+        sm_buf_init(&prefix, (size_t)64 << 20);
+        mc_project_head(NULL, r->project, r->project ? r->project->count : 0, &prefix);
+        sm_buf_append(&prefix, r->left, r->left_len);
+        mc__add_text(o, "prompt", prefix.data ? prefix.data : "", prefix.len, r->generated, r->generated_len);
+        sm_buf_free(&prefix);
         mc__add_text(o, "suffix", r->right, r->right_len, "", 0);
     }
     cJSON_AddBoolToObject(o, "stream", c->backend->options.stream);

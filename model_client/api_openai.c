@@ -34,7 +34,7 @@ int mc_openai_body(mc_hcall *c, sm_buf *url, char **body)
     } else {
         sm_buf prompt;
         sm_buf_init(&prompt, (size_t)64 << 20);
-        mc_template_render(tmpl, r->left, r->left_len, r->right, r->right_len, &prompt);
+        mc_template_render_project(tmpl, r->project, r->left, r->left_len, r->right, r->right_len, &prompt);
         sm_buf_append(&prompt, r->generated, r->generated_len);
         char *whole = mc_hb_whole_utf8(prompt.data ? prompt.data : "", prompt.len);
         cJSON_AddStringToObject(o, "prompt", whole);

@@ -365,6 +365,7 @@ static void mc__call_free(mc_hcall *c)
     sm_free(c->right);
     sm_free(c->generated);
     sm_free(c->generated_ids);
+    mc_project_free(c->project);
     sm_free(c);
 }
 
@@ -418,6 +419,8 @@ static void mc__generate_done(mc_hcall *c, int status, const char *message)
     mc__finish(c, status, message);
 }
 
+static char *mc__head_body(const mc_hcall *c, bool *repo);
+
 /* The answer of an auxiliary request, read by stage. */
 static int mc__aux_answer(mc_hcall *c, char *error, size_t error_size)
 {
@@ -433,7 +436,7 @@ static int mc__aux_answer(mc_hcall *c, char *error, size_t error_size)
         else if (changed && b->info.state == MC_INFO_KNOWN) {
             /* Another model: its vocabulary is learnt again. */
             b->info.state = MC_INFO_UNKNOWN;
-            b->left.valid = b->right.valid = b->generated.valid = false;
+            b->left.valid = b->right.valid = b->generated.valid = b->head.valid = false;
         }
         break;
     }
@@ -461,6 +464,17 @@ static int mc__aux_answer(mc_hcall *c, char *error, size_t error_size)
             snprintf(error, error_size, "the model server's /tokenize answer could not be read");
         t->hash = mc_text_hash(text, len);
         t->len = len;
+        break;
+    }
+    case MC_STAGE_TOKENIZE_HEAD: {
+        bool repo;
+        char *body = mc__head_body(c, &repo);
+        rc = mc_tokens_parse(&b->head, json, c->raw.len);
+        if (rc)
+            snprintf(error, error_size, "the model server's /tokenize answer could not be read");
+        b->head.hash = body ? mc_text_hash(body, strlen(body)) : 0;
+        b->head.len = body ? strlen(body) : 0;
+        cJSON_free(body);
         break;
     }
     default:
@@ -550,6 +564,60 @@ static bool mc__cached(const mc_tokens *t, const char *text, size_t len)
     return t->valid && t->len == len && t->hash == mc_text_hash(text, len);
 }
 
+typedef struct mc__head_json {
+    const mc_server_info *info;
+    cJSON *content;
+} mc__head_json;
+
+static void mc__head_piece(void *data, const char *text, size_t len, bool special)
+{
+    mc__head_json *h = data;
+    if (special) {
+        cJSON_AddItemToArray(h->content, cJSON_CreateNumber(mc_server_info_special(h->info, text)));
+        return;
+    }
+    char *whole = mc_hb_whole_utf8(text, len);
+    cJSON_AddItemToArray(h->content, cJSON_CreateString(whole));
+    sm_free(whole);
+}
+
+/* The /tokenize body of the call's project head: its pieces as the server
+ * tokenizes /infill's (control strings as their ids, each text alone), or
+ * NULL when the call has none. */
+static char *mc__head_body(const mc_hcall *c, bool *repo)
+{
+    const mc_hb *b = c->backend;
+    const mc_template *tmpl = mc_hb_template(c);
+    *repo = mc_server_info_has_repo(&b->info, tmpl);
+    const mc_project *p = c->request.project;
+    if (!p || !p->count || (!*repo && !p->comment))
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    mc__head_json h = {&b->info, cJSON_AddArrayToObject(o, "content")};
+    mc_project_pieces(*repo ? tmpl : NULL, p, p->count, mc__head_piece, &h);
+    cJSON_AddBoolToObject(o, "add_special", false);
+    cJSON_AddBoolToObject(o, "parse_special", false);
+    cJSON_AddBoolToObject(o, "with_pieces", true);
+    char *body = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return body;
+}
+
+bool mc_hb_head(const mc_hcall *c, mc_prompt_head *out)
+{
+    const mc_hb *b = c->backend;
+    bool repo;
+    char *body = mc__head_body(c, &repo);
+    bool have = body && mc__cached(&b->head, body, strlen(body));
+    cJSON_free(body);
+    if (have) {
+        out->tokens = &b->head;
+        out->repo = repo;
+        out->sep = repo ? mc_server_info_special(&b->info, mc_hb_template(c)->file_sep) : -1;
+    }
+    return have;
+}
+
 bool mc_hb_uses_tokens(const mc_hcall *c)
 {
     const mc_hb *b = c->backend;
@@ -587,6 +655,12 @@ static mc_hcall_stage mc__next_stage(const mc_hcall *c)
     if (!mc__cached(&b->right, c->right, c->request.right_len))
         return MC_STAGE_TOKENIZE_RIGHT;
     bool infill = b->kind == MC_HTTP_LLAMACPP && b->options.llamacpp_mode == MC_LLAMACPP_INFILL;
+    bool repo;
+    char *head = infill ? NULL : mc__head_body(c, &repo);
+    bool head_known = !head || mc__cached(&b->head, head, strlen(head));
+    cJSON_free(head);
+    if (!head_known)
+        return MC_STAGE_TOKENIZE_HEAD;
     if (!infill && !c->generated_ids && c->request.generated_len &&
         !mc__cached(&b->generated, c->generated, c->request.generated_len))
         return MC_STAGE_TOKENIZE_GENERATED;
@@ -621,6 +695,12 @@ static int mc__advance(mc_hcall *c)
         sm_buf_printf(&url, "%s/tokenize", b->root);
         body = mc__tokenize_body(c->right, c->request.right_len);
         break;
+    case MC_STAGE_TOKENIZE_HEAD: {
+        bool repo;
+        sm_buf_printf(&url, "%s/tokenize", b->root);
+        body = mc__head_body(c, &repo);
+        break;
+    }
     case MC_STAGE_TOKENIZE_GENERATED:
         if (sm_utf8_boundary_before((const uint8_t *)c->generated, c->request.generated_len) !=
             c->request.generated_len) {
@@ -677,6 +757,8 @@ static int mc__hb_start(mc_backend *base, const mc_request *r, mc_step_cb on_ste
     c->request.right = c->right;
     c->request.generated = c->generated;
     c->request.generated_ids = c->generated_ids;
+    c->project = mc_project_copy(r->project);
+    c->request.project = c->project;
     c->on_step = on_step;
     c->on_done = on_done;
     c->data = data;
@@ -712,6 +794,7 @@ static void mc__hb_free(mc_backend *base)
     mc_tokens_free(&b->left);
     mc_tokens_free(&b->right);
     mc_tokens_free(&b->generated);
+    mc_tokens_free(&b->head);
     sm_free(b->endpoint);
     sm_free(b->root);
     sm_free(b->model);
@@ -785,6 +868,7 @@ int mc_backend_http_new(uv_loop_t *loop, const mc_http_options *o, mc_backend **
     mc_tokens_init(&b->left);
     mc_tokens_init(&b->right);
     mc_tokens_init(&b->generated);
+    mc_tokens_init(&b->head);
     /* llama.cpp servers give up to n_probs candidates (the request's); an
      * OpenAI-compatible server may cap logprobs lower and say so. */
     b->base.max_candidates = 100;

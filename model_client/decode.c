@@ -1132,6 +1132,7 @@ static void mc__request(mc_decode *d)
         .generated_len = d->middle.len,
         .generated_ids = ids_known ? d->token_ids.items : NULL,
         .fresh = d->backend->round_trips == d->round_trips_at_start,
+        .project = d->options.project,
         .generated_count = d->token_ids.size,
         .max_new_tokens = d->options.max_tokens - d->token_ends.size,
         .n_ahead = d->options.run_ahead ? d->options.run_ahead : 1,

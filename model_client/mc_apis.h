@@ -78,13 +78,29 @@ void mc_tokens_cut(const mc_tokens *left, const mc_tokens *right, uint32_t budge
 /* Appends t's ids [from, to) to `out` as JSON numbers. */
 void mc_tokens_to_json(const mc_tokens *t, uint32_t from, uint32_t to, cJSON *out);
 
-/* The prompt as token ids: BOS where the vocabulary adds it, the template's
- * parts with the contexts cut to `budget` tokens in all (three quarters for
- * the left where both need room, cut after a line break where one is near),
+/* The id of a control string of the vocabulary, or -1. */
+int32_t mc_server_info_special(const mc_server_info *info, const char *s);
+/* Whether the template has a repository format whose control strings are
+ * tokens of the vocabulary. */
+bool mc_server_info_has_repo(const mc_server_info *info, const mc_template *tmpl);
+
+/* The project's other files as token ids (mc_project_pieces): before the
+ * prompt in a repository format (`repo`, its file separator's id `sep`),
+ * else at the start of the prefix. */
+typedef struct mc_prompt_head {
+    const mc_tokens *tokens;
+    bool repo;
+    int32_t sep;
+} mc_prompt_head;
+
+/* The prompt as token ids: the head (may be NULL) as far as it fits after
+ * the contexts, BOS where the vocabulary adds it, the template's parts
+ * with the contexts cut to `budget` tokens in all (three quarters for the
+ * left where both need room, cut after a line break where one is near),
  * then the generated tokens.  Appends to `out` as JSON numbers. */
-void mc_server_info_prompt(const mc_server_info *info, const mc_tokens *left, const mc_tokens *right,
-                           const int32_t *generated, uint32_t generated_count, uint32_t budget, cJSON *out,
-                           uint32_t *prompt_len);
+void mc_server_info_prompt(const mc_server_info *info, const mc_prompt_head *head, const mc_tokens *left,
+                           const mc_tokens *right, const int32_t *generated, uint32_t generated_count,
+                           uint32_t budget, cJSON *out, uint32_t *prompt_len);
 
 /* ---- The HTTP backend and its calls (apis.c) ---------------------------- */
 
@@ -100,6 +116,7 @@ typedef struct mc_hb {
     mc_http_options options;
     mc_server_info info;
     mc_tokens left, right, generated;   /* the last contexts tokenized */
+    mc_tokens head;               /* the last project head tokenized (hash: of its pieces) */
 } mc_hb;
 
 /* What a call is doing: asking the server about itself, tokenizing a
@@ -111,6 +128,7 @@ typedef enum mc_hcall_stage {
     MC_STAGE_TOKENIZE_LEFT,
     MC_STAGE_TOKENIZE_RIGHT,
     MC_STAGE_TOKENIZE_GENERATED,
+    MC_STAGE_TOKENIZE_HEAD,
     MC_STAGE_GENERATE,
 } mc_hcall_stage;
 
@@ -120,6 +138,7 @@ typedef struct mc_hcall {
     mc_request request;           /* its strings copied below */
     char *left, *right, *generated;
     int32_t *generated_ids;
+    mc_project *project;          /* owned: request.project points here */
     mc_hcall_stage stage;
     bool props_done;
     mc_http_req *req;
@@ -143,6 +162,9 @@ typedef struct mc_hcall {
 /* Whether a token's text is an end: a stop string of the template in use
  * (or of any known family when the server fills the template in). */
 bool mc_hb_is_end_text(const mc_hb *b, const char *text, size_t len);
+/* The call's project head, when its tokens are known (out filled): false
+ * when the call has none. */
+bool mc_hb_head(const mc_hcall *c, mc_prompt_head *out);
 /* Reads positions in the form llama.cpp's /completion and its
  * OpenAI-compatible API share ([{id, token, bytes, logprob, top_logprobs}],
  * or the older {tok_str, probs}) and hands each to the loop; text the server

@@ -26,6 +26,14 @@ typedef struct mc_template {
     const char *name;          /* "starcoder", "qwen2.5-coder", ... */
     const char *format;        /* "{prefix}" and "{suffix}" mark the contexts */
     const char *const *stops;  /* NULL-terminated list of stop strings */
+    /* The repository format the family was trained on (NULL: none):
+     * repo_name and the repository's name, then for each
+     * file file_sep, its path, a line break and its text, then file_sep
+     * and the current file's path and a line break before the prompt. */
+    const char *repo_name;
+    const char *file_sep;
+    bool repo_line_break;      /* a line break after the repository's name (Qwen2.5-Coder's; not
+                                  StarCoder2's) */
 } mc_template;
 
 /* The template with this exact name, or NULL. */
@@ -53,6 +61,49 @@ void mc_template_free(mc_template *tmpl);
 
 /* Whether `text` (of `len` bytes) is one of the template's stop strings. */
 bool mc_template_is_stop(const mc_template *tmpl, const char *text, size_t len);
+
+/* ---- The project's other files (project.c) ---------------------------------
+ *
+ * Chunks of other files of the project placed before the document in the
+ * prompt (context/ picks them).  For a template with a repository format,
+ * its layout; for one without, each chunk under a comment with its path
+ * (in the document's language), and the document's path last, at the
+ * start of the prefix.
+ */
+typedef struct mc_file_chunk {
+    const char *path;   /* relative to the workspace */
+    const char *text;   /* ends with a line break */
+    size_t len;
+} mc_file_chunk;
+
+typedef struct mc_project {
+    const char *repo;          /* the repository's name (the workspace folder's) */
+    const char *path;          /* the document's path, relative */
+    const char *comment;       /* the language's line comment; NULL: no chunks without a repository format */
+    const mc_file_chunk *chunks;
+    uint32_t count;
+} mc_project;
+
+/* A copy that owns its strings (free with mc_project_free); NULL for NULL
+ * or no chunks. */
+mc_project *mc_project_copy(const mc_project *project);
+void mc_project_free(mc_project *project);
+/* Whether the template has a repository format. */
+bool mc_template_has_repo(const mc_template *tmpl);
+/* The text that goes before the prompt (a template with a repository
+ * format), or at the start of the prefix (one without), for the first
+ * `count` chunks of `project`; appends to `out`. */
+int mc_project_head(const mc_template *tmpl, const mc_project *project, uint32_t count, sm_buf *out);
+/* mc_template_render with the project's chunks (may be NULL). */
+int mc_template_render_project(const mc_template *tmpl, const mc_project *project, const char *prefix,
+                               size_t prefix_len, const char *suffix, size_t suffix_len, sm_buf *out);
+/* Visits the head's pieces in order, as llama.cpp's server tokenizes them
+ * for /infill (each text piece alone): a control string of the template
+ * (special, to be read as its token) or a text.  For the first `count`
+ * chunks. */
+typedef void (*mc_piece_cb)(void *data, const char *text, size_t len, bool special);
+void mc_project_pieces(const mc_template *tmpl, const mc_project *project, uint32_t count, mc_piece_cb piece,
+                       void *data);
 
 /* ---- Context budget -------------------------------------------------------
  *
@@ -141,6 +192,7 @@ typedef struct mc_request {
                                      context budget in tokens (0: n_ahead) */
     bool fresh;             /* the first request of a completion: a backend may
                                check that what it learnt of its server holds */
+    const mc_project *project; /* the project's other files; NULL: none */
     uint32_t n_ahead;       /* tokens to generate, at least 1 */
     uint32_t n_candidates;  /* candidates wanted per position, at least 1 */
 } mc_request;
@@ -427,6 +479,8 @@ typedef struct mc_decode_options {
     double top_p;
     uint64_t seed;
     size_t context_budget;    /* bytes of context sent to the model */
+    const mc_project *project; /* the project's other files for the prompt (borrowed until
+                                  on_done; NULL: none) */
     /* An explicit request (not an automatic trigger): the empty completion
      * is given only when no non-empty one is found, whether the model ends
      * at the cursor or writes the code after it again from there. */

@@ -187,6 +187,10 @@ static void mc__template_strings(const mc_template *t, mc__string_fn fn, void *d
     mc__template_parts(t, mc__literal_part, &st);
     for (const char *const *s = t->stops; s && *s; s++)
         fn(data, *s, strlen(*s));
+    if (mc_template_has_repo(t)) {
+        fn(data, t->repo_name, strlen(t->repo_name));
+        fn(data, t->file_sep, strlen(t->file_sep));
+    }
 }
 
 static void mc__append_line(void *data, const char *s, size_t len)
@@ -260,6 +264,17 @@ static int32_t mc__special(const mc_server_info *info, const char *s, size_t len
     return -1;
 }
 
+int32_t mc_server_info_special(const mc_server_info *info, const char *s)
+{
+    return mc__special(info, s, strlen(s));
+}
+
+bool mc_server_info_has_repo(const mc_server_info *info, const mc_template *tmpl)
+{
+    return mc_template_has_repo(tmpl) && mc__special(info, tmpl->repo_name, strlen(tmpl->repo_name)) >= 0 &&
+           mc__special(info, tmpl->file_sep, strlen(tmpl->file_sep)) >= 0;
+}
+
 static void mc__probe_token(void *data, int32_t id, const char *piece, size_t len)
 {
     mc__probe *p = data;
@@ -304,6 +319,7 @@ static bool mc__fits(const mc_server_info *info, const mc_template *t, mc__fit *
 {
     mc_template parts_only = *t;
     parts_only.stops = NULL;
+    parts_only.repo_name = parts_only.file_sep = NULL;   /* optional: used where the vocabulary has them */
     *fit = (mc__fit){.info = info, .all = true};
     mc__template_strings(&parts_only, mc__check_part, fit);
     return fit->all;
@@ -441,15 +457,53 @@ void mc_tokens_to_json(const mc_tokens *t, uint32_t from, uint32_t to, cJSON *ou
     mc__push_ids(out, t->ids.items, from, to);
 }
 
-void mc_server_info_prompt(const mc_server_info *info, const mc_tokens *left, const mc_tokens *right,
-                           const int32_t *generated, uint32_t generated_count, uint32_t budget, cJSON *out,
-                           uint32_t *prompt_len)
+/* How much of the head fits in `room` tokens: in a repository format
+ * (sep >= 0), whole files from its start and always its last file
+ * separator and path (the document's), else all of it or nothing.  The
+ * head is head[0, *keep) then head[*tail, size). */
+static void mc__head_fit(const mc_tokens *head, int32_t sep, uint32_t room, uint32_t *keep, uint32_t *tail)
+{
+    uint32_t n = head ? head->ids.size : 0;
+    *keep = *tail = n;
+    if (n <= room)
+        return;
+    *keep = 0;
+    if (sep < 0)
+        return;
+    uint32_t last = n;
+    while (last > 0 && head->ids.items[last - 1] != sep)
+        last--;
+    if (last == 0)
+        return;
+    *tail = last - 1;
+    uint32_t tail_len = n - *tail;
+    for (uint32_t i = 0; i < *tail; i++)
+        if (head->ids.items[i] == sep && i + tail_len <= room)
+            *keep = i;
+    if (*keep == 0)
+        *tail = n;   /* not even the repository's name and the document's path */
+}
+
+void mc_server_info_prompt(const mc_server_info *info, const mc_prompt_head *head, const mc_tokens *left,
+                           const mc_tokens *right, const int32_t *generated, uint32_t generated_count,
+                           uint32_t budget, cJSON *out, uint32_t *prompt_len)
 {
     uint32_t nl = left->ids.size, from, to;
     mc_tokens_cut(left, right, budget, &from, &to);
+    /* the cursor's own contexts keep their share; the head has the rest */
+    uint32_t used = nl - from + to, keep = 0, tail = 0;
+    const mc_tokens *h = head ? head->tokens : NULL;
+    if (h)
+        mc__head_fit(h, head->repo ? head->sep : -1, budget > used ? budget - used : 0, &keep, &tail);
+    if (h && head->repo) {
+        mc__push_ids(out, h->ids.items, 0, keep);
+        mc__push_ids(out, h->ids.items, tail, h->ids.size);
+    }
     if (info->add_bos && info->bos >= 0)
         cJSON_AddItemToArray(out, cJSON_CreateNumber(info->bos));
     for (uint32_t i = 0; i < info->part_count; i++) {
+        if (info->parts[i] == -1 && h && !head->repo)
+            mc__push_ids(out, h->ids.items, 0, keep);
         if (info->parts[i] == -1)
             mc__push_ids(out, left->ids.items, from, nl);
         else if (info->parts[i] == -2)

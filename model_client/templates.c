@@ -17,18 +17,22 @@ static const char *const mc__stops_codestral[] = {"</s>", "[PREFIX]", "[SUFFIX]"
 static const char *const mc__stops_codegemma[] = {"<|file_separator|>", "<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", "<eos>", NULL};
 
 static const mc_template mc__templates[] = {
-    {"starcoder", "<fim_prefix>{prefix}<fim_suffix>{suffix}<fim_middle>", mc__stops_starcoder},
-    {"starcoder2", "<fim_prefix>{prefix}<fim_suffix>{suffix}<fim_middle>", mc__stops_starcoder},
-    {"qwen2.5-coder", "<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>", mc__stops_qwen},
-    {"codellama", "<PRE> {prefix} <SUF>{suffix} <MID>", mc__stops_codellama},
-    {"deepseek-coder",
-     "<\xef\xbd\x9c" "fim\xe2\x96\x81" "begin\xef\xbd\x9c>{prefix}"
-     "<\xef\xbd\x9c" "fim\xe2\x96\x81" "hole\xef\xbd\x9c>{suffix}"
-     "<\xef\xbd\x9c" "fim\xe2\x96\x81" "end\xef\xbd\x9c>",
-     mc__stops_deepseek},
-    {"codestral", "[SUFFIX]{suffix}[PREFIX]{prefix}", mc__stops_codestral},
-    {"codegemma", "<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>", mc__stops_codegemma},
-    {NULL, NULL, NULL},
+    {.name = "starcoder", .format = "<fim_prefix>{prefix}<fim_suffix>{suffix}<fim_middle>",
+     .stops = mc__stops_starcoder},
+    {.name = "starcoder2", .format = "<fim_prefix>{prefix}<fim_suffix>{suffix}<fim_middle>",
+     .stops = mc__stops_starcoder, .repo_name = "<repo_name>", .file_sep = "<file_sep>"},
+    {.name = "qwen2.5-coder", .format = "<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>",
+     .stops = mc__stops_qwen, .repo_name = "<|repo_name|>", .file_sep = "<|file_sep|>", .repo_line_break = true},
+    {.name = "codellama", .format = "<PRE> {prefix} <SUF>{suffix} <MID>", .stops = mc__stops_codellama},
+    {.name = "deepseek-coder",
+     .format = "<\xef\xbd\x9c" "fim\xe2\x96\x81" "begin\xef\xbd\x9c>{prefix}"
+               "<\xef\xbd\x9c" "fim\xe2\x96\x81" "hole\xef\xbd\x9c>{suffix}"
+               "<\xef\xbd\x9c" "fim\xe2\x96\x81" "end\xef\xbd\x9c>",
+     .stops = mc__stops_deepseek},
+    {.name = "codestral", .format = "[SUFFIX]{suffix}[PREFIX]{prefix}", .stops = mc__stops_codestral},
+    {.name = "codegemma", .format = "<|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>",
+     .stops = mc__stops_codegemma},
+    {.name = NULL},
 };
 
 /* Model-name fragments, most specific first, and the template each selects. */

@@ -21,6 +21,7 @@ typedef struct srv__cli_result {
     srv_completion_info info;
     char *error;
     bool done;
+    cJSON *context;   /* owned: the project's chunks the prompt carried */
 } srv__cli_result;
 
 static void srv__cli_done(void *data, mc_completion *c, const srv_completion_info *info)
@@ -29,6 +30,7 @@ static void srv__cli_done(void *data, mc_completion *c, const srv_completion_inf
     r->completion = c;
     r->info = *info;
     r->error = info->error ? sm_strdup(info->error) : NULL;
+    r->context = srv_project_json(info->project);
     r->done = true;
 }
 
@@ -83,6 +85,8 @@ static void srv__print_json(const srv__cli_result *r, const srv_engine *e, size_
     srv_add_version(o, language, srv_engine_version(e, language));
     if (language->semantic)
         cJSON_AddStringToObject(o, "packages", srv_engine_packages(e));
+    if (r->context)
+        cJSON_AddItemReferenceToObject(o, "context", r->context);
     if (c) {
         cJSON_AddStringToObject(o, "completion", c->text);
         cJSON_AddBoolToObject(o, "found", c->found);
@@ -260,6 +264,7 @@ int srv_cmd_complete(int argc, char **argv)
     sm_logger_init(&logger, config.log_level);
     srv_engine *engine;
     char *folder = sm_strdup(spec);
+    char *real = NULL;   /* malloc'd by realpath */
     const char *dir = dirname(folder);                    /* the file's folder is the workspace */
     rc = srv_engine_new(&loop, &config, dir, NULL, &logger, &engine, error, sizeof error);
     if (rc) {
@@ -268,7 +273,11 @@ int srv_cmd_complete(int argc, char **argv)
         status = 1;
         goto out;
     }
-    srv_engine_set_workspace(engine, dir);
+    /* the project the file is in: where its imports are looked for */
+    real = realpath(spec, NULL);
+    char *root = srv_project_root(real ? real : spec);
+    srv_engine_set_workspace(engine, root);
+    sm_free(root);
     sm_free(folder);
     /* A local model loads off the loop; one completion waits for it, and
      * a model that does not load is an error of the settings, as any. */
@@ -298,6 +307,7 @@ int srv_cmd_complete(int argc, char **argv)
     const char *dialect = srv_dialect_of(srv_engine_config(engine), language, spec, body, text.len);
     srv_request_prepare(&request, srv_engine_config(engine), language, dialect, tree, body, text.len, offset, true);
     request.options.tree = srv_tree_copy(tree);
+    request.options.path = real ? real : spec;
     const lg_scope *scope = &request.scope;
     sm_log(&logger, SM_LOG_DEBUG, "scope %s at %s, %u lines, recognizer contexts [%zu, %zu)",
            lg_scope_kind_name(scope->kind), scope->node_type, scope->max_lines, request.options.contexts.cut_left,
@@ -324,6 +334,7 @@ int srv_cmd_complete(int argc, char **argv)
         status = 1;
     }
     mc_completion_free(result.completion);
+    cJSON_Delete(result.context);
     sm_free(result.error);
     srv_rec_cache_free(result.info.cache);
     srv_tree_free(tree);
@@ -334,6 +345,7 @@ out:
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
     sm_logger_close(&logger);
+    free(real);
     sm_buf_free(&text);
     sm_free(spec);
     cfg_free(&config);

@@ -80,6 +80,10 @@ struct srv_engine {
     struct srv__env *env;        /* the semantic pruners' modules, made by the first job and
                                     made again when the environment changes, under env_lock */
     uv_mutex_t env_lock;
+    /* the order of the project's chunks in the last prompt, so that the
+     * model server's cache keeps serving it (project.c), under context_lock */
+    cx_memory context_memory;
+    uv_mutex_t context_lock;
     char packages[4400];         /* what env reads, said; "" before it is made */
     void (*on_ready)(void *data); /* the embedded model is trained, or the local one loaded (or not) */
     void *on_ready_data;
@@ -107,6 +111,9 @@ struct srv_job {
     uint64_t setup_ns;
     uint64_t start_ns;
     uint64_t waited_ns;          /* waiting for the embedded model to be trained */
+    char *path;                  /* owned: the document's file, or NULL */
+    srv_peers *peers;            /* owned: other documents offered for the prompt, or NULL */
+    srv_project project;         /* the project's chunks the prompt carries (set in the pool) */
     mc_decode *decode;
     bool canceled;
     bool in_pool;
@@ -397,6 +404,7 @@ int srv_engine_new(uv_loop_t *loop, const cfg_config *config, const char *projec
     e->logger = logger;
     uv_mutex_init(&e->grammars_lock);
     uv_mutex_init(&e->env_lock);
+    uv_mutex_init(&e->context_lock);
     cfg_copy(&e->config, config);
     e->project_dir = project_dir ? sm_strdup(project_dir) : NULL;
     int rc;
@@ -472,6 +480,8 @@ static void srv__engine_release(srv_engine *e)
     srv_grammars_free(&e->grammars);
     uv_mutex_destroy(&e->grammars_lock);
     uv_mutex_destroy(&e->env_lock);
+    uv_mutex_destroy(&e->context_lock);
+    cx_memory_free(&e->context_memory);
     sm_free(e->project_dir);
     srv__env_release(e->env);
     sm_free(e->workspace);
@@ -689,6 +699,10 @@ static void srv__job_free(srv_job *job)
     if (job->tree)
         ts_tree_delete(job->tree);
     srv_rec_cache_free(job->cache);
+    srv_project_free(&job->project);
+    srv_peers_free(job->peers);
+    sm_free(job->peers);
+    sm_free(job->path);
     sm_free(job->text);
     sm_free(job);
 }
@@ -715,6 +729,7 @@ static void srv__on_decoded(void *data, mc_completion *c)
     info.semantic = job->semantic != NULL;
     for (int p = 0; job->semantic && p < SX_PRUNER_COUNT; p++)
         info.semantic_refused[p] = sx_session_refused(job->semantic, p);
+    info.project = job->project.project.count ? &job->project : NULL;
     job->on_done(job->data, c, &info);
     srv__job_free(job);
 }
@@ -814,6 +829,18 @@ static void srv__job_env(srv_job *job)
     uv_mutex_unlock(&e->env_lock);
 }
 
+/* The project's other files for the prompt, when the settings want them
+ * and the model reads a prompt (the embedded model does not). */
+static void srv__project_setup(srv_job *job)
+{
+    srv_engine *e = job->engine;
+    if (!e->config.context_files || e->config.backend == CFG_BACKEND_EMBEDDED || !job->path)
+        return;
+    srv_project_gather(&job->project, job->options.language, e->workspace, job->path, job->text, job->len,
+                       job->offset, e->config.context_files_bytes, job->peers, &e->context_memory,
+                       &e->context_lock);
+}
+
 static void srv__setup_work(uv_work_t *work)
 {
     srv_job *job = work->data;
@@ -835,6 +862,7 @@ static void srv__setup_work(uv_work_t *work)
                                        &job->bound);
         srv__job_env(job);
         srv__semantic_setup(job);
+        srv__project_setup(job);
     }
     job->setup_ns = srv__now_ns() - t0;
 }
@@ -902,6 +930,8 @@ static void srv__setup_after(uv_work_t *work, int status)
     o.mask_every_step = e->config.mask_every_step;
     o.seed = e->config.seed;
     o.context_budget = e->config.context_bytes;
+    if (job->project.project.count)
+        o.project = &job->project.project;
     if (job->options.run_ahead)
         o.run_ahead = job->options.run_ahead;
     o.can_end = srv__job_can_end;
@@ -979,6 +1009,10 @@ int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offs
         job->options.cache = NULL;
         job->tree = options->tree;
         job->options.tree = NULL;
+        job->path = options->path ? sm_strdup(options->path) : NULL;
+        job->options.path = NULL;
+        job->peers = options->peers;
+        job->options.peers = NULL;
     }
     job->on_done = on_done;
     job->data = data;

@@ -28,7 +28,7 @@ enum {
     SRV__REQUEST_CANCELLED = -32800,
 };
 
-enum { SRV__MAX_DOCS = 1024 };
+enum { SRV__MAX_DOCS = 1024, SRV__CLOSED_KEPT = 8 };
 
 typedef enum srv__state { SRV__UNINITIALIZED, SRV__RUNNING, SRV__SHUT_DOWN, SRV__EXITED } srv__state;
 
@@ -43,6 +43,7 @@ typedef struct srv__doc {
     struct srv__pending *active;   /* the completion in flight */
     struct srv__pending *ahead;    /* the job decoding `next`, no reply */
     bool language_told;            /* the log said its language is not one seam completes */
+    uint64_t touched;              /* the lsp's edit_clock when last opened or edited */
     /* the dialect it is read in, and the language and source_type setting
      * it was decided for */
     const char *dialect;
@@ -91,6 +92,8 @@ struct srv_lsp {
     char *workspace;
     SM_ARRAY(srv__doc *) docs;
     SM_ARRAY(srv__pending *) pending;
+    uint64_t edit_clock;           /* counts openings and edits, to order documents by recency */
+    SM_ARRAY(char *) closed;       /* owned: files of documents closed lately, the latest last */
     uint32_t completions_served;
     bool pull_configuration;       /* the client answers workspace/configuration */
     uint32_t config_request;       /* id of our last workspace/configuration, 0: none */
@@ -280,6 +283,7 @@ static bool srv__position(const cJSON *obj, lsp_position *out)
 }
 
 static void srv__cancel_pending(srv_lsp *lsp, srv__pending *p, const char *why);
+static char *srv__uri_to_path(const char *uri);
 
 /* Stops tracking docs[index]: its completion in flight ends. */
 /* Frees a document and what it keeps (its completion in flight is the
@@ -354,6 +358,7 @@ static void srv__did_open(srv_lsp *lsp, const cJSON *params)
     }
     srv__doc *d = sm_calloc(1, sizeof *d);
     d->doc = doc;
+    d->touched = ++lsp->edit_clock;
     sm_array_push(&lsp->docs, d);
 }
 
@@ -418,6 +423,7 @@ static void srv__did_change(srv_lsp *lsp, const cJSON *params)
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(td, "version");
     if (cJSON_IsNumber(version))
         d->doc->version = (int64_t)version->valuedouble;
+    d->touched = ++lsp->edit_clock;
 }
 
 static void srv__did_close(srv_lsp *lsp, const cJSON *params)
@@ -425,8 +431,28 @@ static void srv__did_close(srv_lsp *lsp, const cJSON *params)
     const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
     const char *uri = srv__string(td, "uri");
     uint32_t index;
-    if (uri && srv__find_doc(lsp, uri, &index))
-        srv__forget_doc(lsp, index);
+    if (!uri || !srv__find_doc(lsp, uri, &index))
+        return;
+    srv__forget_doc(lsp, index);
+    /* a document closed lately is still of use to the prompt: its file is
+     * read when a completion offers it */
+    char *path = srv__uri_to_path(uri);
+    if (!path)
+        return;
+    for (uint32_t i = 0; i < lsp->closed.size; i++) {
+        if (strcmp(lsp->closed.items[i], path) == 0) {
+            sm_free(lsp->closed.items[i]);
+            memmove(lsp->closed.items + i, lsp->closed.items + i + 1, (lsp->closed.size - i - 1) * sizeof(char *));
+            lsp->closed.size--;
+            break;
+        }
+    }
+    if (lsp->closed.size >= SRV__CLOSED_KEPT) {
+        sm_free(lsp->closed.items[0]);
+        memmove(lsp->closed.items, lsp->closed.items + 1, (lsp->closed.size - 1) * sizeof(char *));
+        lsp->closed.size--;
+    }
+    sm_array_push(&lsp->closed, path);
 }
 
 /* ---- Completions -------------------------------------------------------------------- */
@@ -661,6 +687,24 @@ static void srv__keep_shown(srv_lsp *lsp, srv__doc *d, const srv__pending *p, co
     srv__decode_ahead(lsp, d, p->uri);
 }
 
+/* The project's chunks a completion's prompt carried, in the debug log. */
+static void srv__log_project(srv_lsp *lsp, const srv_project *project)
+{
+    if (!project || !lsp->logger || lsp->logger->level < SM_LOG_DEBUG)
+        return;
+    sm_buf list;
+    sm_buf_init(&list, 4096);
+    for (uint32_t i = 0; i < project->picked.chunks.size; i++) {
+        const cx_chunk *c = &project->picked.chunks.items[i];
+        sm_buf_printf(&list, "%s%s:%u (%s%s, %zu bytes)", i ? ", " : "", c->path, c->line + 1, cx_origin_name(c->origin), c->outline ? " outline" : "",
+                      c->len);
+    }
+    sm_log(lsp->logger, SM_LOG_DEBUG, "context: %u chunks, %zu bytes, of %u files (%u read) in %.2f ms: %s",
+           project->picked.chunks.size, project->picked.bytes, project->files_offered, project->files_read,
+           project->gather_ns / 1e6, list.data ? list.data : "");
+    sm_buf_free(&list);
+}
+
 static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_info *info)
 {
     srv__pending *p = data;
@@ -704,6 +748,7 @@ static void srv__on_job_done(void *data, mc_completion *c, const srv_completion_
     char evaluated[48] = "";
     if (c && c->prompt_tokens_known)
         snprintf(evaluated, sizeof evaluated, ", %llu prompt tokens evaluated", (unsigned long long)c->prompt_tokens);
+    srv__log_project(lsp, info->project);
     sm_log(lsp->logger, SM_LOG_DEBUG,
            "completion %s: %s, %zu bytes, stop %s, setup %.2f ms%s, total %.2f ms, %u round trips%s, %u rejected, "
            "scope %s, binding %s (%s)",
@@ -731,6 +776,50 @@ static void srv__on_wait_expired(uv_timer_t *timer)
     }
 }
 
+/* Whether two languages read each other's files as context (JavaScript's
+ * rows and TypeScript's share their reading). */
+static bool srv__same_family(const lg_language *a, const lg_language *b)
+{
+    return a && b && a->definers && a->definers == b->definers;
+}
+
+/* The other documents the completion's prompt may draw on: the open ones
+ * in the language's family, the latest edited first, then those closed
+ * lately.  NULL when there are none. */
+static srv_peers *srv__peers_for(srv_lsp *lsp, const srv__doc *self, const lg_language *language)
+{
+    srv_peers *peers = sm_calloc(1, sizeof *peers);
+    SM_ARRAY(const srv__doc *) order = {0};
+    for (uint32_t i = 0; i < lsp->docs.size; i++)
+        if (lsp->docs.items[i] != self)
+            sm_array_push(&order, lsp->docs.items[i]);
+    for (uint32_t i = 1; i < order.size; i++)   /* few documents: insertion by recency */
+        for (uint32_t k = i; k > 0 && order.items[k]->touched > order.items[k - 1]->touched; k--) {
+            const srv__doc *t = order.items[k];
+            order.items[k] = order.items[k - 1];
+            order.items[k - 1] = t;
+        }
+    uint32_t age = 0;
+    for (uint32_t i = 0; i < order.size && peers->items.size < SRV_PEERS_MAX; i++) {
+        const lsp_document *doc = order.items[i]->doc;
+        char *path = srv__uri_to_path(doc->uri);
+        char why[256];
+        if (path && srv__same_family(srv_language_of(&lsp->config, doc->language, path, doc->text.data,
+                                                     doc->text.len, why, sizeof why), language))
+            srv_peers_add(peers, path, doc->text.data ? doc->text.data : "", doc->text.len, age++, true);
+        sm_free(path);
+    }
+    for (uint32_t i = lsp->closed.size; i > 0; i--)
+        if (srv__same_family(lg_by_file(lsp->closed.items[i - 1], NULL, 0), language))
+            srv_peers_add(peers, lsp->closed.items[i - 1], NULL, 0, lsp->closed.size - i, false);
+    sm_array_free(&order);
+    if (!peers->items.size) {
+        sm_free(peers);
+        return NULL;
+    }
+    return peers;
+}
+
 static void srv__start(srv__pending *p)
 {
     srv_lsp *lsp = p->lsp;
@@ -747,8 +836,13 @@ static void srv__start(srv__pending *p)
     o.tree = p->tree;
     p->tree = NULL;
     p->engine = lsp->engine;
+    char *path = srv__uri_to_path(p->uri);
+    o.path = path;
+    if (path && lsp->config.context_files)
+        o.peers = srv__peers_for(lsp, d, o.language);
     int rc = srv_engine_complete(lsp->engine, p->job_text, p->job_len, p->job_offset, &o, srv__on_job_done, p,
                                  &p->job);
+    sm_free(path);
     if (rc) {
         p->job = NULL;
         if (!p->replied)
@@ -774,8 +868,6 @@ static bool srv__word_byte(unsigned char c)
 {
     return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
 }
-
-static char *srv__uri_to_path(const char *uri);
 
 /* The language document d is read in (its languageId, else its name and
  * #! line); NULL when seam completes none, said once in the log. */
@@ -1568,6 +1660,9 @@ void srv_lsp_free(srv_lsp *lsp)
     lsp_framer_free(&lsp->framer);
     cfg_free(&lsp->config);
     cfg_free(&lsp->base_config);
+    for (uint32_t i = 0; i < lsp->closed.size; i++)
+        sm_free(lsp->closed.items[i]);
+    sm_array_free(&lsp->closed);
     sm_free(lsp->workspace);
     sm_free(lsp);
 }

@@ -13,6 +13,7 @@
 #include "seam_languages.h"
 #include "seam_protocol.h"
 #include "seam_semantic.h"
+#include "seam_context.h"
 
 struct lg_language;
 /* The language a document is read in (language.c): the setting `language`
@@ -137,6 +138,59 @@ void srv_scope_at(const struct lg_language *language, const srv_tree *tree, cons
  * the middle is indented less than the block. */
 bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end);
 
+
+/* ---- The project's other files (project.c) ----------------------------------------
+ *
+ * What a completion's prompt takes from the rest of the project
+ * (context/ picks the chunks): the front end offers its other documents,
+ * the job reads the modules the document imports, in the thread pool.
+ */
+#define SRV_PEERS_MAX 16
+/* Another document, copied for the job. */
+typedef struct srv_peer {
+    char *path;            /* owned; absolute */
+    char *text;            /* owned; NULL: read from the file (a closed document) */
+    size_t len;
+    uint32_t age;          /* 0: the most recently edited */
+    bool open;             /* open in the editor, else closed recently */
+} srv_peer;
+
+typedef struct srv_peers {
+    SM_ARRAY(srv_peer) items;
+} srv_peers;
+
+/* Adds a copy (text may be NULL: the file is read when needed); at most
+ * SRV_PEERS_MAX, none over the size read from files. */
+void srv_peers_add(srv_peers *peers, const char *path, const char *text, size_t len, uint32_t age, bool open);
+void srv_peers_free(srv_peers *peers);
+
+/* The chunks a completion's prompt carries, and how they were found. */
+typedef struct srv_project {
+    cx_picked picked;
+    mc_file_chunk *chunks;     /* owned array; its strings borrowed from picked */
+    char *repo, *path;         /* owned */
+    mc_project project;        /* the prompt's view; count 0 when nothing was picked */
+    uint64_t gather_ns;
+    uint32_t files_read, files_offered;
+} srv_project;
+
+/* Gathers for the document at `path` (absolute; text[0..len), the cursor
+ * at offset): the files it imports under `workspace` (NULL: its folder)
+ * and the peers (may be NULL), picked to `budget` bytes.  `memory` keeps
+ * the chunks' order between requests, under `memory_lock` (may be NULL).
+ * Reads files; in the thread pool.  Free with srv_project_free. */
+void srv_project_gather(srv_project *out, const struct lg_language *language, const char *workspace,
+                        const char *path, const char *text, size_t len, size_t offset, size_t budget,
+                        const srv_peers *peers, cx_memory *memory, uv_mutex_t *memory_lock);
+void srv_project_free(srv_project *project);
+/* The chunks, their bytes and the time taken, for --json (the caller
+ * deletes it); project may be NULL (nothing picked). */
+struct cJSON *srv_project_json(const srv_project *project);
+/* The project a file belongs to, for a front end with no workspace (seam
+ * complete): the nearest folder above it holding .git, pyproject.toml,
+ * setup.py, setup.cfg, package.json or tsconfig.json, else its own folder.
+ * Free with sm_free. */
+char *srv_project_root(const char *path);
 
 /* ---- One request's set-up (request.c) ---------------------------------------------
  *
@@ -310,6 +364,9 @@ typedef struct srv_job_options {
                                   a non-empty completion is preferred */
     const struct lg_language *language;  /* the text's language */
     const char *dialect;       /* its dialect (a name of language->dialects, static), or NULL */
+    const char *path;          /* the document's file (absolute; borrowed, copied by the job), or
+                                  NULL: no project context */
+    srv_peers *peers;          /* moved into the job: other documents for the prompt; may be NULL */
 } srv_job_options;
 
 /* One request, set up as every front end sets it up: the scope at the
@@ -355,6 +412,7 @@ typedef struct srv_completion_info {
     const char *binding_why;   /* static text */
     uint32_t semantic_refused[SX_PRUNER_COUNT]; /* candidates each pruner refused */
     srv_rec_cache *cache;      /* moved to the callee (free or keep); may be NULL */
+    const srv_project *project; /* the project's chunks in the prompt (borrowed for the call); NULL: none */
 } srv_completion_info;
 
 /* `completion` is NULL on error (info->error says why); the callee owns it. */

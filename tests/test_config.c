@@ -74,7 +74,7 @@ Test(config, every_setting_resets_to_the_base_value)
         {"log_file", "/tmp/seam.log"}, {"log_level", "debug"}, {"temperature", "0.5"}, {"top_p", "0.5"},
         {"max_tokens", "7"}, {"max_lines", "2"}, {"widen_lines", "3"}, {"widen_tokens", "30"}, {"timeout_ms", "9"}, {"candidates", "3"}, {"run_ahead", "2"},
         {"seed", "5"}, {"connect_timeout_ms", "7"}, {"first_byte_timeout_ms", "7"}, {"request_timeout_ms", "7"},
-        {"retries", "0"}, {"context_bytes", "300"}, {"corpus_bytes", "9"}, {"debounce_ms", "1"},
+        {"retries", "0"}, {"context_bytes", "300"}, {"context_files", "false"}, {"context_files_bytes", "100"}, {"corpus_bytes", "9"}, {"debounce_ms", "1"},
         {"max_message_bytes", "5000"}, {"parse_bytes", "4096"}, {"multiline", "false"}, {"decode_ahead", "false"}, {"tls_verify", "false"}, {"escape_guard", "false"},
         {"cut_contexts", "false"}, {"train_stdlib", "false"}, {"disk_cache", "false"}, {"language", "python"}, {"llamacpp_mode", "infill"}, {"stream", "false"}, {"model_path", "/tmp/m.gguf"}, {"mask_every_step", "true"}, {"cached_documents", "2"},
         {"semantic", "false"}, {"semantic_names", "false"}, {"semantic_attributes", "false"}, {"semantic_keywords", "false"},

@@ -238,3 +238,122 @@ Test(languages, jsx_lines_being_typed)
     js->lex_scan(&at, "x = <p>", 7);
     cr_assert_not(js->middle_closed(&at, "Don't stop</p>;", 15, true));
 }
+
+/* ---- Imports: the workspace files a text names ---------------------------------- */
+
+typedef struct found_files {
+    char names[16][512];
+    int count;
+} found_files;
+
+static void on_found(void *data, const char *path)
+{
+    found_files *f = data;
+    if (f->count < 16)
+        snprintf(f->names[f->count++], sizeof f->names[0], "%s", path);
+}
+
+static void write_tree_file(const char *root, const char *rel, const char *text)
+{
+    char path[1024], cmd[1200];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", path);
+    cr_assert_eq(system(cmd), 0);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Whether a found path ends with `rel`. */
+static bool found_rel(const found_files *f, const char *rel)
+{
+    for (int i = 0; i < f->count; i++) {
+        size_t n = strlen(f->names[i]), m = strlen(rel);
+        if (n > m && strcmp(f->names[i] + n - m, rel) == 0 && f->names[i][n - m - 1] == '/')
+            return true;
+    }
+    return false;
+}
+
+Test(languages, python_imports_are_the_workspaces_modules)
+{
+    char tmpl[] = "/tmp/seam-imports-XXXXXX";
+    char *root = mkdtemp(tmpl);
+    cr_assert_not_null(root);
+    char ws[600], outside[600];
+    snprintf(ws, sizeof ws, "%s/ws", root);
+    snprintf(outside, sizeof outside, "%s/secret.py", root);
+    write_tree_file(root, "secret.py", "x = 1\n");
+    write_tree_file(ws, "pkg/__init__.py", "");
+    write_tree_file(ws, "pkg/config.py", "def load(): pass\n");
+    write_tree_file(ws, "pkg/sub/deep.py", "def deep(): pass\n");
+    write_tree_file(ws, "src/lib2/mod.py", "def m(): pass\n");
+    write_tree_file(ws, "app/helpers.py", "def h(): pass\n");
+    write_tree_file(ws, "app/main.py", "");
+    const char *text = "import os, pkg.config as c\n"
+                       "from pkg.sub import deep\n"
+                       "from lib2 import mod\n"
+                       "    from . import helpers\n"
+                       "from ... import secret\n"
+                       "from numpy import array\n"
+                       "x = 'import pkg'\n";
+    const lg_language *py = lg_by_name("python");
+    cr_assert_not_null(py->imports);
+    char dir[700];
+    snprintf(dir, sizeof dir, "%s/app", ws);
+    found_files f = {0};
+    py->imports(text, strlen(text), dir, ws, on_found, &f);
+    cr_assert(found_rel(&f, "pkg/config.py"));
+    cr_assert(found_rel(&f, "pkg/sub/deep.py"));
+    cr_assert(found_rel(&f, "src/lib2/mod.py"));
+    cr_assert(found_rel(&f, "app/helpers.py"));
+    cr_assert_not(found_rel(&f, "secret.py"), "a file outside the workspace is not the project's");
+    for (int i = 0; i < f.count; i++)
+        for (int k = i + 1; k < f.count; k++)
+            cr_assert_str_neq(f.names[i], f.names[k], "each file once");
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    cr_assert_eq(system(cmd), 0);
+    seam_test_check_leaks();
+}
+
+Test(languages, javascript_imports_resolve_as_node_and_typescript_do)
+{
+    char tmpl[] = "/tmp/seam-imports-XXXXXX";
+    char *root = mkdtemp(tmpl);
+    cr_assert_not_null(root);
+    char ws[600];
+    snprintf(ws, sizeof ws, "%s/ws", root);
+    write_tree_file(root, "outside.js", "export const o = 1;\n");
+    write_tree_file(ws, "src/util.ts", "export function f() {}\n");
+    write_tree_file(ws, "src/view.tsx", "export const V = 1;\n");
+    write_tree_file(ws, "src/plain.js", "module.exports = {};\n");
+    write_tree_file(ws, "lib/index.js", "export default 1;\n");
+    const char *text = "import { f } from './util.js';\n"
+                       "import V from \"./view\";\n"
+                       "const plain = require('./plain');\n"
+                       "export * from '../lib';\n"
+                       "const lazy = import('../../outside.js');\n"
+                       "import React from 'react';\n";
+    char dir[700];
+    snprintf(dir, sizeof dir, "%s/src", ws);
+    const char *rows[] = {"javascript", "typescript", "tsx", "jsx"};
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        const lg_language *lang = lg_by_name(rows[r]);
+        cr_assert_not_null(lang, "%s", rows[r]);
+        cr_assert_not_null(lang->imports, "%s", rows[r]);
+        cr_assert_str_eq(lang->line_comment, "//");
+        found_files f = {0};
+        lang->imports(text, strlen(text), dir, ws, on_found, &f);
+        cr_assert(found_rel(&f, "src/util.ts"), "%s: a TypeScript source imported by its output's name", rows[r]);
+        cr_assert(found_rel(&f, "src/view.tsx"));
+        cr_assert(found_rel(&f, "src/plain.js"));
+        cr_assert(found_rel(&f, "lib/index.js"));
+        cr_assert_eq(f.count, 4, "%s: %d files (nothing outside the workspace, no package)", rows[r], f.count);
+    }
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    cr_assert_eq(system(cmd), 0);
+    seam_test_check_leaks();
+}

@@ -34,6 +34,58 @@ Test(model_client, templates_lay_out_each_family)
     }
 }
 
+static char *render_project(const char *name, const mc_project *project, const char *prefix, const char *suffix)
+{
+    const mc_template *tmpl = mc_template_by_name(name);
+    cr_assert_not_null(tmpl, "no template %s", name);
+    sm_buf out;
+    sm_buf_init(&out, 1 << 16);
+    cr_assert_eq(mc_template_render_project(tmpl, project, prefix, strlen(prefix), suffix, strlen(suffix), &out),
+                 SM_OK);
+    return sm_buf_take(&out, NULL);
+}
+
+Test(model_client, the_projects_files_take_each_familys_repository_format)
+{
+    const mc_file_chunk chunks[] = {
+        {"pkg/config.py", "def load(path):\n    return path\n", 32},
+        {"pkg/store.py", "class Store:\n    pass\n", 22},
+    };
+    const mc_project project = {.repo = "demo", .path = "app/main.py", .comment = "#", .chunks = chunks, .count = 2};
+    /* Qwen2.5-Coder's repository-level layout, as its model card gives it */
+    char *qwen = render_project("qwen2.5-coder", &project, "x = lo", "\n");
+    cr_assert_str_eq(qwen, "<|repo_name|>demo\n"
+                           "<|file_sep|>pkg/config.py\ndef load(path):\n    return path\n"
+                           "<|file_sep|>pkg/store.py\nclass Store:\n    pass\n"
+                           "<|file_sep|>app/main.py\n"
+                           "<|fim_prefix|>x = lo<|fim_suffix|>\n<|fim_middle|>");
+    /* StarCoder2's: no line break after the repository's name */
+    char *star = render_project("starcoder2", &project, "x = lo", "\n");
+    cr_assert_str_eq(star, "<repo_name>demo"
+                           "<file_sep>pkg/config.py\ndef load(path):\n    return path\n"
+                           "<file_sep>pkg/store.py\nclass Store:\n    pass\n"
+                           "<file_sep>app/main.py\n"
+                           "<fim_prefix>x = lo<fim_suffix>\n<fim_middle>");
+    /* a family without one: comments with the paths, at the prefix's start */
+    char *llama = render_project("codellama", &project, "x = lo", "\n");
+    cr_assert_str_eq(llama, "<PRE> # pkg/config.py\ndef load(path):\n    return path\n"
+                            "# pkg/store.py\nclass Store:\n    pass\n"
+                            "# app/main.py\nx = lo <SUF>\n <MID>");
+    /* and none at all: the plain prompt */
+    char *plain = render_project("qwen2.5-coder", NULL, "x = lo", "\n");
+    cr_assert_str_eq(plain, "<|fim_prefix|>x = lo<|fim_suffix|>\n<|fim_middle|>");
+    sm_free(qwen);
+    sm_free(star);
+    sm_free(llama);
+    sm_free(plain);
+    /* a copy owns its strings */
+    mc_project *copy = mc_project_copy(&project);
+    cr_assert_str_eq(copy->chunks[1].text, chunks[1].text);
+    cr_assert_neq(copy->chunks[1].text, chunks[1].text);
+    mc_project_free(copy);
+    cr_assert_null(mc_project_copy(NULL));
+}
+
 Test(model_client, model_names_pick_their_family)
 {
     cr_assert_str_eq(mc_template_for_model("Qwen/Qwen2.5-Coder-7B")->name, "qwen2.5-coder");

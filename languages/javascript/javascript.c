@@ -19,6 +19,13 @@ const char *const lg_js_line_enders[] = {";", "}", ",", ")", "]", NULL};
 static const char *const lg__js_corpus[] = {"/usr/lib/node_modules/npm/lib", "/usr/local/lib/node_modules/npm/lib",
                                             NULL};
 
+/* what a definition starts with (TypeScript's own words too: a .js file
+ * has none of them at a line's start), for the project's other files as
+ * context */
+const char *const lg_js_definers[] = {"function", "class", "const", "let", "var", "interface", "type", "enum",
+                                      "namespace", NULL};
+const char *const lg_js_definer_modifiers[] = {"export", "default", "async", "declare", "abstract", NULL};
+
 extern const char ep_grammar_source_javascript[];
 
 const lg_language lg_javascript = {
@@ -37,6 +44,7 @@ const lg_language lg_javascript = {
     .lex_scan = lg_js_lex_scan,
     .middle_closed = lg_js_middle_closed,
     .line_enders = lg_js_line_enders,
+    LG_JS_CONTEXT,
 };
 
 static const char *const lg__jsx_ids[] = {"javascriptreact", NULL};
@@ -63,4 +71,5 @@ const lg_language lg_javascriptreact = {
     .lex_scan = lg_jsx_lex_scan,
     .middle_closed = lg_js_middle_closed,
     .line_enders_at = lg_jsx_line_enders_at,
+    LG_JS_CONTEXT,
 };

@@ -15,6 +15,10 @@ static const char *const lg__python_interpreters[] = {"python", "python3", "pypy
 
 extern const char ep_grammar_source_python[];
 
+/* what a definition starts with, for the project's other files as context */
+static const char *const lg__py_definers[] = {"def", "class", NULL};
+static const char *const lg__py_definer_modifiers[] = {"async", NULL};
+
 const lg_language lg_python = {
     .name = "python",
     .title = "Python",
@@ -33,4 +37,8 @@ const lg_language lg_python = {
     .lex_scan = lg_py_lex_scan,
     .middle_closed = lg_py_middle_closed,
     .semantic = true,
+    .line_comment = "#",
+    .definers = lg__py_definers,
+    .definer_modifiers = lg__py_definer_modifiers,
+    .imports = lg_py_imports,
 };

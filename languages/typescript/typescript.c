@@ -59,6 +59,7 @@ const lg_language lg_typescript = {
     .lex_scan = lg_js_lex_scan,
     .middle_closed = lg_js_middle_closed,
     .line_enders = lg_js_line_enders,
+    LG_JS_CONTEXT,
 };
 
 static const char *const lg__tsx_ids[] = {"typescriptreact", NULL};
@@ -79,4 +80,5 @@ const lg_language lg_typescriptreact = {
     .lex_scan = lg_jsx_lex_scan,
     .middle_closed = lg_js_middle_closed,
     .line_enders_at = lg_jsx_line_enders_at,
+    LG_JS_CONTEXT,
 };

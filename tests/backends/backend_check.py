@@ -117,6 +117,98 @@ def check_text_prompt_server(ch):
                  "llamacpp against a server without /props: %r" % run.stderr)
 
 
+# A workspace whose main module uses a name another module defines: the
+# scripted model writes the call only when the definition is in its prompt.
+PROJECT = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/config.py": "import os\n\n\ndef load_settings(path, strict=False):\n    with open(path) as f:\n"
+                     "        return f.read()\n",
+    "pkg/unused.py": "def unrelated_thing(x):\n    return x\n",
+}
+PROJECT_LEFT = "from pkg.config import load_settings\n\n\ndef run(path):\n    s = "
+PROJECT_RIGHT = "\n    return s\n"
+KNOWS = {"": [("load_settings", -0.1), ("None", -1.0)], "load_settings": [("(path)", -0.1)],
+         "load_settings(path)": [(EOS, -0.01)]}
+GUESSES = {"": [("None", -0.1)], "None": [(EOS, -0.01)]}
+
+
+def write_project(root):
+    for rel, text in PROJECT.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    main = os.path.join(root, "app.py")
+    with open(main, "w", encoding="utf-8") as f:
+        f.write(PROJECT_LEFT + PROJECT_RIGHT)
+    return "%s:%d:%d" % (main, PROJECT_LEFT.count("\n") + 1, len(PROJECT_LEFT.rsplit("\n", 1)[-1]) + 1)
+
+
+def prompt_text(server, path, body):
+    """The prompt a generation request carried, as text."""
+    if path == "/infill":
+        extra = "".join("<<%s>>%s" % (c.get("filename"), c.get("text")) for c in body.get("input_extra", []))
+        return extra + server.vocab.detokenize(body.get("input_prefix", []))
+    prompt = body.get("prompt", "")
+    return server.vocab.detokenize(prompt) if isinstance(prompt, list) else prompt
+
+
+def check_project_context(ch):
+    """The definition of a name the document imports from another module of
+    the workspace reaches the model, in each API's and family's format; not
+    when context_files is off or the budget has no room for it."""
+    root = os.path.join(ch.dir, "project")
+    where = write_project(root)
+    definition = "def load_settings(path, strict=False):"
+    with LoopbackServer(Script(GUESSES, "", where=[(definition, KNOWS)])) as server:
+        url = server.url
+        layouts = [
+            ("llamacpp (comments)", ["--backend", "llamacpp", "--endpoint", url],
+             "<fim_prefix># pkg/config.py\nimport os\n\n" + definition),
+            ("llamacpp qwen2.5-coder", ["--backend", "llamacpp", "--endpoint", url, "--template", "qwen2.5-coder"],
+             "<|repo_name|>project\n<|file_sep|>pkg/config.py\nimport os\n\n" + definition),
+            ("llamacpp infill", ["--backend", "llamacpp", "--endpoint", url, "--llamacpp-mode", "infill"],
+             "<<pkg/config.py>>import os\n\n" + definition),
+            # (the server's vocabulary is StarCoder's: no repository format)
+            ("openai", ["--backend", "openai", "--endpoint", url + "/v1", "--model", "bigcode/starcoder2-3b"],
+             "<fim_prefix># pkg/config.py\nimport os\n\n" + definition),
+            ("ollama", ["--backend", "ollama", "--endpoint", url, "--model", "qwen2.5-coder:1.5b", "--template",
+                        "qwen2.5-coder"], "<|repo_name|>project\n<|file_sep|>pkg/config.py\n"),
+        ]
+        for name, settings, head in layouts:
+            before = len(server.requests)
+            run, out, _ = ch.complete(where, settings)
+            gen = [(p, b) for p, b, _ in server.requests[before:] if p in GENERATION]
+            prompt = prompt_text(server, *gen[0]) if gen else ""
+            ch.check(out is not None and out["completion"] == "load_settings(path)",
+                     "%s: with the project, %r (%s)" % (name, out and out["completion"], run.stderr.strip()[-300:]))
+            ch.check(prompt.startswith(head) or (name == "ollama" and head in prompt),
+                     "%s: the prompt starts with the definition's file: %r" % (name, prompt[:300]))
+            ch.check("unrelated_thing" not in prompt, "%s: a module not imported nor open is not sent" % name)
+            chunks = (out or {}).get("context", {}).get("chunks", [])
+            ch.check([c["path"] for c in chunks] == ["pkg/config.py"] and chunks[0]["origin"] == "imported",
+                     "%s: --json lists the chunk: %r" % (name, chunks))
+        for name, extra in (("off", ["--context-files", "false"]), ("no room", ["--context-files-bytes", "40"])):
+            before = len(server.requests)
+            run, out, _ = ch.complete(where, layouts[1][1] + extra)
+            gen = [(p, b) for p, b, _ in server.requests[before:] if p in GENERATION]
+            prompt = prompt_text(server, *gen[0]) if gen else ""
+            ch.check(out is not None and out["completion"] == "None" and definition not in prompt
+                     and (name != "off" or prompt.startswith("<|fim_prefix|>")),
+                     "%s: no project in the prompt: %r %r" % (name, out and out["completion"], prompt[:200]))
+    # a context of 256 tokens: the cursor's own contexts keep their share,
+    # the project's chunks get what is left, and the prompt fits
+    with LoopbackServer(Script(GUESSES, "", where=[(definition, KNOWS)]), n_ctx=200) as server:
+        run, out, _ = ch.complete(where, ["--backend", "llamacpp", "--endpoint", server.url, "--template",
+                                          "qwen2.5-coder", "--max-tokens", "16"])
+        gen = [b for p, b, _ in server.requests if p == "/completion"]
+        ok = gen and all(len(b["prompt"]) + 16 <= 200 for b in gen)
+        text = server.vocab.detokenize(gen[0]["prompt"]) if gen else ""
+        ch.check(ok and PROJECT_LEFT in text, "a small context: every prompt fits in it, the cursor's own contexts "
+                 "whole: %r" % [len(b["prompt"]) for b in gen])
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -312,6 +404,7 @@ def main():
             check_backend(ch, name, settings, server)
         check_request_fields(ch, server)
     check_text_prompt_server(ch)
+    check_project_context(ch)
     check_faults(ch)
     check_api_key(ch)
     check_escape(ch)

@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lsp"))
 from harness import Checker, sound, valid  # noqa: E402
-from llama_server import LlamaServer, cache_dirs  # noqa: E402
+from llama_server import LlamaServer, RecordingProxy, cache_dirs  # noqa: E402
 from lsp_check import Client, init  # noqa: E402
 
 
@@ -52,6 +52,9 @@ def modes(url):
 
 
 class LlamaChecker(Checker):
+    def complete_at(self, where, settings, timeout=60):
+        return super().complete(where, settings, timeout=timeout)
+
     def complete(self, left, right, settings, timeout=60):
         run, out, _ = super().complete(self.write_case(left, right), ["--timeout-ms", "20000"] + settings,
                                        timeout=timeout)
@@ -251,6 +254,123 @@ def check_lsp(ch, llama, models):
         c.close()
 
 
+def write_repository(root):
+    """A project named as llama-server names every project ("myproject"),
+    whose document is named as it names every document ("filename", read
+    as Python by the setting `language`): the chunks of helpers.py, which
+    the document imports, are the only difference /infill leaves."""
+    os.makedirs(root, exist_ok=True)
+    files = {"pyproject.toml": "",
+             "helpers.py": "import os\n\n\ndef load_config(path, strict=False):\n    with open(path) as f:\n"
+                           "        return f.read()\n\n\nclass Registry:\n    def __init__(self):\n"
+                           "        self.items = {}\n",
+             "filename": "from helpers import load_config, Registry\n\n\ndef main(path):\n    conf = load_\n"
+                         "    return conf\n"}
+    for rel, text in files.items():
+        with open(os.path.join(root, rel), "w") as f:
+            f.write(text)
+    return os.path.join(root, "filename") + ":5:17"
+
+
+def check_repository_format(ch, llama, models):
+    """With the vocabulary's repository tokens (Qwen2.5-Coder's), the prompt
+    seam sends /completion as token ids is llama-server's own /infill prompt
+    for the same chunks, byte for byte and token for token count; and while
+    the person types on one line, the server re-evaluates the few tokens
+    typed, not the chunks before them (its prompt cache)."""
+    root = os.path.join(ch.dir, "repo", "myproject")
+    where = write_repository(root)
+    common = ["--language", "python", "--stream", "false", "--timeout-ms", "20000", "--max-tokens", "4"]
+    with LlamaServer(llama, model(models, "random-qwen2.gguf"), special=True, ctx=4096,
+                     extra=["-b", "512", "-ub", "512"]) as srv, RecordingProxy(srv.url) as proxy:
+        run, out, _ = ch.complete_at(where, ["--backend", "llamacpp", "--endpoint", proxy.url,
+                                             "--llamacpp-mode", "infill"] + common)
+        infill = next((b for p, b in proxy.requests if p == "/infill"), None)
+        ch.check(infill is not None and [c["filename"] for c in infill.get("input_extra", [])] == ["helpers.py"],
+                 "/infill: the imported module's chunks as input_extra: %r" % (infill or {}).get("input_extra"))
+        if infill is None:
+            return
+        proxy.requests.clear()
+        run, out, _ = ch.complete_at(where, ["--backend", "llamacpp", "--endpoint", proxy.url] + common)
+        ours = next((b["prompt"] for p, b in proxy.requests if p == "/completion"), None)
+        ch.check(isinstance(ours, list) and out is not None, "/completion: a prompt of ids (%s)" % run.stderr[-300:])
+        if not isinstance(ours, list):
+            return
+        # the server's own layout of the same chunks and contexts
+        ref = srv.post("/infill", dict(infill, n_predict=1, cache_prompt=False, stream=False, prompt=""))
+        text = srv.post("/detokenize", {"tokens": ours})["content"]
+        ch.check(text == ref["prompt"], "the repository prompt is llama-server's /infill prompt:\n%r\n%r"
+                 % (text, ref["prompt"]))
+        ch.check(len(ours) == ref["tokens_evaluated"], "as many tokens as /infill's: %d, %d"
+                 % (len(ours), ref["tokens_evaluated"]))
+        ch.check(text.startswith("<|repo_name|>myproject\n<|file_sep|>helpers.py\n") and
+                 "def load_config(path, strict=False):" in text and
+                 "<|file_sep|>filename\n<|fim_prefix|>from helpers import" in text,
+                 "Qwen2.5-Coder's repository format: %r" % text[:200])
+        # typing on: "load_" becomes "load_c", "load_co", ...; each request
+        # evaluates what changed, the chunks stay cached
+        evaluated = []
+        with open(os.path.join(root, "filename")) as f:
+            base = f.read()
+        for n, typed in enumerate(("c", "co", "con")):
+            with open(os.path.join(root, "filename"), "w") as f:
+                f.write(base.replace("conf = load_\n", "conf = load_" + typed + "\n"))
+            run, out, _ = ch.complete_at(where.rsplit(":", 1)[0] + ":%d" % (17 + len(typed)),
+                                         ["--backend", "llamacpp", "--endpoint", srv.url, "--max-tokens", "1"]
+                                         + common[:-2])
+            if out and out.get("prompt_tokens_evaluated") is not None:
+                # (a later round trip of the same completion evaluates the
+                # token or two generated since)
+                evaluated.append(out["prompt_tokens_evaluated"] - 2 * (out["round_trips"] - 1))
+        with open(os.path.join(root, "filename"), "w") as f:
+            f.write(base)
+        # (what follows the cursor in a fill-in-the-middle prompt, the
+        # suffix and its two control tokens, is evaluated again after any
+        # change before it)
+        suffix = len(srv.post("/tokenize", {"content": "\n    return conf\n"})["tokens"]) + 2
+        chunks = ours.index(151664, ours.index(151664) + 1)   # the document's separator: the chunks before it
+        ch.check(len(evaluated) == 3 and all(e <= suffix + 4 for e in evaluated) and chunks > 40,
+                 "typing on one line re-evaluates the typed tokens and the suffix (%d), not the %d tokens of "
+                 "chunks: %r" % (suffix, chunks, evaluated))
+
+
+def check_inproc_repository(ch, llama, models):
+    """seam's own process lays the project's chunks out as llama-server
+    does: with context_files on, the first request evaluates exactly the
+    tokens of llama-server's repository head more than with it off."""
+    root = os.path.join(ch.dir, "repo-inproc", "myproject")
+    where = write_repository(root)
+    gguf = model(models, "random-qwen2.gguf")
+    evaluated = {}
+    for on in ("true", "false"):
+        run, out, _ = ch.complete_at(where, ["--backend", "llama", "--model-path", gguf, "--language", "python",
+                                             "--max-tokens", "1", "--run-ahead", "1", "--context-files", on,
+                                             "--timeout-ms", "30000"],
+                                     timeout=120)
+        if ch.check(out is not None and out.get("prompt_tokens_evaluated") is not None,
+                    "in process, context_files %s: %s" % (on, run.stderr[-300:])):
+            evaluated[on] = (out["prompt_tokens_evaluated"], out["round_trips"], out.get("context", {}))
+    if len(evaluated) < 2:
+        return
+    chunks = evaluated["true"][2].get("chunks", [])
+    ch.check([c["path"] for c in chunks] == ["helpers.py"], "in process: the chunks: %r" % chunks)
+    with LlamaServer(llama, gguf, ctx=4096, extra=["-b", "512", "-ub", "512"]) as srv, \
+            RecordingProxy(srv.url) as proxy:
+        ch.complete_at(where, ["--backend", "llamacpp", "--endpoint", proxy.url, "--llamacpp-mode", "infill",
+                               "--language", "python", "--stream", "false", "--max-tokens", "1"])
+        infill = next((b for p, b in proxy.requests if p == "/infill"), {})
+        content = [151663, "myproject\n"]
+        for c in infill.get("input_extra", []):
+            content += [151664, c["filename"] + "\n", c["text"]]
+        content += [151664, "filename\n"]
+        head = len(srv.post("/tokenize", {"content": content})["tokens"])
+    # (a round trip after the first evaluates the one token taken since:
+    # requests of one token each)
+    on, off = [evaluated[k][0] - (evaluated[k][1] - 1) for k in ("true", "false")]
+    ch.check(on - off == head, "in process: the first request evaluates %d tokens more with the project, "
+             "llama-server's head is %d" % (on - off, head))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
@@ -267,6 +387,8 @@ def main():
     check_long_file(ch, llama, models)
     check_random(ch, llama, models, args.holes)
     check_lsp(ch, llama, models)
+    check_repository_format(ch, llama, models)
+    check_inproc_repository(ch, llama, models)
     print("llama.cpp checks took %.0f s" % (time.monotonic() - start))
     print("llama: %d passed, %d failed" % (ch.passed, ch.failed))
     return 1 if ch.failed else 0

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 
@@ -105,3 +106,59 @@ class LlamaServer:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+class RecordingProxy:
+    """A proxy on 127.0.0.1 in front of a model server that records every
+    request's path and JSON body (`requests`), for tests that read what seam
+    sent a real server.  Answers are passed on whole (use unstreamed
+    requests)."""
+
+    def __init__(self, target):
+        import http.server
+        import threading
+        self.target = target
+        self.requests = []
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _forward(self, body):
+                if body is not None:
+                    try:
+                        proxy.requests.append((self.path, json.loads(body or b"{}")))
+                    except ValueError:
+                        proxy.requests.append((self.path, None))
+                req = urllib.request.Request(proxy.target + self.path, data=body,
+                                             headers={"Content-Type": "application/json"},
+                                             method="POST" if body is not None else "GET")
+                try:
+                    with urllib.request.urlopen(req, timeout=60) as r:
+                        status, data = r.status, r.read()
+                except urllib.error.HTTPError as e:
+                    status, data = e.code, e.read()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                self._forward(None)
+
+            def do_POST(self):
+                self._forward(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()

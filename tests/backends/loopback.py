@@ -96,8 +96,9 @@ class Script:
 
 
 class LoopbackServer:
-    def __init__(self, script, fault=None, llamacpp=True, special=True):
+    def __init__(self, script, fault=None, llamacpp=True, special=True, n_ctx=4096):
         self.script = script
+        self.n_ctx = n_ctx          # the context size /props states
         self.fault = fault
         self.llamacpp = llamacpp
         self.special = special      # False: the end token's text is empty, as llama-server without --special
@@ -156,7 +157,7 @@ class LoopbackServer:
                 elif server.fault == "http503":
                     self._send_json(503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}})
                 elif self.path == "/props" and server.llamacpp:
-                    self._send_json(200, {"default_generation_settings": {"n_ctx": 4096},
+                    self._send_json(200, {"default_generation_settings": {"n_ctx": server.n_ctx},
                                           "bos_token": "", "eos_token": EOS_TEXT})
                 else:
                     self._send_json(404, {"error": {"code": 404, "message": "File Not Found"}})
@@ -236,7 +237,18 @@ class LoopbackServer:
                     return
 
             def _tokenize(self, body):
-                toks = server.vocab.tokenize(body.get("content", ""), body.get("parse_special", True))
+                content = body.get("content", "")
+                special = body.get("parse_special", True)
+                if isinstance(content, list):
+                    # llama.cpp's mixed prompts: ids as they are, each text tokenized alone
+                    toks = []
+                    for part in content:
+                        if isinstance(part, int):
+                            toks.append((part, server.vocab.detokenize([part]).encode()))
+                        else:
+                            toks += server.vocab.tokenize(part, special)
+                else:
+                    toks = server.vocab.tokenize(content, special)
                 if body.get("with_pieces"):
                     def piece(b):
                         try:
@@ -275,7 +287,9 @@ class LoopbackServer:
             def _llamacpp(self, body):
                 if self.path == "/infill":
                     generated = body.get("prompt", "")
-                    context = str(body.get("input_prefix", "")) + str(body.get("input_suffix", ""))
+                    extra = "".join(str(c.get("filename", "")) + "\n" + str(c.get("text", ""))
+                                    for c in body.get("input_extra", []) if isinstance(c, dict))
+                    context = extra + str(body.get("input_prefix", "")) + str(body.get("input_suffix", ""))
                 else:
                     context, generated = self._split(body.get("prompt", ""))
                 n = self._n_probs(int(body.get("n_probs", 0)))
@@ -339,9 +353,9 @@ class LoopbackServer:
             # ---- OpenAI ---------------------------------------------------------
 
             def _openai(self, body):
-                generated = self._generated(body.get("prompt", ""))
+                context, generated = self._split(body.get("prompt", ""))
                 n = self._n_probs(int(body.get("logprobs") or 0))
-                positions = server.generate(generated, int(body.get("max_tokens", 16)), n)
+                positions = server.generate(generated, int(body.get("max_tokens", 16)), n, context)
                 events = []
                 finish = "length"
                 for chosen, cands in positions:
@@ -368,12 +382,13 @@ class LoopbackServer:
                     self._send_json(400, {"error": "registry.ollama.ai/library/llama3:latest does not support insert"})
                     return
                 if body.get("raw"):
-                    generated = self._generated(body.get("prompt", ""))
+                    context, generated = self._split(body.get("prompt", ""))
                 else:
+                    context = body.get("prompt", "") + str(body.get("suffix", ""))
                     generated = body.get("prompt", "")[len(server.script.left):]
                 n = self._n_probs(int(body.get("top_logprobs") or 0) if body.get("logprobs") else 0)
                 opts = body.get("options", {})
-                positions = server.generate(generated, int(opts.get("num_predict", 16)), n)
+                positions = server.generate(generated, int(opts.get("num_predict", 16)), n, context)
                 events = []
                 reason = "length"
                 for chosen, cands in positions:

@@ -1098,6 +1098,83 @@ def decoding_ahead(seam, ch, workdir):
             c.wait()
 
 
+def project_context(seam, ch, workdir):
+    """The prompt carries the project's other files: a definition in another
+    open document, in a module the document imports (read from the
+    workspace), and in a document closed lately (read again from its file);
+    not with context_files false.  The scripted model writes the call only
+    when the definition is in its prompt."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "backends"))
+    from loopback import EOS, LoopbackServer, Script
+    root = os.path.join(workdir, "project-context")
+    os.makedirs(os.path.join(root, "pkg"), exist_ok=True)
+    for rel, text in (("pyproject.toml", ""), ("pkg/__init__.py", ""),
+                      ("pkg/paths.py", "def resolve_path(name, base='.'):\n    return base + '/' + name\n")):
+        with open(os.path.join(root, rel), "w") as f:
+            f.write(text)
+    notes = "def summarize_notes(items, limit=3):\n    return items[:limit]\n"
+    app_left = "from pkg.paths import resolve_path\n\n\ndef main(items):\n    x = "
+    app = app_left + "\n    return x\n"
+    guess = {"": [("None", -0.1)], "None": [(EOS, -0.1)]}
+
+    def knows(call):
+        return {"": [(call, -0.1)], call: [(EOS, -0.1)]}
+    # (a name another open document defines but the document does not
+    # import would be refused by the semantic pruners: the imported one first)
+    script = Script(guess, where=[("def resolve_path(name, base='.'):", knows("resolve_path('a')")),
+                                  ("def summarize_notes(items, limit=3):", knows("summarize_notes(items)"))])
+    for on in (True, False):
+        with LoopbackServer(script) as server:
+            c = Client(seam)
+            rid = c.request("initialize", {
+                "processId": os.getpid(), "rootUri": "file://" + root,
+                "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
+                "initializationOptions": {"backend": "llamacpp", "endpoint": server.url, "debounce_ms": 0,
+                                          "context_files": on, "decode_ahead": False, "timeout_ms": 10000,
+                                          "template": "qwen2.5-coder"}})
+            c.response(rid)
+            c.notify("initialized", {})
+            notes_uri = "file://" + os.path.join(root, "notes.py")
+            app_uri = "file://" + os.path.join(root, "app.py")
+            open_doc(c, notes_uri, notes)
+            open_doc(c, app_uri, app)
+
+            def prompt_of_last():
+                bodies = [b for p, b, _ in server.requests if p == "/completion"]
+                return server.vocab.detokenize(bodies[-1]["prompt"]) if bodies else ""
+
+            def completion():
+                resp = ask_inline(c, app_uri, 4, len("    x = "))
+                items = ((resp or {}).get("result") or {}).get("items") or [{}]
+                return items[0].get("insertText"), prompt_of_last()
+
+            got, prompt = completion()
+            if on:
+                ch.check("<|file_sep|>notes.py\n" + notes in prompt and "<|file_sep|>pkg/paths.py\n" in prompt
+                         and prompt.index("<|file_sep|>app.py\n<|fim_prefix|>") > prompt.index(notes),
+                         "project context: the open document and the imported module before the document: %r"
+                         % prompt[:400])
+                ch.check(got == "resolve_path('a')", "project context: the model saw the definition: %r" % got)
+                # closed (its file saved first): read again from the file
+                with open(os.path.join(root, "notes.py"), "w") as f:
+                    f.write(notes)
+                c.notify("textDocument/didClose", {"textDocument": {"uri": notes_uri}})
+                got, prompt = completion()
+                ch.check("<|file_sep|>notes.py\n" + notes in prompt,
+                         "project context: a document closed lately is still offered: %r" % prompt[:400])
+                # the imported module alone, when nothing else is open
+                os.remove(os.path.join(root, "notes.py"))
+                c.notify("textDocument/didClose", {"textDocument": {"uri": app_uri}})
+                open_doc(c, app_uri, app)
+                got, prompt = completion()
+                ch.check(got == "resolve_path('a')" and "notes.py" not in prompt,
+                         "project context: the imported module's definition: %r %r" % (got, prompt[:300]))
+            else:
+                ch.check(got == "None" and prompt.startswith("<|fim_prefix|>"),
+                         "context_files false: nothing but the document: %r %r" % (got, prompt[:200]))
+            c.close()
+
+
 def venv_in_the_server(seam, ch, workdir):
     """The language server finds the workspace's .venv and reads the
     packages installed there: the model's first choice (an attribute an
@@ -1686,6 +1763,7 @@ def main():
     semantic_in_the_server(args.seam, ch, workdir)
     typing_through(args.seam, ch, workdir)
     decoding_ahead(args.seam, ch, workdir)
+    project_context(args.seam, ch, workdir)
     venv_in_the_server(args.seam, ch, workdir)
     python_version_of_the_project(args.seam, ch, workdir)
     same_settings_again(args.seam, ch, workdir)
