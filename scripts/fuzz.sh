@@ -6,7 +6,8 @@
 # Targets (tests/fuzz/fuzz_TARGET.c, seeds in tests/fuzz/TARGET/): lsp (the
 # language server's framing and messages), recognizer (the recognizer and
 # the quotient against a fresh recognizer), semantic (the pruners), settings
-# (JSON settings and NAME=VALUE), check (`seam check`'s input).  All of them
+# (JSON settings and NAME=VALUE), check (`seam check`'s input), context (the
+# project's other files: import readers and the chunks picked).  All of them
 # by default.  Builds build/fuzz with clang, AddressSanitizer,
 # UndefinedBehaviorSanitizer and libFuzzer's coverage on all of seam's code.
 # The corpus grows in build/fuzz/corpus/TARGET; a crash, leak or time-out
@@ -19,7 +20,7 @@ cd "$root"
 seconds=${1:-120}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(lsp recognizer semantic settings check)
+[ ${#targets[@]} -gt 0 ] || targets=(lsp recognizer semantic settings check context)
 scripts/setup.sh >/dev/null || exit 1
 if ! command -v clang >/dev/null; then
   sudo=(); [ "$(id -u)" -eq 0 ] || sudo=(sudo)
