@@ -33,13 +33,42 @@ bool lg_left_for_lines(const lg_scope *sc, const char *middle, size_t len, size_
     return false;
 }
 
+bool lg_editor_closed(const char *text, size_t line_start, size_t offset, size_t end)
+{
+    if (!lg_editor_closers(text, offset, end))
+        return false;
+    /* the brackets opened on the line before the cursor, innermost last */
+    char open[64];
+    size_t depth = 0;
+    for (size_t i = line_start; i < offset; i++) {
+        char c = text[i];
+        if ((c == '(' || c == '[' || c == '{') && depth < sizeof open)
+            open[depth++] = c;
+        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+            depth--;
+    }
+    for (size_t i = offset; i < end; i++) {
+        char c = text[i];
+        if (c != ')' && c != ']' && c != '}')
+            continue;
+        char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+        if (depth == 0 || open[depth - 1] != want)
+            return false;   /* it closes what an earlier line opened: the person's */
+        depth--;
+    }
+    return true;
+}
+
 void lg_scope_lines(const char *text, size_t len, size_t offset, lg_scope *out)
 {
     size_t e = offset;
     while (e < len && text[e] != '\n' && text[e] != '\r')
         e++;
     out->line_end = e;
-    out->rest_is_code = !lg_editor_closers(text, offset, e);
+    size_t line_start = offset;
+    while (line_start > 0 && text[line_start - 1] != '\n' && text[line_start - 1] != '\r')
+        line_start--;
+    out->rest_is_code = !lg_editor_closed(text, line_start, offset, e);
     if (e < len && text[e] == '\r' && e + 1 < len && text[e + 1] == '\n')
         e++;
     out->next_line = e < len ? e + 1 : len;

@@ -279,6 +279,11 @@ void lg_names(char *out, size_t size);
 /* Whether text[from, to) is what an editor's auto-closing puts after the
  * cursor: closing brackets and quotes, and blank space. */
 bool lg_editor_closers(const char *text, size_t from, size_t to);
+/* The same for the rest of a line, text[offset, end), the line starting
+ * at line_start: and each closing bracket in it closes one the line opened
+ * before the cursor (an editor closes what is typed on the line; a
+ * bracket an earlier line opened is closed by the person's own code). */
+bool lg_editor_closed(const char *text, size_t line_start, size_t offset, size_t end);
 
 /* Escape filters: whether a middle that leaves the comment or string the
  * cursor is in at byte `at` of middle[0..len) may do so.  Only when it

@@ -213,3 +213,23 @@ Test(scope_javascript, the_document_tree_is_javascripts)
     cr_assert(summary.has_error);
     cr_assert_null(srv_tree_new(NULL, ok, strlen(ok)));
 }
+
+/* What an editor closes is what the line opened before the cursor: a
+ * closer after the cursor that closes what an earlier line opened is the
+ * person's code, which the middle joins wherever its lines go (a loop's
+ * head and body written before the block's brace). */
+Test(scope_javascript, a_closer_of_an_earlier_lines_bracket_is_the_persons_code)
+{
+    lg_scope editor = js_scope("run(() => {\n  while (" CURSOR ")\n});\n", true);
+    cr_assert_not(editor.rest_is_code, "the ')' closes the line's own '('");
+    lg_scope person = js_scope("run(() => {\n  while (" CURSOR "}\n);\n", true);
+    cr_assert(person.rest_is_code, "the '}' closes the brace of the line above");
+    lg_scope both = js_scope("f(a, [\n  g(" CURSOR ")]);\n", true);
+    cr_assert(both.rest_is_code, "the ']' closes what the line above opened");
+    lg_scope nested = js_scope("x = [f(" CURSOR ")]\n", true);
+    cr_assert_not(nested.rest_is_code);
+    cr_assert(lg_editor_closed("  g(h(", 0, 6, 6), "nothing after the cursor");
+    cr_assert(lg_editor_closed("  g(h()) ", 0, 6, 9));
+    cr_assert_not(lg_editor_closed("  g(h())) ", 0, 6, 10));
+    cr_assert_not(lg_editor_closed("  g(h(]", 0, 6, 7), "not the bracket the line opened last");
+}
