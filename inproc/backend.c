@@ -150,28 +150,6 @@ static void ip__project_head(const ip__call *c, ip_ids *out, int32_t *sep)
     mc_project_pieces(repo ? &marks : NULL, c->project, c->project ? c->project->count : 0, ip__head_piece, &h);
 }
 
-/* How much of the head fits in `room` tokens: whole files from its start
- * and its last separator and path (a repository format), else all or
- * nothing; the head is head[0, *keep) then head[*tail, size). */
-static void ip__head_fit(const ip_ids *head, int32_t sep, uint32_t room, uint32_t *keep, uint32_t *tail)
-{
-    *keep = *tail = head->size;
-    if (head->size <= room)
-        return;
-    *keep = 0;
-    uint32_t last = head->size;
-    while (sep >= 0 && last > 0 && head->items[last - 1] != sep)
-        last--;
-    if (sep < 0 || last == 0)
-        return;
-    *tail = last - 1;
-    for (uint32_t i = 0; i < *tail; i++)
-        if (head->items[i] == sep && i + (head->size - *tail) <= room)
-            *keep = i;
-    if (*keep == 0)
-        *tail = head->size;
-}
-
 /* The whole prompt of a request: [project head] [BOS] PRE left SUF right
  * MID generated, or a template's order; without a repository format the
  * head starts the prefix. */
@@ -196,7 +174,7 @@ static void ip__prompt(ip__call *c, ip_ids *out)
     int32_t sep;
     ip__project_head(c, &head, &sep);
     uint32_t keep, tail;
-    ip__head_fit(&head, sep, budget > kl + kr ? budget - kl - kr : 0, &keep, &tail);
+    mc_project_fit(head.items, head.size, sep, budget > kl + kr ? budget - kl - kr : 0, &keep, &tail);
     out->size = 0;
     if (sep >= 0) {
         ip__append(out, head.items, keep);

@@ -103,6 +103,25 @@ void mc_project_pieces(const mc_template *tmpl, const mc_project *project, uint3
     mc__path_line(project, project->path, piece, data, false);
 }
 
+void mc_project_fit(const int32_t *ids, uint32_t n, int32_t sep, uint32_t room, uint32_t *keep, uint32_t *tail)
+{
+    *keep = *tail = n;
+    if (n <= room)
+        return;
+    *keep = 0;
+    uint32_t last = n;
+    while (sep >= 0 && last > 0 && ids[last - 1] != sep)
+        last--;
+    if (sep < 0 || last == 0)
+        return;
+    *tail = last - 1;
+    for (uint32_t i = 0; i < *tail; i++)
+        if (ids[i] == sep && i + (n - *tail) <= room)
+            *keep = i;
+    if (*keep == 0)
+        *tail = n;   /* not even the repository's name and the document's path */
+}
+
 typedef struct mc__into {
     sm_buf *out;
     int rc;

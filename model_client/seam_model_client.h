@@ -102,6 +102,12 @@ int mc_template_render_project(const mc_template *tmpl, const mc_project *projec
  * (special, to be read as its token) or a text.  For the first `count`
  * chunks. */
 typedef void (*mc_piece_cb)(void *data, const char *text, size_t len, bool special);
+/* How much of a head of `n` token ids fits in `room` tokens: all of it;
+ * else, in a repository format (sep, the file separator's id, >= 0), the
+ * repository's name and whole files from the start with the last file
+ * separator and the document's path; else nothing.  The head is then
+ * ids[0, *keep) followed by ids[*tail, n). */
+void mc_project_fit(const int32_t *ids, uint32_t n, int32_t sep, uint32_t room, uint32_t *keep, uint32_t *tail);
 void mc_project_pieces(const mc_template *tmpl, const mc_project *project, uint32_t count, mc_piece_cb piece,
                        void *data);
 

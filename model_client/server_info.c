@@ -457,33 +457,6 @@ void mc_tokens_to_json(const mc_tokens *t, uint32_t from, uint32_t to, cJSON *ou
     mc__push_ids(out, t->ids.items, from, to);
 }
 
-/* How much of the head fits in `room` tokens: in a repository format
- * (sep >= 0), whole files from its start and always its last file
- * separator and path (the document's), else all of it or nothing.  The
- * head is head[0, *keep) then head[*tail, size). */
-static void mc__head_fit(const mc_tokens *head, int32_t sep, uint32_t room, uint32_t *keep, uint32_t *tail)
-{
-    uint32_t n = head ? head->ids.size : 0;
-    *keep = *tail = n;
-    if (n <= room)
-        return;
-    *keep = 0;
-    if (sep < 0)
-        return;
-    uint32_t last = n;
-    while (last > 0 && head->ids.items[last - 1] != sep)
-        last--;
-    if (last == 0)
-        return;
-    *tail = last - 1;
-    uint32_t tail_len = n - *tail;
-    for (uint32_t i = 0; i < *tail; i++)
-        if (head->ids.items[i] == sep && i + tail_len <= room)
-            *keep = i;
-    if (*keep == 0)
-        *tail = n;   /* not even the repository's name and the document's path */
-}
-
 void mc_server_info_prompt(const mc_server_info *info, const mc_prompt_head *head, const mc_tokens *left,
                            const mc_tokens *right, const int32_t *generated, uint32_t generated_count,
                            uint32_t budget, cJSON *out, uint32_t *prompt_len)
@@ -494,7 +467,8 @@ void mc_server_info_prompt(const mc_server_info *info, const mc_prompt_head *hea
     uint32_t used = nl - from + to, keep = 0, tail = 0;
     const mc_tokens *h = head ? head->tokens : NULL;
     if (h)
-        mc__head_fit(h, head->repo ? head->sep : -1, budget > used ? budget - used : 0, &keep, &tail);
+        mc_project_fit(h->ids.items, h->ids.size, head->repo ? head->sep : -1, budget > used ? budget - used : 0,
+                       &keep, &tail);
     if (h && head->repo) {
         mc__push_ids(out, h->ids.items, 0, keep);
         mc__push_ids(out, h->ids.items, tail, h->ids.size);

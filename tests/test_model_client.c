@@ -86,6 +86,24 @@ Test(model_client, the_projects_files_take_each_familys_repository_format)
     cr_assert_null(mc_project_copy(NULL));
 }
 
+Test(model_client, a_head_too_long_keeps_whole_files_and_the_documents_path)
+{
+    /* R r | S a a a | S b b | S d : the repository, two files, the document's path */
+    const int32_t S = 9;
+    const int32_t ids[] = {1, 2, S, 3, 3, 3, S, 4, 4, S, 5};
+    uint32_t keep, tail;
+    mc_project_fit(ids, 11, S, 11, &keep, &tail);
+    cr_assert(keep == 11 && tail == 11, "all of it fits");
+    mc_project_fit(ids, 11, S, 8, &keep, &tail);
+    cr_assert(keep == 6 && tail == 9, "the first file and the path: %u %u", keep, tail);
+    mc_project_fit(ids, 11, S, 4, &keep, &tail);
+    cr_assert(keep == 2 && tail == 9, "the repository and the path: %u %u", keep, tail);
+    mc_project_fit(ids, 11, S, 3, &keep, &tail);
+    cr_assert(keep == 0 && tail == 11, "nothing: %u %u", keep, tail);
+    mc_project_fit(ids, 11, -1, 10, &keep, &tail);
+    cr_assert(keep == 0 && tail == 11, "without a repository format, all or nothing");
+}
+
 Test(model_client, model_names_pick_their_family)
 {
     cr_assert_str_eq(mc_template_for_model("Qwen/Qwen2.5-Coder-7B")->name, "qwen2.5-coder");
