@@ -3,7 +3,8 @@
  * with a check of every token, on real vocabularies, at every position
  * along true middles cut from Python files.
  *
- *   build/release/bench/bench_mask VOCAB.gguf FILE.py... [--holes N] [--no-brute]
+ *   build/release/bench/bench_mask VOCAB.gguf FILE... [--holes N] [--no-brute]
+ *                                  [--language NAME] [--version N] [--slow US] [--at OFFSET]
  *
  * Each file gives holes, half boundary cuts (a line from its first non-blank
  * character is the middle) and half random spans of up to 64 bytes; the
@@ -13,6 +14,14 @@
  * then built), their ratio, the bytes each feeds, the vocabulary's memory
  * with the trees, and the number of positions where the two masks differ
  * (exit 1 if any).  --no-brute leaves the check of every token out.
+ * Positions inside a string with fields (a Python f- or t-string past its
+ * quote) get rows of their own besides all positions.  The language is
+ * Python 3.11 unless --language (python, javascript, typescript, ...) and
+ * --version (Python: 310 .. 314) say otherwise.  --slow US prints each
+ * position whose mask took longer than US microseconds, with the line
+ * before it; every position whose masks differ is printed with the tokens
+ * they differ by.  --at OFFSET measures only the positions at that byte
+ * offset of the files.
  */
 #include "seam_inproc.h"
 #include "seam_languages.h"
@@ -52,14 +61,66 @@ static char *read_file(const char *path, size_t *len)
     return s;
 }
 
+/* One class of positions: the times of its masks. */
+typedef struct series {
+    double *trie, *again, *brute;
+    size_t count;
+} series;
+
+static void series_print(const char *name, series *s, bool with_brute)
+{
+    if (!s->count) {
+        printf("  %s: no positions\n", name);
+        return;
+    }
+    size_t n = s->count;
+    qsort(s->trie, n, sizeof *s->trie, cmp);
+    qsort(s->again, n, sizeof *s->again, cmp);
+    printf("  %s (%zu positions)\n", name, n);
+    printf("    trie:   median %.0f us, p90 %.0f us, p99 %.0f us, max %.0f us\n", s->trie[n / 2],
+           s->trie[n * 9 / 10], s->trie[n * 99 / 100], s->trie[n - 1]);
+    printf("    again:  median %.0f us, p90 %.0f us, p99 %.0f us (the same position at once)\n", s->again[n / 2],
+           s->again[n * 9 / 10], s->again[n * 99 / 100]);
+    if (!with_brute)
+        return;
+    qsort(s->brute, n, sizeof *s->brute, cmp);
+    printf("    brute:  median %.0f us, p90 %.0f us, p99 %.0f us; the trie takes %.1fx less time (median), %.1fx at p99\n",
+           s->brute[n / 2], s->brute[n * 9 / 10], s->brute[n * 99 / 100], s->brute[n / 2] / s->trie[n / 2],
+           s->brute[n * 99 / 100] / s->trie[n * 99 / 100]);
+}
+
+static void series_add(series *s, double trie, double again, double brute)
+{
+    s->trie[s->count] = trie;
+    s->again[s->count] = again;
+    s->brute[s->count] = brute;
+    s->count++;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_mask VOCAB.gguf FILE.py... [--holes N] [--no-brute]\n");
+        fprintf(stderr, "usage: bench_mask VOCAB.gguf FILE... [--holes N] [--no-brute] [--language NAME] "
+                        "[--version N] [--slow US] [--at OFFSET]\n");
         return 2;
     }
-    int holes_per_file = 4;
+    int holes_per_file = 4, version = 311;
+    double slow = 0;
+    long only = -1;
+    const char *language = "python";
     bool with_brute = true;
+    for (int a = 2; a < argc; a++) {
+        if (strcmp(argv[a], "--language") == 0 && a + 1 < argc)
+            language = argv[++a];
+        else if (strcmp(argv[a], "--version") == 0 && a + 1 < argc)
+            version = atoi(argv[++a]);
+        else if (strcmp(argv[a], "--slow") == 0 && a + 1 < argc)
+            slow = atof(argv[++a]);
+        else if (strcmp(argv[a], "--at") == 0 && a + 1 < argc)
+            only = atol(argv[++a]);
+    }
+    if (strcmp(language, "python") != 0 && version == 311)
+        version = 0;
     char err[512];
     double t0 = now_us();
     mc_vocab *v;
@@ -70,20 +131,34 @@ int main(int argc, char **argv)
     double load_ms = (now_us() - t0) / 1e3;
     uint32_t n = mc_vocab_size(v);
     ep_grammar *g;
-    if (ep_grammar_of(lg_by_name("python"), 311, &g, err, sizeof err) != SM_OK)
+    const lg_language *lang = lg_by_name(language);
+    if (!lang || ep_grammar_of(lang, version, &g, err, sizeof err) != SM_OK) {
+        fprintf(stderr, "%s: %s\n", language, lang ? err : "no such language");
         return 1;
+    }
     t0 = now_us();
     uint32_t prewarmed = mc_vocab_prewarm(v, g);
     double prewarm_ms = (now_us() - t0) / 1e3;
     size_t words = (n + 63) / 64;
     uint64_t *mask = malloc(words * sizeof *mask), *mask_brute = malloc(words * sizeof *mask_brute);
     size_t differ = 0;
-    size_t cap = 1 << 16, count = 0;
-    double *trie = malloc(cap * sizeof *trie), *brute = malloc(cap * sizeof *brute), *again = malloc(cap * sizeof *again);
+    size_t cap = 1 << 16;
+    series all = {0}, fields = {0}, rest = {0};
+    series *each[] = {&all, &fields, &rest};
+    for (size_t k = 0; k < 3; k++) {
+        each[k]->trie = malloc(cap * sizeof(double));
+        each[k]->again = malloc(cap * sizeof(double));
+        each[k]->brute = malloc(cap * sizeof(double));
+    }
     double fed_trie = 0, lexed_trie = 0, fed_brute = 0, allowed = 0;
     for (int a = 2; a < argc; a++) {
         if (strcmp(argv[a], "--holes") == 0 && a + 1 < argc) {
             holes_per_file = atoi(argv[++a]);
+            continue;
+        }
+        if ((strcmp(argv[a], "--language") == 0 || strcmp(argv[a], "--version") == 0 ||
+             strcmp(argv[a], "--slow") == 0 || strcmp(argv[a], "--at") == 0) && a + 1 < argc) {
+            a++;
             continue;
         }
         if (strcmp(argv[a], "--no-brute") == 0) {
@@ -119,28 +194,56 @@ int main(int argc, char **argv)
             ep_recognizer *rec;
             if (ep_recognizer_new_fim(g, text, ls, text + le, len - le, &rec) != SM_OK)
                 continue;
-            for (size_t i = ls; i <= le && count < cap; i++) {
-                mc_mask_stats st;
-                double s = now_us();
-                allowed += mc_vocab_mask(v, rec, mask, &st);
-                trie[count] = now_us() - s;
-                s = now_us();
-                mc_vocab_mask(v, rec, mask, NULL);
-                again[count] = now_us() - s;
-                fed_trie += (double)st.bytes_fed;
-                lexed_trie += (double)st.bytes_lexed;
-                if (!with_brute) {
-                    count++;
+            for (size_t i = ls; i <= le && all.count < cap; i++) {
+                if (only >= 0 && (size_t)only != i) {
                     if (i < le && ep_feed(rec, text + i, 1) != 1)
                         break;
                     continue;
                 }
+                mc_mask_stats st;
+                double s = now_us();
+                allowed += mc_vocab_mask(v, rec, mask, &st);
+                double trie = now_us() - s;
+                bool in_fields = st.in_fields;
+                if (slow > 0 && trie > slow) {
+                    size_t from = i;
+                    while (from > 0 && text[from - 1] != '\n' && i - from < 60)
+                        from--;
+                    printf("slow: %.0f us%s, %llu bytes fed, at %s:%zu after \"%.*s\"\n", trie,
+                           in_fields ? " (in fields)" : "", (unsigned long long)st.bytes_fed, argv[a], i,
+                           (int)(i - from), text + from);
+                }
                 s = now_us();
-                mc_vocab_mask_brute(v, rec, mask_brute, &st);
-                differ += memcmp(mask, mask_brute, words * sizeof *mask) != 0;
-                brute[count] = now_us() - s;
-                fed_brute += (double)st.bytes_fed;
-                count++;
+                mc_vocab_mask(v, rec, mask, NULL);
+                double again = now_us() - s;
+                fed_trie += (double)st.bytes_fed;
+                lexed_trie += (double)st.bytes_lexed;
+                double brute = 0;
+                if (with_brute) {
+                    s = now_us();
+                    mc_vocab_mask_brute(v, rec, mask_brute, &st);
+                    brute = now_us() - s;
+                    if (memcmp(mask, mask_brute, words * sizeof *mask) != 0) {
+                        differ++;
+                        size_t from = i;
+                        while (from > 0 && text[from - 1] != '\n' && i - from < 60)
+                            from--;
+                        printf("differ at %s:%zu after \"%.*s\":", argv[a], i, (int)(i - from), text + from);
+                        for (uint32_t t = 0, shown = 0; t < n && shown < 6; t++) {
+                            bool x = (mask[t / 64] >> (t % 64)) & 1, y = (mask_brute[t / 64] >> (t % 64)) & 1;
+                            if (x == y)
+                                continue;
+                            uint32_t tl;
+                            const char *tb = mc_vocab_token(v, t, &tl);
+                            printf(" %s \"%.*s\"", x ? "+" : "-", (int)tl, tb);
+                            shown++;
+                        }
+                        printf("\n");
+                    }
+                    fed_brute += (double)st.bytes_fed;
+                }
+                series_add(&all, trie, again, brute);
+                series_add(in_fields ? &fields : &rest, trie, again, brute);
                 if (i < le && ep_feed(rec, text + i, 1) != 1)
                     break;
             }
@@ -148,26 +251,22 @@ int main(int argc, char **argv)
         }
         free(text);
     }
-    if (!count) {
+    if (!all.count) {
         fprintf(stderr, "no positions\n");
         return 1;
     }
-    qsort(trie, count, sizeof *trie, cmp);
-    qsort(again, count, sizeof *again, cmp);
-    qsort(brute, count, sizeof *brute, cmp);
-    printf("%s: %u tokens, %u trie nodes (read and built in %.0f ms), %zu positions, %.0f tokens allowed on average\n", argv[1],
-           n, mc_vocab_nodes(v), load_ms, count, allowed / count);
-    printf("  trie:   median %.0f us, p90 %.0f us, p99 %.0f us, per mask %.0f bytes fed and %.0f only lexed\n",
-           trie[count / 2], trie[count * 9 / 10], trie[count * 99 / 100], fed_trie / count, lexed_trie / count);
-    printf("  again:  median %.0f us, p90 %.0f us, p99 %.0f us (the same position at once: its lexeme trees built)\n",
-           again[count / 2], again[count * 9 / 10], again[count * 99 / 100]);
+    size_t count = all.count;
+    printf("%s: %u tokens, %u trie nodes (read and built in %.0f ms), %s %d, %zu positions, %.0f tokens allowed on "
+           "average, per mask %.0f bytes fed and %.0f only lexed\n",
+           argv[1], n, mc_vocab_nodes(v), load_ms, language, version, count, allowed / count, fed_trie / count,
+           lexed_trie / count);
     printf("  vocabulary and lexeme trees: %.1f MiB (%u trees prepared at load in %.0f ms, as the server does)\n",
            mc_vocab_bytes(v) / 1048576.0, prewarmed, prewarm_ms);
+    series_print("all positions", &all, with_brute);
+    series_print("inside strings with fields", &fields, with_brute);
+    series_print("elsewhere", &rest, with_brute);
     if (!with_brute)
         return 0;
-    printf("  brute:  median %.0f us, p90 %.0f us, p99 %.0f us, %.0f bytes fed per mask\n", brute[count / 2],
-           brute[count * 9 / 10], brute[count * 99 / 100], fed_brute / count);
-    printf("  the trie takes %.1fx less time (median), %.1fx at p99; masks that differ: %zu\n",
-           brute[count / 2] / trie[count / 2], brute[count * 99 / 100] / trie[count * 99 / 100], differ);
+    printf("  brute: %.0f bytes fed per mask; masks that differ: %zu\n", fed_brute / count, differ);
     return differ ? 1 : 0;
 }

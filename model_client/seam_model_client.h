@@ -398,6 +398,7 @@ const char *mc_vocab_token(const mc_vocab *vocab, uint32_t t, uint32_t *len);
 typedef struct mc_mask_stats {
     uint64_t bytes_fed;    /* bytes fed to the recognizer for this mask */
     uint64_t bytes_lexed;  /* bytes only the lexer moved over (trie) */
+    bool in_fields;        /* the middle ends inside a string with fields (trie) */
 } mc_mask_stats;
 
 /* Sets bit t of mask (ceil(size / 64) words, cleared first) for every token

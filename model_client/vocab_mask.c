@@ -82,7 +82,8 @@ uint32_t mc_vocab_mask(const mc_vocab *v, ep_recognizer *rec, uint64_t *mask, mc
     ep_trie_stats st;
     uint32_t allowed = ep_trie_viable(v->trie, rec, mask, &st);
     if (stats)
-        *stats = (mc_mask_stats){.bytes_fed = st.parsed, .bytes_lexed = st.nodes - st.parsed};
+        *stats = (mc_mask_stats){.bytes_fed = st.parsed, .bytes_lexed = st.nodes - st.parsed,
+                                 .in_fields = st.in_fields};
     return allowed;
 }
 

@@ -320,9 +320,24 @@ bool ep_end_token(ep_recognizer *rec);
 /* Whether the token in progress can still grow into a lexeme allowed here
  * (by the automaton and the parser alone). */
 bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run);
+/* Its parts: the lexemes the parser allows for the token in progress (valid
+ * until the charts change), whether a line break may end the logical line
+ * there, and whether a token in automaton state `dfa` can grow into an
+ * allowed lexeme given those two. */
+const uint64_t *ep_run_allowed(const ep_recognizer *rec, const ep_run *run);
+bool ep_run_newline_ok(const ep_recognizer *rec, const ep_run *run);
+bool ep_run_can_grow_by(const ep_grammar *g, uint32_t dfa, const uint64_t *allowed, bool newline_ok);
 /* Whether the token in progress passes the language's checks beyond the lexer's
  * patterns as far as it has been typed (names' characters, escapes,
  * f-string fields). */
 bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end);
+/* Whether the token in progress, a string with fields whose checks passed
+ * up to `end`, is in its text, where any byte but a backslash, a brace, a
+ * line break and *stop (set) keeps them passing (ep_fstring_in_text). */
+bool ep_run_in_text(ep_recognizer *rec, const ep_run *run, uint32_t end, uint8_t *stop);
+/* The recognizer of the open field's expression when the token in
+ * progress, a string with fields whose checks passed up to `end`, is in
+ * one (ep_fstring_field), with *offset; else NULL. */
+ep_recognizer *ep_run_field(ep_recognizer *rec, const ep_run *run, uint32_t end, int64_t *offset);
 
 #endif

@@ -53,12 +53,21 @@ typedef struct ep_lentry {
 
 /* The direct nodes that end in one automaton state: their tokens, and the
  * ones whose parent is in another state (the entries: where the token
- * might stop growing). */
+ * might stop growing).  A group whose tokens fill few words of a mask
+ * keeps them as those words (n_words > 0: words[first_word ..], their
+ * tokens not listed), so that a mask sets them a word at a time. */
 typedef struct ep_lgroup {
     uint32_t dfa;
     uint32_t first_token, n_tokens;
     uint32_t first_entry, n_entries;
+    uint32_t first_word, n_words;
 } ep_lgroup;
+
+/* One word of a mask: word `index` (tokens 64 * index ..), its bits. */
+typedef struct ep_lword {
+    uint64_t bits;
+    uint32_t index;
+} ep_lword;
 
 /* What a lexeme tree is built for: the node (EP_TRIE_ROOT: the whole trie)
  * and the state after it: the automaton's, whether the token can be a name
@@ -71,6 +80,10 @@ typedef struct ep_ltree_key {
     bool braces;           /* a str literal, not an f-string: braces are text */
     bool first_char;
     uint8_t goals;         /* the goal lexemes the parser expects (ep_lex_winner) */
+    uint8_t stop;          /* in a string with fields' text: its quote, which with
+                            * line breaks is not taken directly (0: none) */
+    bool field;            /* in a field's expression: only bytes a field's
+                            * expression reads as such (ep_fstring_expr_byte) are taken */
     uint8_t utf8_need, utf8_lo, utf8_hi;
 } ep_ltree_key;
 
@@ -79,6 +92,7 @@ typedef struct ep_ltree {
     uint32_t n_groups, n_frontier, n_nodes;
     ep_lgroup *groups;
     uint32_t *tokens;      /* by group */
+    ep_lword *words;       /* by group */
     ep_lentry *entries;    /* by group */
     ep_lentry *frontier;   /* by the parent's state */
     size_t bytes;

@@ -225,13 +225,26 @@ bool ep_lex_byte(ep_recognizer *rec, ep_run *run, uint32_t at)
 /* Whether the token in progress can still grow into a lexeme allowed here. */
 bool ep_run_can_grow(const ep_recognizer *rec, const ep_run *run)
 {
+    return ep_run_can_grow_by(rec->grammar, run->dfa, ep_run_allowed(rec, run), ep_run_newline_ok(rec, run));
+}
+
+const uint64_t *ep_run_allowed(const ep_recognizer *rec, const ep_run *run)
+{
+    if (rec->grammar->layout == EP_LAYOUT_ASI && !rec->capture)
+        return ep_asi_allowed(rec, run);
+    return ep_earley_allowed(&rec->earley, run->chart);
+}
+
+bool ep_run_newline_ok(const ep_recognizer *rec, const ep_run *run)
+{
     const ep_grammar *g = rec->grammar;
-    const uint64_t *reachable = ep_dfa_reachable(&g->dfa, run->dfa);
-    const uint64_t *allowed = ep_earley_allowed(&rec->earley, run->chart);
-    if (g->layout == EP_LAYOUT_ASI && !rec->capture)
-        allowed = ep_asi_allowed(rec, run);
-    bool newline_ok = g->layout != EP_LAYOUT_INDENT || run->depth > 0 || !run->line_has_tokens ||
-                      ep_earley_can_scan(&rec->earley, run->chart, g->t_newline);
+    return g->layout != EP_LAYOUT_INDENT || run->depth > 0 || !run->line_has_tokens ||
+           ep_earley_can_scan(&rec->earley, run->chart, g->t_newline);
+}
+
+bool ep_run_can_grow_by(const ep_grammar *g, uint32_t dfa, const uint64_t *allowed, bool newline_ok)
+{
+    const uint64_t *reachable = ep_dfa_reachable(&g->dfa, dfa);
     for (uint32_t w = 0; w < g->lex_words; w++) {
         uint64_t bits = reachable[w];
         if (bits & allowed[w])
@@ -289,4 +302,16 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
     bool ok = lx->escapes_valid(token, len, finished, &escapes);
     seen->checked = run->tok_start + (uint32_t)escapes;
     return ok;
+}
+
+bool ep_run_in_text(ep_recognizer *rec, const ep_run *run, uint32_t end, uint8_t *stop)
+{
+    return !rec->capture && ep_fstring_in_text(rec, run->tok_start, ep__real_depth(rec, run), end, stop);
+}
+
+ep_recognizer *ep_run_field(ep_recognizer *rec, const ep_run *run, uint32_t end, int64_t *offset)
+{
+    if (rec->capture)
+        return NULL;
+    return ep_fstring_field(rec, run->tok_start, ep__real_depth(rec, run), end, offset);
 }

@@ -16,6 +16,7 @@
  */
 #include "ep_trie.h"
 #include "ep_recognizer.h"
+#include "ep_fstring.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,10 @@ static int ep__direct_byte(const ep_grammar *g, ep_names names, const ep_ltree_k
     const ep_dfa *dfa = &g->dfa;
     if (byte == '\\' || (!key->braces && (byte == '{' || byte == '}')))
         return EP__FRONTIER;
+    if (key->stop && (byte == key->stop || byte == '\n' || byte == '\r'))
+        return EP__FRONTIER;
+    if (key->field && !ep_fstring_expr_byte(byte))
+        return EP__FRONTIER;
     uint32_t next = ep_dfa_step(dfa, parent->dfa, byte);
     if (next == EP_DFA_DEAD)
         return EP__FRONTIER;
@@ -101,36 +106,79 @@ static int ep__by_parent_state(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
-/* Lays the groups out in the tree's arrays (their tokens, then their
- * entries, group by group) and frees their own; counts the tree's bytes
- * so far. */
-static void ep__flatten(ep_ltree *tree, ep__lbuilds *groups)
+/* Whether a group's tokens are kept as words: when that takes a third of
+ * the memory of their list or less (and so far fewer writes). */
+static bool ep__packed(uint32_t tokens, uint32_t words)
 {
-    uint32_t n_tokens = 0, n_entries = 0;
+    return tokens >= 16 && (size_t)words * sizeof(ep_lword) * 3 <= (size_t)tokens * sizeof(uint32_t) * 2;
+}
+
+/* The words of a mask that a group's tokens fill, into words[] (their
+ * indices; in no order) with their bits in scratch[] (zero before, and
+ * left so: the caller clears the words it read). */
+static uint32_t ep__fill(const ep__lbuild *b, uint64_t *scratch, uint32_t *words)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->tokens.size; i++) {
+        uint32_t id = b->tokens.items[i];
+        if (!scratch[id / 64])
+            words[n++] = id / 64;
+        scratch[id / 64] |= (uint64_t)1 << (id % 64);
+    }
+    return n;
+}
+
+/* Lays the groups out in the tree's arrays (their tokens or words, then
+ * their entries, group by group) and frees their own; counts the tree's
+ * bytes so far.  `vocab` is the number of tokens. */
+static void ep__flatten(ep_ltree *tree, ep__lbuilds *groups, uint32_t vocab)
+{
+    uint64_t *scratch = sm_calloc(vocab / 64 + 1, sizeof *scratch);
+    uint32_t *touched = sm_malloc((vocab / 64 + 1) * sizeof *touched);
+    uint32_t n_tokens = 0, n_entries = 0, n_words = 0;
+    uint32_t *packed_words = sm_malloc((groups->size ? groups->size : 1) * sizeof *packed_words);
     for (uint32_t g = 0; g < groups->size; g++) {
-        n_tokens += groups->items[g].tokens.size;
-        n_entries += groups->items[g].entries.size;
+        ep__lbuild *b = &groups->items[g];
+        uint32_t words = ep__fill(b, scratch, touched);
+        for (uint32_t i = 0; i < words; i++)
+            scratch[touched[i]] = 0;
+        packed_words[g] = ep__packed(b->tokens.size, words) ? words : 0;
+        n_words += packed_words[g];
+        n_tokens += packed_words[g] ? 0 : b->tokens.size;
+        n_entries += b->entries.size;
     }
     tree->n_groups = groups->size;
     tree->groups = sm_malloc((groups->size ? groups->size : 1) * sizeof *tree->groups);
     tree->tokens = sm_malloc((n_tokens ? n_tokens : 1) * sizeof *tree->tokens);
+    tree->words = sm_malloc((n_words ? n_words : 1) * sizeof *tree->words);
     tree->entries = sm_malloc((n_entries ? n_entries : 1) * sizeof *tree->entries);
-    uint32_t tok = 0, ent = 0;
+    uint32_t tok = 0, ent = 0, word = 0;
     for (uint32_t g = 0; g < groups->size; g++) {
         ep__lbuild *b = &groups->items[g];
-        tree->groups[g] = (ep_lgroup){.dfa = b->dfa, .first_token = tok, .n_tokens = b->tokens.size,
-                                      .first_entry = ent, .n_entries = b->entries.size};
-        if (b->tokens.size)
+        ep_lgroup *group = &tree->groups[g];
+        *group = (ep_lgroup){.dfa = b->dfa, .first_token = tok, .n_tokens = b->tokens.size, .first_entry = ent,
+                             .n_entries = b->entries.size, .first_word = word, .n_words = packed_words[g]};
+        if (group->n_words) {
+            uint32_t words = ep__fill(b, scratch, touched);
+            for (uint32_t i = 0; i < words; i++) {
+                tree->words[word++] = (ep_lword){.bits = scratch[touched[i]], .index = touched[i]};
+                scratch[touched[i]] = 0;
+            }
+        } else if (b->tokens.size) {
             memcpy(tree->tokens + tok, b->tokens.items, b->tokens.size * sizeof *tree->tokens);
+            tok += b->tokens.size;
+        }
         if (b->entries.size)
             memcpy(tree->entries + ent, b->entries.items, b->entries.size * sizeof *tree->entries);
-        tok += b->tokens.size;
         ent += b->entries.size;
         sm_array_free(&b->tokens);
         sm_array_free(&b->entries);
     }
+    sm_free(packed_words);
+    sm_free(touched);
+    sm_free(scratch);
     tree->bytes = sizeof *tree + groups->size * sizeof *tree->groups + n_tokens * sizeof *tree->tokens +
-                  n_entries * sizeof *tree->entries;
+                  n_words * sizeof *tree->words + n_entries * sizeof *tree->entries;
 }
 
 static ep_ltree *ep__build(const ep_trie *t, const ep_grammar *g, ep_names names, const ep_ltree_key *key)
@@ -181,7 +229,7 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_grammar *g, ep_names names
             sm_array_push(&group->entries, ((ep_lentry){.node = i, .parent = *parent}));
         i++;
     }
-    ep__flatten(tree, &groups);
+    ep__flatten(tree, &groups, t->n_tokens);
     /* by the parent's state, so that the walk commits the token once for
      * the bytes that end it in the same state */
     if (frontier.size)
@@ -200,6 +248,7 @@ void ep_ltree_free(ep_ltree *tree)
         return;
     sm_free(tree->groups);
     sm_free(tree->tokens);
+    sm_free(tree->words);
     sm_free(tree->entries);
     sm_free(tree->frontier);
     sm_free(tree);
@@ -224,7 +273,8 @@ void ep_ltree_cache_free(ep_ltree_cache *cache)
 static bool ep__same_key(const ep_ltree_key *a, const ep_ltree_key *b)
 {
     return a->node == b->node && a->dfa == b->dfa && a->wide == b->wide && a->braces == b->braces &&
-           a->first_char == b->first_char && a->goals == b->goals &&
+           a->first_char == b->first_char && a->goals == b->goals && a->stop == b->stop &&
+           a->field == b->field &&
            a->utf8_need == b->utf8_need && a->utf8_lo == b->utf8_lo && a->utf8_hi == b->utf8_hi;
 }
 
@@ -233,7 +283,8 @@ static uint32_t ep__slot(const ep_ltree_key *k, uint32_t capacity)
     uint64_t h = ((uint64_t)k->node << 32 | k->dfa) * 0x9E3779B97F4A7C15u ^
                  ((uint64_t)k->wide | (uint64_t)k->first_char << 1 | (uint64_t)k->braces << 2 |
                   (uint64_t)k->goals << 3 | (uint64_t)k->utf8_need << 8 |
-                  (uint64_t)k->utf8_lo << 16 | (uint64_t)k->utf8_hi << 24) * 0xC2B2AE3D27D4EB4Fu;
+                  (uint64_t)k->utf8_lo << 16 | (uint64_t)k->utf8_hi << 24 | (uint64_t)k->stop << 32 | (uint64_t)k->field << 40) *
+                     0xC2B2AE3D27D4EB4Fu;
     return (uint32_t)(h >> 32) & (capacity - 1);
 }
 

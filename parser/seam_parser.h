@@ -128,6 +128,8 @@ typedef struct ep_trie_stats {
     uint64_t nodes;        /* trie nodes visited */
     uint64_t parsed;       /* of those, where the parser was consulted */
     uint64_t trees;        /* subtrees read from their lexeme trees */
+    bool in_fields;        /* the text ends inside a string with fields (an
+                            * f- or t-string past its quote) */
 } ep_trie_stats;
 
 /* Sets bit t of mask (ceil(count / 64) words, cleared first) for every

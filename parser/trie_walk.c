@@ -50,13 +50,51 @@ typedef struct ep__step {
     /* it is not a name (a string, a comment, a number), so the characters
      * the language allows in names do not apply to a byte outside ASCII */
     bool wide;
+    /* in a string with fields, past a brace: its scanner is in the text,
+     * where this byte (its quote) and line breaks are not taken directly
+     * (0: no such string) */
+    uint8_t stop;
+    /* in a field's expression of a string with fields (field mode): the
+     * bytes taken directly are those of the expression's token in
+     * progress, dfa is its automaton's state, and the recognizer of the
+     * expression, as it was at the nearest node it was fed (ep__field at
+     * `ffull`, a depth), says whether it grows */
+    bool field;
+    uint16_t ffull;
 } ep__step;
+
+/* A field's expression at a node in field mode (ep__step) where it was fed:
+ * the recognizer that parses it (ep_fstring_field) and its state there,
+ * where its text starts in the walk's, whether a line break may end a line
+ * there, and the recognizer's epoch (ep_fstring_field_epoch) when its state
+ * was taken; the lexemes its parser allows are kept apart. */
+typedef struct ep__field {
+    ep_recognizer *rec;
+    const ep_grammar *grammar;
+    ep_snapshot snap;
+    int64_t offset;
+    uint32_t epoch;
+    bool newline_ok;
+} ep__field;
 
 /* One walk's memory: the snapshots of fed nodes by depth, and whether a
  * token in progress can grow into a lexeme allowed here, by automaton state
  * for the current epoch (its chart). */
 typedef struct ep__walk {
     ep_snapshot full[EP_TRIE_MAX_BYTES + 1];
+    /* inside a string with fields: its scanner's state with full[depth]
+     * (made on first use; NULL: none) */
+    ep_modal_mark *marks[EP_TRIE_MAX_BYTES + 1];
+    bool marked[EP_TRIE_MAX_BYTES + 1];
+    /* field mode: each fed node's field, and the lexemes allowed there
+     * (lex_words words per depth, made on first use) */
+    ep__field fields[EP_TRIE_MAX_BYTES + 1];
+    uint64_t *field_allowed;
+    uint32_t field_words;
+    /* whether the string's automaton state loop_state keeps itself on
+     * every byte of a field's expression (-1: not asked yet) */
+    uint32_t loop_state;
+    int loop_ok;
     ep__step at_depth[EP_TRIE_MAX_BYTES + 1];
     uint32_t *grow_epoch;   /* [dfa state]: epoch + 1 of the answer, 0 for none */
     bool *grows;            /* [dfa state] */
@@ -67,9 +105,14 @@ static bool ep__grows(ep__walk *walk, ep_recognizer *rec, const ep__step *step)
 {
     if (walk->grow_epoch[step->dfa] == step->epoch + 1)
         return walk->grows[step->dfa];
+    walk->grow_epoch[step->dfa] = step->epoch + 1;
+    if (step->field) {
+        const ep__field *f = &walk->fields[step->ffull];
+        const uint64_t *allowed = walk->field_allowed + (size_t)step->ffull * walk->field_words;
+        return walk->grows[step->dfa] = ep_run_can_grow_by(f->grammar, step->dfa, allowed, f->newline_ok);
+    }
     ep_run run = walk->full[step->full].run;
     run.dfa = step->dfa;
-    walk->grow_epoch[step->dfa] = step->epoch + 1;
     return walk->grows[step->dfa] = ep_run_can_grow(rec, &run);
 }
 
@@ -95,19 +138,21 @@ static bool ep__quiet(const ep_grammar *g, const char *token, size_t len)
 }
 
 /* Whether the state the recognizer is in may take in-lexeme bytes
- * directly (see ep__step). */
-static bool ep__direct(ep_recognizer *rec)
+ * directly (see ep__step); *stop as ep__step has it. */
+static bool ep__direct(ep_recognizer *rec, uint8_t *stop)
 {
     const ep_run *run = &rec->run;
     uint32_t end = rec->text.size;
     const char *token = rec->text.items + run->tok_start;
-    /* an f- or t-string read with modes is the automaton's only up to its
-     * first brace or backslash: after it, its scanner says where it ends */
-    if (ep_modal_token(rec, run->tok_start, end) &&
-        (ep_has_brace(token, end - run->tok_start) || memchr(token, '\\', end - run->tok_start)))
+    *stop = 0;
+    if (run->dead || run->dfa == EP_DFA_START)
         return false;
-    return !run->dead && run->dfa != EP_DFA_START && ep__quiet(rec->grammar, token, end - run->tok_start) &&
-           ep_run_token_so_far(rec, run, end);
+    /* past a brace or a backslash, a string with fields is its scanner's:
+     * in its text (not a field) the scanner reads ordinary bytes as text */
+    if (ep_fstring_token(rec, run->tok_start, end) &&
+        (ep_has_brace(token, end - run->tok_start) || memchr(token, '\\', end - run->tok_start)))
+        return ep_run_token_so_far(rec, run, end) && ep_run_in_text(rec, run, end, stop);
+    return ep__quiet(rec->grammar, token, end - run->tok_start) && ep_run_token_so_far(rec, run, end);
 }
 
 /* Whether the grammar's names may hold ASCII byte c (its lexical rules'
@@ -185,7 +230,15 @@ static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__
 {
     if (!parent->direct || byte == '\\' || byte == '{' || byte == '}')
         return EP__FED;
-    const ep_dfa *dfa = &rec->grammar->dfa;
+    if (parent->stop && (byte == parent->stop || byte == '\n' || byte == '\r'))
+        return EP__FED;
+    const ep__field *field = parent->field ? &walk->fields[parent->ffull] : NULL;
+    if (field && !ep_fstring_expr_byte(byte))
+        return EP__FED;
+    const ep_grammar *g = field ? field->grammar : rec->grammar;
+    const ep_run *run = field ? &field->snap.run : &walk->full[parent->full].run;
+    uint32_t tok_start = field ? (uint32_t)(run->tok_start + field->offset) : run->tok_start;
+    const ep_dfa *dfa = &g->dfa;
     uint32_t next = ep_dfa_step(dfa, parent->dfa, byte);
     if (next == EP_DFA_DEAD || parent->text_len + 1 > EP_MAX_TEXT)
         return EP__FED;
@@ -194,8 +247,7 @@ static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__
         if (!ep_utf8_next(&child->utf8_need, &child->utf8_lo, &child->utf8_hi, byte))
             return EP__REFUSED;
         if (!parent->wide && !child->utf8_need) {
-            int name = ep__name_char_ends(rec->grammar, rec->text.items, walk->full[parent->full].run.tok_start,
-                                          parent->text_len, byte);
+            int name = ep__name_char_ends(g, rec->text.items, tok_start, parent->text_len, byte);
             if (name < 0 && !rec->capture && ep_dfa_only_winner(dfa, next))
                 return EP__REFUSED;
             if (name <= 0)
@@ -203,7 +255,7 @@ static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__
         }
     }
     child->dfa = next;
-    int32_t winner = ep_lex_winner(rec->grammar, walk->full[parent->full].run.goals, next);
+    int32_t winner = ep_lex_winner(g, run->goals, next);
     if (winner >= 0) {
         child->accept_end = parent->text_len + 1;
         child->accept_lexeme = winner;
@@ -218,14 +270,87 @@ static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__
 static ep_snapshot ep__snapshot_of(const ep__walk *walk, const ep__step *step)
 {
     ep_snapshot snap = walk->full[step->full];
-    snap.run.dfa = step->dfa;
-    snap.run.accept_end = step->accept_end;
-    snap.run.accept_lexeme = step->accept_lexeme;
+    if (!step->field) {
+        /* in field mode the string's state keeps itself (ep__field_of) */
+        snap.run.dfa = step->dfa;
+        snap.run.accept_end = step->accept_end;
+        snap.run.accept_lexeme = step->accept_lexeme;
+    }
     snap.text_len = step->text_len;
     snap.utf8_need = step->utf8_need;
     snap.utf8_lo = step->utf8_lo;
     snap.utf8_hi = step->utf8_hi;
     return snap;
+}
+
+/* Whether the string's automaton state keeps itself on every byte of a
+ * field's expression (ep_fstring_expr_byte): then in field mode the string
+ * is left as it is. */
+static bool ep__loops(ep__walk *walk, const ep_grammar *g, uint32_t state)
+{
+    if (walk->loop_ok >= 0 && walk->loop_state == state)
+        return walk->loop_ok;
+    walk->loop_state = state;
+    walk->loop_ok = 1;
+    for (uint32_t b = 0; b < 256 && walk->loop_ok; b++)
+        if (ep_fstring_expr_byte((uint8_t)b) && ep_dfa_step(&g->dfa, state, (uint8_t)b) != state)
+            walk->loop_ok = 0;
+    return walk->loop_ok;
+}
+
+/* Records the state of `fields`, the recognizer of a field's expression
+ * whose text starts at `offset` in the walk's, as walk->fields[depth], and
+ * the lexemes its parser allows there. */
+static void ep__field_keep(ep_recognizer *rec, ep__walk *walk, uint32_t depth, ep_recognizer *fields, int64_t offset)
+{
+    uint32_t words = fields->grammar->lex_words;
+    if (!walk->field_allowed || walk->field_words != words) {
+        sm_free(walk->field_allowed);
+        walk->field_words = words;
+        walk->field_allowed = sm_malloc(((size_t)EP_TRIE_MAX_BYTES + 1) * (words ? words : 1) * sizeof(uint64_t));
+    }
+    memcpy(walk->field_allowed + (size_t)depth * words, ep_run_allowed(fields, &fields->run), words * sizeof(uint64_t));
+    walk->fields[depth] = (ep__field){.rec = fields, .grammar = fields->grammar, .snap = ep_snapshot_take(fields),
+                                      .offset = offset, .epoch = ep_fstring_field_epoch(rec),
+                                      .newline_ok = ep_run_newline_ok(fields, &fields->run)};
+}
+
+/* Sets `step`, whose text ends inside a field's expression, from
+ * walk->fields[depth]: field mode, and whether the expression's token in
+ * progress may take bytes directly. */
+static void ep__field_step(ep_recognizer *rec, ep__walk *walk, uint32_t depth, ep__step *step)
+{
+    const ep__field *f = &walk->fields[depth];
+    ep_recognizer *fields = f->rec;
+    const ep_run *frun = &fields->run;
+    uint32_t tok_start = (uint32_t)(frun->tok_start + f->offset);
+    uint8_t stop;
+    step->field = true;
+    step->ffull = (uint16_t)depth;
+    step->stop = 0;
+    step->direct = !frun->dead && frun->dfa != EP_DFA_START && ep__direct(fields, &stop) && !stop;
+    step->dfa = frun->dfa;
+    step->accept_end = frun->accept_end + (uint32_t)f->offset;
+    step->accept_lexeme = frun->accept_lexeme;
+    step->wide = step->direct && ep__never_a_name(f->grammar, rec->text.items + tok_start, step->text_len - tok_start);
+}
+
+/* Whether the recognizer, whose snapshot is full[depth], is in a field's
+ * expression that the walk can follow on its own recognizer (field mode,
+ * ep__step): then walk->fields[depth] is set. */
+static bool ep__field_of(ep_recognizer *rec, ep__walk *walk, uint32_t depth)
+{
+    const ep_run *run = &rec->run;
+    if (!walk->marked[depth] || run->dead || run->dfa == EP_DFA_START)
+        return false;
+    int64_t offset;
+    ep_recognizer *fields = ep_run_field(rec, run, rec->text.size, &offset);
+    if (!fields || fields->grammar->dfa.fingerprint != rec->grammar->dfa.fingerprint ||
+        fields->grammar->dfa.state_count != rec->grammar->dfa.state_count || fields->run.dead ||
+        !ep__loops(walk, rec->grammar, run->dfa))
+        return false;
+    ep__field_keep(rec, walk, depth, fields, offset);
+    return true;
 }
 
 /* Sets `step` from the recognizer's state, whose snapshot is full[depth]. */
@@ -241,8 +366,43 @@ static void ep__step_of(ep_recognizer *rec, ep__walk *walk, uint32_t depth, ep__
     step->utf8_need = snap->utf8_need;
     step->utf8_lo = snap->utf8_lo;
     step->utf8_hi = snap->utf8_hi;
-    step->direct = ep__direct(rec);
+    step->direct = ep__direct(rec, &step->stop);
     step->wide = step->direct && ep__never_a_name(rec->grammar, rec->text.items + run->tok_start, snap->text_len - run->tok_start);
+    step->field = false;
+    if (!step->direct && ep__field_of(rec, walk, depth))
+        ep__field_step(rec, walk, depth, step);
+}
+
+/* Keeps the scanner's state of a string with fields in progress with
+ * full[depth], so that bytes fed after it do not read the string again. */
+static void ep__mark(ep_recognizer *rec, ep__walk *walk, uint32_t depth)
+{
+    const ep_run *run = &rec->run;
+    walk->marked[depth] = rec->modal && !run->dead && run->dfa != EP_DFA_START &&
+                          ep_fstring_token(rec, run->tok_start, rec->text.size);
+    if (!walk->marked[depth])
+        return;
+    if (!walk->marks[depth])
+        walk->marks[depth] = ep_modal_mark_new(ep_grammar_version(rec->grammar));
+    ep_modal_mark_take(rec, walk->marks[depth]);
+}
+
+/* Returns the recognizer to full[depth] (or, with `snap`, to that snapshot
+ * of its state), with the scanner's state kept there; with `field`, a
+ * field's expression fed further since (field mode), to that. */
+static void ep__restore(ep_recognizer *rec, ep__walk *walk, uint32_t depth, const ep_snapshot *snap,
+                        const ep_snapshot *field)
+{
+    ep_snapshot_apply(rec, snap ? snap : &walk->full[depth]);
+    if (walk->marked[depth])
+        ep_modal_mark_apply(rec, walk->marks[depth], field);
+}
+
+/* The field's state to go on from when feeding after `step`: its own if it
+ * was fed after the string's nearest fed node. */
+static const ep__field *ep__field_after(const ep__walk *walk, const ep__step *step)
+{
+    return step->field && step->ffull != step->full ? &walk->fields[step->ffull] : NULL;
 }
 
 /* Moves an offset recorded after text_len `from` to after `to`: offsets
@@ -273,9 +433,10 @@ static void ep__take_fed(ep_recognizer *rec, ep__walk *walk, uint32_t depth, con
                          uint32_t epoch)
 {
     walk->full[depth + 1] = ep_snapshot_take(rec);
+    ep__mark(rec, walk, depth + 1);
     ep__step *child = &walk->at_depth[depth + 1];
     ep__step_of(rec, walk, depth + 1, child);
-    child->epoch = ep__same_charts(&walk->full[depth + 1], from) ? epoch : ++walk->epochs;
+    child->epoch = !child->field && ep__same_charts(&walk->full[depth + 1], from) ? epoch : ++walk->epochs;
 }
 
 /* Feeds `byte` after `parent` (at `depth`) through the recognizer; true
@@ -283,13 +444,92 @@ static void ep__take_fed(ep_recognizer *rec, ep__walk *walk, uint32_t depth, con
 static bool ep__step_fed(ep_recognizer *rec, ep__walk *walk, uint32_t depth, uint8_t byte)
 {
     const ep__step *parent = &walk->at_depth[depth];
+    const ep__field *field = ep__field_after(walk, parent);
     ep_snapshot from = ep__snapshot_of(walk, parent);
-    ep_snapshot_apply(rec, &from);
+    ep__restore(rec, walk, parent->full, &from, field ? &field->snap : NULL);
     char c = (char)byte;
     if (ep_feed(rec, &c, 1) != 1)
         return false;
     ep__take_fed(rec, walk, depth, &from, parent->epoch);
     return true;
+}
+
+/* Writes the walk's text of a field's expression from the field's fed node
+ * on into its recognizer's, which is then `len` bytes long. */
+static void ep__field_text(ep_recognizer *rec, const ep__field *f, uint32_t len)
+{
+    ep_recognizer *fields = f->rec;
+    uint32_t have = f->snap.text_len;
+    sm_array_reserve(&fields->text, len + 1);
+    fields->text.size = len;
+    memcpy(fields->text.items + have, rec->text.items + have + f->offset, len - have);
+}
+
+/* Puts the recognizer of a field's expression in the state after `at`
+ * (field mode): its state at the nearest node it was fed, with the bytes
+ * taken directly since. */
+static void ep__field_put(ep_recognizer *rec, ep__walk *walk, const ep__step *at)
+{
+    const ep__field *f = &walk->fields[at->ffull];
+    ep_snapshot snap = f->snap;
+    snap.run.dfa = at->dfa;
+    snap.run.accept_end = (uint32_t)(at->accept_end - f->offset);
+    snap.run.accept_lexeme = at->accept_lexeme;
+    snap.utf8_need = at->utf8_need;
+    snap.utf8_lo = at->utf8_lo;
+    snap.utf8_hi = at->utf8_hi;
+    ep_snapshot_apply(f->rec, &snap);
+    ep__field_text(rec, f, (uint32_t)(at->text_len - f->offset));
+}
+
+/* Feeds `byte`, a byte of a field's expression, after at_depth[depth] in
+ * field mode to the expression's recognizer alone, from the state after the
+ * parent (ep__field_put) or, with `ended`, from that state of the
+ * recognizer: the string's checks keep passing exactly when the expression
+ * stays viable (ep_fstring_field).  1 with at_depth[depth + 1] set if it
+ * does, 0 if not, -1 when the field's state is gone (the recognizer went
+ * back to an expression's start since): the caller feeds the string. */
+static int ep__step_field(ep_recognizer *rec, ep__walk *walk, uint32_t depth, uint8_t byte, const ep_snapshot *ended)
+{
+    const ep__step *parent = &walk->at_depth[depth];
+    const ep__field *f = &walk->fields[parent->ffull];
+    if (f->epoch != ep_fstring_field_epoch(rec))
+        return -1;
+    ep_recognizer *fields = f->rec;
+    if (ended) {
+        ep_snapshot_apply(fields, ended);
+        ep__field_text(rec, f, ended->text_len);
+    } else {
+        ep__field_put(rec, walk, parent);
+    }
+    rec->text.items[parent->text_len] = (char)byte;
+    char c = (char)byte;
+    if (ep_feed(fields, &c, 1) != 1)
+        return 0;
+    ep__field_keep(rec, walk, depth + 1, fields, f->offset);
+    ep__step *child = &walk->at_depth[depth + 1];
+    *child = *parent;
+    child->text_len = parent->text_len + 1;
+    child->utf8_need = fields->utf8_need;
+    child->utf8_lo = fields->utf8_lo;
+    child->utf8_hi = fields->utf8_hi;
+    child->epoch = ++walk->epochs;
+    ep__field_step(rec, walk, depth + 1, child);
+    return 1;
+}
+
+/* Feeds `byte` after at_depth[depth]: in field mode a byte of the
+ * expression to its recognizer alone (ep__step_field), else through the
+ * recognizer (ep__step_fed). */
+static bool ep__step_fed_any(ep_recognizer *rec, ep__walk *walk, uint32_t depth, uint8_t byte)
+{
+    const ep__step *parent = &walk->at_depth[depth];
+    if (parent->field && ep_fstring_expr_byte(byte)) {
+        int fed = ep__step_field(rec, walk, depth, byte, NULL);
+        if (fed >= 0)
+            return fed == 1;
+    }
+    return ep__step_fed(rec, walk, depth, byte);
 }
 
 static void ep__set(uint64_t *mask, uint32_t id)
@@ -338,9 +578,14 @@ static bool ep__tree_fits(ep__mask_walk *m, uint32_t node, const ep__step *at, e
     if (!at->direct || at->text_len + EP_TRIE_MAX_BYTES >= EP_MAX_TEXT || !ep__grows(m->walk, m->rec, at))
         return false;
     const char *text = m->rec->text.items;
-    uint32_t tok_start = m->walk->full[at->full].run.tok_start;
-    *key = ep__tree_key(m->rec->grammar, node, at->dfa, at->wide, text + tok_start, at->text_len - tok_start);
-    key->goals = m->walk->full[at->full].run.goals;
+    const ep__field *field = at->field ? &m->walk->fields[at->ffull] : NULL;
+    const ep_run *run = field ? &field->snap.run : &m->walk->full[at->full].run;
+    uint32_t tok_start = field ? (uint32_t)(run->tok_start + field->offset) : run->tok_start;
+    *key = ep__tree_key(field ? field->grammar : m->rec->grammar, node, at->dfa, at->wide, text + tok_start,
+                        at->text_len - tok_start);
+    key->goals = run->goals;
+    key->stop = at->stop;
+    key->field = at->field;
     key->utf8_need = at->utf8_need;
     key->utf8_lo = at->utf8_lo;
     key->utf8_hi = at->utf8_hi;
@@ -391,7 +636,7 @@ static void ep__walk_range(ep__mask_walk *m, uint32_t lo, uint32_t hi)
             continue;
         }
         m->parsed++;
-        if (ep__step_fed(m->rec, walk, n->depth, n->byte))
+        if (ep__step_fed_any(m->rec, walk, n->depth, n->byte))
             ep__below_fed(m, i);
         i = n->skip;
     }
@@ -423,6 +668,64 @@ static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const e
            ep_dfa_step(&m->rec->grammar->dfa, e->parent.dfa, byte) == EP_DFA_DEAD;
 }
 
+/* The expression's token ended once for the frontier's bytes that end it
+ * in the same state, in field mode (ep__walk_tree): as ep__ended, for the
+ * recognizer of the field's expression, whose epoch it was ended in. */
+typedef struct ep__fended {
+    bool have, ok;
+    uint32_t dfa, text_len, epoch;
+    ep_snapshot snap;
+} ep__fended;
+
+/* Whether feeding `e`'s byte from `from` in field mode ends the
+ * expression's token in progress and starts another (ep__ends_token). */
+static bool ep__field_ends(const ep__mask_walk *m, const ep__step *from, const ep_lentry *e, uint8_t byte)
+{
+    const ep__field *f = &m->walk->fields[from->ffull];
+    const ep_run *run = &f->snap.run;
+    return from->accept_end == from->text_len && !from->utf8_need && !(run->at_line_start && run->depth == 0) &&
+           ep_dfa_step(&f->grammar->dfa, e->parent.dfa, byte) == EP_DFA_DEAD;
+}
+
+/* Feeds `byte` after `from` (at_depth[depth]) in field mode when it ends the
+ * expression's token: the token is ended once for the bytes that end it in
+ * the same state, then the byte goes to the expression's recognizer
+ * (ep__step_field) or, if it is not the expression's, through the
+ * recognizer, which goes on from the ended token. */
+static bool ep__field_feed_ended(ep__mask_walk *m, ep__fended *fended, uint32_t depth, uint8_t byte)
+{
+    ep__walk *walk = m->walk;
+    const ep__step *from = &walk->at_depth[depth];
+    const ep__field *f = &walk->fields[from->ffull];
+    uint32_t epoch = ep_fstring_field_epoch(m->rec);
+    if (f->epoch != epoch)
+        return ep__step_fed(m->rec, walk, depth, byte);
+    if (!fended->have || fended->dfa != from->dfa || fended->epoch != epoch) {
+        ep__field_put(m->rec, walk, from);
+        fended->have = true;
+        fended->dfa = from->dfa;
+        fended->text_len = from->text_len;
+        fended->epoch = epoch;
+        fended->ok = ep_end_token(f->rec);
+        if (fended->ok)
+            fended->snap = ep_snapshot_take(f->rec);
+    }
+    if (!fended->ok)
+        return ep__step_fed(m->rec, walk, depth, byte);
+    ep_snapshot snap = fended->snap;
+    ep__snapshot_shift(&snap, (uint32_t)(fended->text_len - f->offset), (uint32_t)(from->text_len - f->offset));
+    if (ep_fstring_expr_byte(byte))
+        return ep__step_field(m->rec, walk, depth, byte, &snap) == 1;
+    ep_snapshot state = ep__snapshot_of(walk, from);
+    ep__restore(m->rec, walk, from->full, &state, &snap);
+    ep__field_text(m->rec, f, snap.text_len);
+    char c = (char)byte;
+    if (ep_feed(m->rec, &c, 1) != 1)
+        return false;
+    ep__take_fed(m->rec, walk, depth, &state, from->epoch);
+    return true;
+}
+
 /* Feeds `byte` at depth after the token was ended (ended->snap, moved to the
  * parent's offsets): the state at depth + 1, as ep__step_fed makes it. */
 static bool ep__feed_after_end(ep__mask_walk *m, const ep__ended *ended, uint32_t depth, uint8_t byte)
@@ -443,7 +746,8 @@ static bool ep__feed_after_end(ep__mask_walk *m, const ep__ended *ended, uint32_
  * of the parent's state), a byte that ends the token reuses the token ended
  * for the previous such byte in that state; any other feed may take the
  * place of its charts, and forgets it. */
-static void ep__feed_entry(ep__mask_walk *m, const ep__step *at, const ep_lentry *e, ep__ended *ended)
+static void ep__feed_entry(ep__mask_walk *m, const ep__step *at, const ep_lentry *e, ep__ended *ended,
+                           ep__fended *fended)
 {
     const ep_tnode *nodes = m->trie->nodes, *n = &nodes[e->node];
     ep__walk *walk = m->walk;
@@ -465,10 +769,12 @@ static void ep__feed_entry(ep__mask_walk *m, const ep__step *at, const ep_lentry
     m->visited++;
     m->parsed++;
     bool viable;
-    if (ended && ep__ends_token(m, &from, e, n->byte)) {
+    if (fended && ep__field_ends(m, &from, e, n->byte)) {
+        viable = ep__field_feed_ended(m, fended, n->depth, n->byte);
+    } else if (ended && ep__ends_token(m, &from, e, n->byte)) {
         if (!ended->have || ended->dfa != from.dfa) {
             ep_snapshot before = ep__snapshot_of(walk, &from);
-            ep_snapshot_apply(m->rec, &before);
+            ep__restore(m->rec, walk, from.full, &before, NULL);
             ended->have = true;
             ended->dfa = from.dfa;
             ended->text_len = from.text_len;
@@ -482,7 +788,9 @@ static void ep__feed_entry(ep__mask_walk *m, const ep__step *at, const ep_lentry
     } else {
         if (ended)
             ended->have = false;
-        viable = ep__step_fed(m->rec, walk, n->depth, n->byte);
+        if (fended)
+            fended->have = false;
+        viable = ep__step_fed_any(m->rec, walk, n->depth, n->byte);
     }
     if (viable)
         ep__below_fed(m, e->node);
@@ -504,29 +812,37 @@ static void ep__walk_tree(ep__mask_walk *m, const ep_ltree_key *key, const ep__s
 {
     ep__step at = *at_node;   /* at_depth[] is written below */
     ep_ltree *owned;
-    const ep_grammar *grammar = m->rec->grammar;
+    const ep_grammar *grammar = at.field ? m->walk->fields[at.ffull].grammar : m->rec->grammar;
     const ep_ltree *tree = ep_ltree_get(m->trie, grammar, ep__names(grammar, m->rec->capture), key, &owned);
     m->trees++;
     m->visited += tree->n_nodes;
     for (uint32_t g = 0; g < tree->n_groups; g++) {
         const ep_lgroup *group = &tree->groups[g];
         if (ep__state_grows(m, &at, group->dfa)) {
-            for (uint32_t k = 0; k < group->n_tokens; k++)
-                ep__set(m->mask, tree->tokens[group->first_token + k]);
+            if (group->n_words) {
+                for (uint32_t k = 0; k < group->n_words; k++) {
+                    const ep_lword *w = &tree->words[group->first_word + k];
+                    m->mask[w->index] |= w->bits;
+                }
+            } else {
+                for (uint32_t k = 0; k < group->n_tokens; k++)
+                    ep__set(m->mask, tree->tokens[group->first_token + k]);
+            }
             m->allowed += group->n_tokens;
             continue;
         }
         for (uint32_t k = 0; k < group->n_entries; k++) {
             const ep_lentry *e = &tree->entries[group->first_entry + k];
             if (ep__state_grows(m, &at, e->parent.dfa))
-                ep__feed_entry(m, &at, e, NULL);
+                ep__feed_entry(m, &at, e, NULL, NULL);
         }
     }
     ep__ended ended = {0};
+    ep__fended fended = {0};
     for (uint32_t k = 0; k < tree->n_frontier; k++) {
         const ep_lentry *e = &tree->frontier[k];
         if (ep__state_grows(m, &at, e->parent.dfa))
-            ep__feed_entry(m, &at, e, &ended);
+            ep__feed_entry(m, &at, e, at.field ? NULL : &ended, at.field ? &fended : NULL);
     }
     ep_ltree_free(owned);
 }
@@ -546,6 +862,12 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
     walk->grows = sm_malloc(states * sizeof *walk->grows);
     walk->epochs = 0;
     walk->full[0] = ep_snapshot_take(rec);
+    memset(walk->marks, 0, sizeof walk->marks);
+    walk->field_allowed = NULL;
+    walk->field_words = 0;
+    walk->loop_ok = -1;
+    ep__mark(rec, walk, 0);
+    bool in_fields = walk->marked[0];
     ep__step_of(rec, walk, 0, &walk->at_depth[0]);
     walk->at_depth[0].epoch = 0;
     /* the cache of lexeme trees is the trie's only mutable part */
@@ -555,7 +877,10 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
         ep__walk_tree(&m, &key, &walk->at_depth[0]);
     else
         ep__walk_range(&m, 0, t->n_nodes);
-    ep_snapshot_apply(rec, &walk->full[0]);
+    ep__restore(rec, walk, 0, NULL, NULL);
+    for (uint32_t d = 0; d <= EP_TRIE_MAX_BYTES; d++)
+        ep_modal_mark_free(walk->marks[d]);
+    sm_free(walk->field_allowed);
     sm_free(walk->grow_epoch);
     sm_free(walk->grows);
     sm_free(walk);
@@ -563,6 +888,7 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
         stats->nodes = m.visited;
         stats->parsed = m.parsed;
         stats->trees = m.trees;
+        stats->in_fields = in_fields;
     }
     return m.allowed;
 }

@@ -7,7 +7,8 @@
 # language server's framing and messages), recognizer (the recognizer and
 # the quotient against a fresh recognizer), semantic (the pruners), settings
 # (JSON settings and NAME=VALUE), check (`seam check`'s input), context (the
-# project's other files: import readers and the chunks picked).  All of them
+# project's other files: import readers and the chunks picked), mask (the
+# vocabulary walk's masks against a check of every token).  All of them
 # by default.  Builds build/fuzz with clang, AddressSanitizer,
 # UndefinedBehaviorSanitizer and libFuzzer's coverage on all of seam's code.
 # The corpus grows in build/fuzz/corpus/TARGET; a crash, leak or time-out
@@ -20,7 +21,7 @@ cd "$root"
 seconds=${1:-120}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(lsp recognizer semantic settings check context)
+[ ${#targets[@]} -gt 0 ] || targets=(lsp recognizer semantic settings check context mask)
 scripts/setup.sh >/dev/null || exit 1
 if ! command -v clang >/dev/null; then
   sudo=(); [ "$(id -u)" -eq 0 ] || sudo=(sudo)
@@ -39,6 +40,7 @@ max_len_of() {
   case "$1" in
     lsp) echo 80000 ;;
     check) echo 16384 ;;
+    mask) echo 512 ;;
     *) echo 8192 ;;
   esac
 }

@@ -48,6 +48,8 @@ static const mask_case modal_cases[] = {
     {"d = {}\n", "print(f\"{d[\"k\"]!r:>{len(d)}} {d = }\")", "\n"},
     {"x = 1\ny = ", "f'''{\n    x  # c\n}''' + f\"{f\"{x}\"}\" + f\"{{x}}\"", "\n"},
     {"def g(a):\n    return f\"{a[\"", "k\"]:{'>'}{1}}\"", "\n"},
+    {"def f(p, self):\n    return ", "f\"{len(p=[], q={}):>{self.width}} {len(p[1:])}\"", "\n"},
+    /* 3.14 only (the last) */
     {"s = ", "t\"{x!s:{w}}\" t'{y}' Tr\"\\{z}\"", "\n"},
 };
 
@@ -166,6 +168,9 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_on_a_small_vocabulary)
         "  ", "   x", "  x(", " +", " + \"",
         /* Python 3.12's modes: quotes and comments inside fields */
         "[\"", "\"]", "\"]}", "#", " # c", "!r", "'''", "{\n", "t\"", "\"}\"", " {", "{{",
+        /* keyword arguments of a call inside a field: "=" and brackets
+         * there are the expression's, "," after them too */
+        "=[],", "={},", "=[]", "len", "(p", "[1:]", "):>", "{self", ".width", "}}",
         "x", /* a duplicate */
     };
     uint32_t n = sizeof pieces / sizeof *pieces;
@@ -194,9 +199,15 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_on_a_small_vocabulary)
     ep_grammar_free(g);
     /* f- and t-strings with modes: the walk's shortcuts through the
      * automaton must leave a string's end to its scanner */
-    g = grammar_version(314);
-    check_masks_of(v, g, modal_cases, sizeof modal_cases / sizeof *modal_cases, 1, "small vocabulary, 3.14");
-    ep_grammar_free(g);
+    static const int modal_versions[] = {312, 314};
+    for (size_t i = 0; i < sizeof modal_versions / sizeof *modal_versions; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "small vocabulary, %d", modal_versions[i]);
+        g = grammar_version(modal_versions[i]);
+        size_t count = sizeof modal_cases / sizeof *modal_cases - (modal_versions[i] < 314);
+        check_masks_of(v, g, modal_cases, count, 1, what);
+        ep_grammar_free(g);
+    }
     mc_vocab_free(v);
 }
 
@@ -225,6 +236,62 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_on_real_vocabularies, 
         mc_vocab_free(v);
     }
     ep_grammar_free(g);
+}
+
+/* Strings with fields: their text, their fields' expressions (names,
+ * attributes, calls, nested brackets), format specs with a field,
+ * conversions and the string's end. */
+static const mask_case field_cases[] = {
+    {"class Z:\n    def __repr__(self, path):\n        return ",
+     "f'<zipimporter object \"{self.archive}{path.upper()}\">' + f\"{len(p=[], q={}):>{self.width}} {path!r} "
+     "{path[1:]=}\"",
+     "\n"},
+};
+
+typedef struct fields_check {
+    const mc_vocab *v;
+    uint64_t *mask;
+    uint64_t most_fed;      /* the most bytes fed at a position inside a string with fields */
+    uint32_t inside;        /* positions inside one */
+} fields_check;
+
+static void count_fed_in_fields(void *data, const mask_position *p)
+{
+    fields_check *c = data;
+    mc_mask_stats st;
+    mc_vocab_mask(c->v, p->rec, c->mask, &st);
+    if (!st.in_fields)
+        return;
+    c->inside++;
+    c->most_fed = st.bytes_fed > c->most_fed ? st.bytes_fed : c->most_fed;
+}
+
+/* Inside a string with fields the walk takes the text's bytes and the bytes
+ * of an expression's token in progress without the parser, as anywhere
+ * else, instead of feeding every token one by one (which feeds about a
+ * byte per trie node: over 300,000 for qwen2's vocabulary); the masks stay
+ * those of the check of every token. */
+Test(model_mask, inside_strings_with_fields_the_walk_feeds_few_bytes, .timeout = 600)
+{
+    mc_vocab *v = load_vocab("qwen2");
+    static const int versions[] = {311, 312, 314};
+    for (size_t i = 0; i < sizeof versions / sizeof *versions; i++) {
+        ep_grammar *g = grammar_version(versions[i]);
+        char what[64];
+        snprintf(what, sizeof what, "qwen2, strings with fields, %d", versions[i]);
+        check_masks_of(v, g, field_cases, sizeof field_cases / sizeof *field_cases, 9, what);
+        fields_check c = {.v = v};
+        c.mask = sm_malloc((mc_vocab_size(v) + 63) / 64 * sizeof *c.mask);
+        along_cases(g, field_cases, sizeof field_cases / sizeof *field_cases, 1, count_fed_in_fields, &c);
+        fprintf(stderr, "%s: %u positions inside, at most %llu bytes fed\n", what, c.inside,
+                (unsigned long long)c.most_fed);
+        cr_assert_geq(c.inside, 80, "%s: %u positions inside strings with fields", what, c.inside);
+        cr_assert_leq(c.most_fed, mc_vocab_size(v) / 20, "%s: at most %llu bytes fed at a position inside", what,
+                      (unsigned long long)c.most_fed);
+        sm_free(c.mask);
+        ep_grammar_free(g);
+    }
+    mc_vocab_free(v);
 }
 
 /* Random logits, all different, from a fixed generator (the same every

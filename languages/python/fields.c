@@ -50,7 +50,9 @@ typedef struct ep_modal {
     uint32_t open_start;
     uint32_t open_fed;
     bool open_ok;
-    bool fields_moved;       /* the fields recognizer is past its EP__FIELD_START */
+    /* Counts the times the fields recognizer went back to EP__FIELD_START:
+     * its charts past that point were made again for another expression. */
+    uint32_t homes;
 } ep_modal;
 
 /* The scanner's word for a byte, in the lexer's terms. */
@@ -77,7 +79,6 @@ ep_modal *ep_modal_new(int version)
     modal->epoch = 0;
     modal->exprs_valid = 0;
     modal->open_start = UINT32_MAX;
-    modal->fields_moved = false;
     return modal;
 }
 
@@ -232,12 +233,13 @@ static bool ep__whole_here(ep_recognizer *fields, const char *expr, size_t len)
 
 /* Parses a field's expression, whole or as a prefix, from the fields
  * recognizer's EP__FIELD_START, and returns there. */
-static bool ep__field_parse(ep_recognizer *fields, const char *expr, size_t len, bool whole)
+static bool ep__field_parse(ep_modal *m, ep_recognizer *fields, const char *expr, size_t len, bool whole)
 {
     bool ok = ep_feed(fields, expr, len) == 1;
     if (ok && whole)
         ok = ep__whole_here(fields, expr, len);
     ep_restore(fields, EP__FIELD_START);
+    m->homes++;
     return ok;
 }
 
@@ -245,9 +247,10 @@ static bool ep__field_parse(ep_recognizer *fields, const char *expr, size_t len,
  * open field fed to it. */
 static void ep__fields_home(ep_modal *m, ep_recognizer *fields)
 {
-    if (m->fields_moved)
-        ep_restore(fields, EP__FIELD_START);
-    m->fields_moved = false;
+    /* unconditionally: the vocabulary walk moves the
+     * recognizer on its own (ep_fstring_field), then returns to a mark */
+    ep_restore(fields, EP__FIELD_START);
+    m->homes++;
     m->open_start = UINT32_MAX;
 }
 
@@ -256,7 +259,6 @@ static void ep__fields_home(ep_modal *m, ep_recognizer *fields)
 static void ep__feed_open(ep_modal *m, ep_recognizer *fields, const char *expr, uint32_t upto)
 {
     if (m->open_ok && m->open_fed < upto) {
-        m->fields_moved = true;
         m->open_ok = ep_feed(fields, expr + m->open_fed, upto - m->open_fed) == 1;
     }
     if (m->open_fed < upto)
@@ -302,12 +304,138 @@ bool ep_fstring_valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_st
         px_fs_expr e = m->scan.exprs.items[m->exprs_valid];
         if (!fields)
             return false;
+        /* the open field just closed, fed as it grew: whole where it is */
+        if (m->open_start == e.start && m->open_fed == e.end - e.start) {
+            if (!m->open_ok || !ep__whole_here(fields, token + e.start, e.end - e.start))
+                return false;
+            continue;
+        }
         ep__fields_home(m, fields);   /* a closed field is parsed from EP__FIELD_START */
-        if (!ep__field_parse(fields, token + e.start, e.end - e.start, true))
+        if (!ep__field_parse(m, fields, token + e.start, e.end - e.start, true))
             return false;
     }
     uint32_t start, tentative;
     if (finished || !px_fscan_open_expr(&m->scan, &start, &tentative))
         return true;
     return fields && ep__open_field_ok(m, fields, token, end - tok_start, start, tentative);
+}
+
+bool ep_fstring_in_text(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t end, uint8_t *stop)
+{
+    if (ep__modal_sync(rec, tok_start, depth, end) != PX_FS_MORE)
+        return false;
+    return px_fscan_in_text(&rec->modal->scan, stop);
+}
+
+bool ep_fstring_expr_byte(uint8_t byte)
+{
+    return byte && !memchr("'\"#\\()[]{}:;!=\n\r", byte, 16);
+}
+
+uint32_t ep_fstring_field_epoch(const ep_recognizer *rec)
+{
+    return rec->modal->homes;
+}
+
+ep_recognizer *ep_fstring_field(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t end,
+                                int64_t *offset)
+{
+    if (ep__modal_sync(rec, tok_start, depth, end) != PX_FS_MORE)
+        return NULL;
+    ep_modal *m = rec->modal;
+    uint32_t start, tentative;
+    if (!px_fscan_in_expr(&m->scan) || !px_fscan_open_expr(&m->scan, &start, &tentative) ||
+        tentative != UINT32_MAX || !rec->fields)
+        return NULL;
+    /* the expression fed whole and viable, the recognizer left after it */
+    if (m->open_start != start || m->open_fed != end - tok_start - start || !m->open_ok)
+        return NULL;
+    ep_recognizer *fields = rec->fields;
+    uint32_t home = fields->saves.items[EP__FIELD_START].text_len;
+    *offset = (int64_t)tok_start + start - home;
+    return fields;
+}
+
+/* ---- Marks for the vocabulary walk ---------------------------------------- */
+
+struct ep_modal_mark {
+    px_fscan scan;           /* owned copy */
+    uint32_t tok_start, exprs_valid;
+    uint32_t open_start, open_fed;
+    bool open_ok;
+    uint32_t homes;
+    bool have_fields;
+    ep_snapshot fields;      /* the fields recognizer's state */
+};
+
+ep_modal_mark *ep_modal_mark_new(int version)
+{
+    ep_modal_mark *mark = sm_calloc(1, sizeof *mark);
+    px_fscan_init(&mark->scan, version);
+    mark->tok_start = UINT32_MAX;
+    return mark;
+}
+
+void ep_modal_mark_free(ep_modal_mark *mark)
+{
+    if (!mark)
+        return;
+    px_fscan_free(&mark->scan);
+    sm_free(mark);
+}
+
+void ep_modal_mark_take(const ep_recognizer *rec, ep_modal_mark *mark)
+{
+    const ep_modal *m = rec->modal;
+    /* a scan that does not match the text is not worth keeping */
+    bool current = m->tok_start != UINT32_MAX && m->seen.size == m->scan.at &&
+                   m->tok_start + m->scan.at <= rec->text.size &&
+                   (m->epoch == rec->text_epoch ||
+                    memcmp(m->seen.items, rec->text.items + m->tok_start, m->seen.size) == 0);
+    if (!current) {
+        mark->tok_start = UINT32_MAX;
+        return;
+    }
+    px_fscan_copy(&mark->scan, &m->scan);
+    mark->tok_start = m->tok_start;
+    mark->exprs_valid = m->exprs_valid;
+    mark->open_start = m->open_start;
+    mark->open_fed = m->open_fed;
+    mark->open_ok = m->open_ok;
+    mark->homes = m->homes;
+    mark->have_fields = rec->fields != NULL;
+    if (rec->fields)
+        mark->fields = ep_snapshot_take(rec->fields);
+}
+
+void ep_modal_mark_apply(ep_recognizer *rec, const ep_modal_mark *mark, const ep_snapshot *field)
+{
+    ep_modal *m = rec->modal;
+    if (mark->tok_start == UINT32_MAX || mark->tok_start + mark->scan.at > rec->text.size)
+        return;   /* the scan is read again when needed */
+    px_fscan_copy(&m->scan, &mark->scan);
+    m->tok_start = mark->tok_start;
+    sm_array_clear(&m->seen);
+    for (uint32_t i = 0; i < mark->scan.at; i++)
+        sm_array_push(&m->seen, rec->text.items[mark->tok_start + i]);
+    m->epoch = rec->text_epoch;
+    m->exprs_valid = mark->exprs_valid;
+    /* the fields recognizer's charts are the mark's unless it went back to
+     * the field's start since: then the open field is fed again */
+    if (mark->have_fields && rec->fields && m->homes == mark->homes) {
+        ep_snapshot_apply(rec->fields, field ? field : &mark->fields);
+        m->open_start = mark->open_start;
+        m->open_fed = mark->open_fed;
+        m->open_ok = mark->open_ok;
+        if (field) {
+            /* the open field's expression fed further, and viable */
+            uint32_t home = rec->fields->saves.items[EP__FIELD_START].text_len;
+            m->open_fed = field->text_len - home;
+            m->open_ok = true;
+        }
+    } else {
+        if (rec->fields)
+            ep__fields_home(m, rec->fields);
+        m->open_start = UINT32_MAX;
+    }
 }

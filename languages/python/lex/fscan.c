@@ -580,6 +580,40 @@ int px_fscan_step(px_fscan *scan, const char *token)
     return r;
 }
 
+void px_fscan_copy(px_fscan *dst, const px_fscan *src)
+{
+    dst->version = src->version;
+    sm_array_clear(&dst->frames);
+    for (uint32_t i = 0; i < src->frames.size; i++)
+        sm_array_push(&dst->frames, src->frames.items[i]);
+    sm_array_clear(&dst->exprs);
+    for (uint32_t i = 0; i < src->exprs.size; i++)
+        sm_array_push(&dst->exprs, src->exprs.items[i]);
+    dst->at = src->at;
+    dst->status = src->status;
+    dst->read_status = src->read_status;
+    dst->outer_brackets = src->outer_brackets;
+}
+
+bool px_fscan_in_text(const px_fscan *scan, uint8_t *quote)
+{
+    if (scan->status != PX_FS_MORE || scan->frames.size == 0)
+        return false;
+    const px_fs_frame *f = &scan->frames.items[scan->frames.size - 1];
+    if ((f->kind != PX__LIT && f->kind != PX__SPEC) || f->sub != PX__BODY || !f->outer)
+        return false;
+    *quote = f->quote;
+    return true;
+}
+
+bool px_fscan_in_expr(const px_fscan *scan)
+{
+    if (scan->status != PX_FS_MORE || scan->frames.size == 0)
+        return false;
+    const px_fs_frame *f = &scan->frames.items[scan->frames.size - 1];
+    return f->kind == PX__EXPR && f->sub == PX__MAIN && f->outer;
+}
+
 bool px_fscan_open_expr(const px_fscan *scan, uint32_t *start, uint32_t *tentative)
 {
     for (uint32_t i = scan->frames.size; i-- > 0;) {

@@ -151,6 +151,21 @@ void px_fscan_begin(px_fscan *scan, const px_prefix *pfx, uint32_t prefix);
  * After PX_FS_PAST or PX_FS_ERROR it reads nothing more. */
 int px_fscan_step(px_fscan *scan, const char *token);
 
+/* Makes dst (initialized with px_fscan_init) a copy of src, its arrays
+ * reused: a point of a scan to come back to. */
+void px_fscan_copy(px_fscan *dst, const px_fscan *src);
+/* Whether the scan is in the text of the outermost string or of a format
+ * specification, where any byte but a backslash, a brace, a line break and
+ * *quote (the string's own quote, set) is read as text and changes nothing
+ * but the scan's length. */
+bool px_fscan_in_text(const px_fscan *scan, uint8_t *quote);
+
+/* Whether the scan is in the expression of an outermost field, outside
+ * any string or comment in it: a byte there that is not a quote, "#", a
+ * backslash, a bracket, ":", ";", "!", "=" or a line break is read as part
+ * of the expression and changes nothing the scan decides by. */
+bool px_fscan_in_expr(const px_fscan *scan);
+
 /* Where the string literal that starts at text[start] (its prefix; the
  * opening quote at text[quote]) ends, as `version` reads it: PX_FS_CLOSED
  * with *end after its closing quote; PX_FS_MORE when the text runs out
