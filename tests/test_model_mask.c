@@ -279,7 +279,7 @@ Test(model_mask, inside_strings_with_fields_the_walk_feeds_few_bytes, .timeout =
         ep_grammar *g = grammar_version(versions[i]);
         char what[64];
         snprintf(what, sizeof what, "qwen2, strings with fields, %d", versions[i]);
-        check_masks_of(v, g, field_cases, sizeof field_cases / sizeof *field_cases, 9, what);
+        check_masks_of(v, g, field_cases, sizeof field_cases / sizeof *field_cases, 13, what);
         fields_check c = {.v = v};
         c.mask = sm_malloc((mc_vocab_size(v) + 63) / 64 * sizeof *c.mask);
         along_cases(g, field_cases, sizeof field_cases / sizeof *field_cases, 1, count_fed_in_fields, &c);
