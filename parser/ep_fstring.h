@@ -81,7 +81,7 @@ typedef struct ep_modal_mark ep_modal_mark;
 struct ep_snapshot;
 ep_modal_mark *ep_modal_mark_new(int version);
 void ep_modal_mark_free(ep_modal_mark *mark);
-void ep_modal_mark_take(const ep_recognizer *rec, ep_modal_mark *mark);
+void ep_modal_mark_take(ep_recognizer *rec, ep_modal_mark *mark);
 /* With `field` (may be NULL), a state of the recognizer of fields'
  * expressions after the mark's, where the open field's expression, fed
  * further by the walk (ep_fstring_field), is still viable: the walk goes

@@ -663,9 +663,12 @@ typedef struct ep__ended {
  * prefix is not all of it (the rest would be lexed again). */
 static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const ep_lentry *e, uint8_t byte)
 {
-    const ep_run *run = &m->walk->full[from->full].run;
+    /* in field mode the token is the expression's, on its own recognizer */
+    const ep__field *f = from->field ? &m->walk->fields[from->ffull] : NULL;
+    const ep_run *run = f ? &f->snap.run : &m->walk->full[from->full].run;
+    const ep_dfa *dfa = f ? &f->grammar->dfa : &m->rec->grammar->dfa;
     return from->accept_end == from->text_len && !from->utf8_need && !(run->at_line_start && run->depth == 0) &&
-           ep_dfa_step(&m->rec->grammar->dfa, e->parent.dfa, byte) == EP_DFA_DEAD;
+           ep_dfa_step(dfa, e->parent.dfa, byte) == EP_DFA_DEAD;
 }
 
 /* The expression's token ended once for the frontier's bytes that end it
@@ -676,16 +679,6 @@ typedef struct ep__fended {
     uint32_t dfa, text_len, epoch;
     ep_snapshot snap;
 } ep__fended;
-
-/* Whether feeding `e`'s byte from `from` in field mode ends the
- * expression's token in progress and starts another (ep__ends_token). */
-static bool ep__field_ends(const ep__mask_walk *m, const ep__step *from, const ep_lentry *e, uint8_t byte)
-{
-    const ep__field *f = &m->walk->fields[from->ffull];
-    const ep_run *run = &f->snap.run;
-    return from->accept_end == from->text_len && !from->utf8_need && !(run->at_line_start && run->depth == 0) &&
-           ep_dfa_step(&f->grammar->dfa, e->parent.dfa, byte) == EP_DFA_DEAD;
-}
 
 /* Feeds `byte` after `from` (at_depth[depth]) in field mode when it ends the
  * expression's token: the token is ended once for the bytes that end it in
@@ -769,7 +762,7 @@ static void ep__feed_entry(ep__mask_walk *m, const ep__step *at, const ep_lentry
     m->visited++;
     m->parsed++;
     bool viable;
-    if (fended && ep__field_ends(m, &from, e, n->byte)) {
+    if (fended && ep__ends_token(m, &from, e, n->byte)) {
         viable = ep__field_feed_ended(m, fended, n->depth, n->byte);
     } else if (ended && ep__ends_token(m, &from, e, n->byte)) {
         if (!ended->have || ended->dfa != from.dfa) {

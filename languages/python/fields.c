@@ -384,15 +384,11 @@ void ep_modal_mark_free(ep_modal_mark *mark)
     sm_free(mark);
 }
 
-void ep_modal_mark_take(const ep_recognizer *rec, ep_modal_mark *mark)
+void ep_modal_mark_take(ep_recognizer *rec, ep_modal_mark *mark)
 {
     const ep_modal *m = rec->modal;
     /* a scan that does not match the text is not worth keeping */
-    bool current = m->tok_start != UINT32_MAX && m->seen.size == m->scan.at &&
-                   m->tok_start + m->scan.at <= rec->text.size &&
-                   (m->epoch == rec->text_epoch ||
-                    memcmp(m->seen.items, rec->text.items + m->tok_start, m->seen.size) == 0);
-    if (!current) {
+    if (m->tok_start == UINT32_MAX || !ep__modal_current(rec, m->tok_start, rec->text.size)) {
         mark->tok_start = UINT32_MAX;
         return;
     }
@@ -416,8 +412,8 @@ void ep_modal_mark_apply(ep_recognizer *rec, const ep_modal_mark *mark, const ep
     px_fscan_copy(&m->scan, &mark->scan);
     m->tok_start = mark->tok_start;
     sm_array_clear(&m->seen);
-    for (uint32_t i = 0; i < mark->scan.at; i++)
-        sm_array_push(&m->seen, rec->text.items[mark->tok_start + i]);
+    sm_array_grow_by(&m->seen, mark->scan.at);
+    memcpy(m->seen.items, rec->text.items + mark->tok_start, mark->scan.at);
     m->epoch = rec->text_epoch;
     m->exprs_valid = mark->exprs_valid;
     /* the fields recognizer's charts are the mark's unless it went back to
