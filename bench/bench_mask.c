@@ -17,7 +17,8 @@
  * Positions inside a string with fields (a Python f- or t-string past its
  * quote) get rows of their own besides all positions.  The language is
  * Python 3.11 unless --language (python, javascript, typescript, ...) and
- * --version (Python: 310 .. 314) say otherwise.  --slow US prints each
+ * --version (Python: 310 .. 314; a dialect's number, from 1) say otherwise;
+ * a language with dialects is read in its first file's.  --slow US prints each
  * position whose mask took longer than US microseconds, with the line
  * before it; every position whose masks differ is printed with the tokens
  * they differ by.  --at OFFSET measures only the positions at that byte
@@ -97,6 +98,29 @@ static void series_add(series *s, double trie, double again, double brute)
     s->count++;
 }
 
+/* The version a language's files are read in when --version does not say:
+ * the dialect of the first file (JavaScript's script or module, as Node
+ * decides), or the language's default version. */
+static int default_version(const lg_language *lang, int argc, char **argv)
+{
+    if (!lang->dialect_of)
+        return lang->default_version;
+    for (int a = 2; a < argc; a++) {
+        if (argv[a][0] == '-') {
+            a += strcmp(argv[a], "--no-brute") != 0;
+            continue;
+        }
+        size_t len;
+        char *text = read_file(argv[a], &len);
+        if (!text)
+            continue;
+        int dialect = lang->dialect_of(argv[a], text, len);
+        free(text);
+        return dialect;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -104,7 +128,7 @@ int main(int argc, char **argv)
                         "[--version N] [--slow US] [--at OFFSET]\n");
         return 2;
     }
-    int holes_per_file = 4, version = 311;
+    int holes_per_file = 4, version = -1;   /* -1: the language's own choice */
     double slow = 0;
     long only = -1;
     const char *language = "python";
@@ -119,8 +143,6 @@ int main(int argc, char **argv)
         else if (strcmp(argv[a], "--at") == 0 && a + 1 < argc)
             only = atol(argv[++a]);
     }
-    if (strcmp(language, "python") != 0 && version == 311)
-        version = 0;
     char err[512];
     double t0 = now_us();
     mc_vocab *v;
@@ -132,6 +154,8 @@ int main(int argc, char **argv)
     uint32_t n = mc_vocab_size(v);
     ep_grammar *g;
     const lg_language *lang = lg_by_name(language);
+    if (lang && version < 0)
+        version = default_version(lang, argc, argv);
     if (!lang || ep_grammar_of(lang, version, &g, err, sizeof err) != SM_OK) {
         fprintf(stderr, "%s: %s\n", language, lang ? err : "no such language");
         return 1;
@@ -235,7 +259,7 @@ int main(int argc, char **argv)
                                 continue;
                             uint32_t tl;
                             const char *tb = mc_vocab_token(v, t, &tl);
-                            printf(" %s \"%.*s\"", x ? "+" : "-", (int)tl, tb);
+                            printf(" %s #%u \"%.*s\"", x ? "+" : "-", t, (int)tl, tb);
                             shown++;
                         }
                         printf("\n");

@@ -14,6 +14,7 @@ extern const lg_language lg_typescript;
 extern const lg_language lg_javascriptreact;
 extern const lg_language lg_typescriptreact;
 extern const lg_lexical lg_python_lexical;
+extern const lg_lexical lg_javascript_lexical;
 
 /* What a JavaScript lexical state is in (lg_lex.in); a quote's string is
  * its quote. */

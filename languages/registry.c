@@ -30,6 +30,7 @@ static const struct {
     const lg_lexical *rules;
 } lg__lexicals[] = {
     {"python", &lg_python_lexical},
+    {"javascript", &lg_javascript_lexical},
 };
 
 const lg_lexical *lg_lexical_named(const char *name)

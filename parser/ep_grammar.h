@@ -44,6 +44,7 @@ typedef struct ep_lexeme {
     uint8_t bracket;          /* EP_BRACKET_* */
     bool fstring;             /* a string with escapes and fields (%lexical's rules) */
     bool first;               /* %first: only at the start of the text */
+    bool is_name;             /* %name: a name (ep_lex_only_name) */
     uint8_t keep;             /* %keep: only the first `keep` bytes are the token, the rest is read
                                  again (trailing context; 0: the whole text) */
     /* %goal: this lexeme's bit, taken only where the parser expects it; a
@@ -53,8 +54,10 @@ typedef struct ep_lexeme {
     uint8_t goal_bit;
     uint8_t rival_of;
     /* %check: the language's check of a finished token (a token it fails
-     * is scanned only as its %also terminal, or refused without one). */
+     * is scanned only as its %also terminal, or refused without one or
+     * with %strict). */
     lg_token_check check;
+    bool check_strict;
     uint32_t terminals[2];    /* terminals it may be scanned as; EP_NONE if unused */
 } ep_lexeme;
 
@@ -146,6 +149,43 @@ static inline bool ep_lex_excluded(const ep_grammar *g, uint8_t goals, int32_t l
     if (lex->goal_bit && !(goals & lex->goal_bit))
         return true;
     return (lex->rival_of & goals) != 0;
+}
+
+/* Whether a token that the automaton has brought to `state` can still
+ * become a lexeme that `goals` does not leave out; when it cannot, the
+ * lexer ends the token before the byte that led there (ep_lex_byte: after
+ * a ")" and a line break, "/>" is "/" then ">", not a regular expression).
+ * The recognizer asks its table (ep_asi_can_grow); the vocabulary walk and
+ * its lexeme trees ask this. */
+static inline bool ep_lex_goals_can_grow(const ep_grammar *g, uint8_t goals, uint32_t state)
+{
+    if (!g->goal_count)
+        return true;
+    const uint64_t *reachable = ep_dfa_reachable(&g->dfa, state);
+    for (uint32_t w = 0; w < g->lex_words; w++)
+        for (uint64_t bits = reachable[w]; bits; bits &= bits - 1)
+            if (!ep_lex_excluded(g, goals, (int32_t)(w * 64 + (uint32_t)__builtin_ctzll(bits))))
+                return true;
+    return false;
+}
+
+/* Whether the token that brought the automaton to `state` can only become
+ * one lexeme, a name (%name): then a character past ASCII that no name may
+ * hold (lg_lexical's name_char_valid) refuses it whatever follows (the
+ * walk's names.refuse, and the recognizer for a language without a
+ * whole-token name test). */
+static inline bool ep_lex_only_name(const ep_grammar *g, uint32_t state)
+{
+    const uint64_t *reach = ep_dfa_reachable(&g->dfa, state);
+    int32_t only = -1;
+    for (uint32_t w = 0; w < g->dfa.set_words; w++) {
+        if (!reach[w])
+            continue;
+        if (only >= 0 || (reach[w] & (reach[w] - 1)))
+            return false;
+        only = (int32_t)(w * 64 + (uint32_t)__builtin_ctzll(reach[w]));
+    }
+    return only >= 0 && g->lexemes[only].is_name;
 }
 
 /* The lexeme the text that brought the automaton to `state` is taken as

@@ -105,6 +105,8 @@ typedef struct ep_ltree {
 typedef struct ep_names {
     bool (*name_char)(uint32_t cp, bool first);
     bool refuse;
+    bool goals;            /* a token its goals leave no lexeme to grow into
+                            * ends (ep_lex_goals_can_grow; not while capturing) */
 } ep_names;
 
 /* Lexeme trees built so far, shared by the walks of every thread. */

@@ -43,8 +43,10 @@ typedef struct ep_lexdef {
     bool fstring;
     char *also;       /* %also: a declared terminal it may be scanned as too */
     bool first;       /* %first: only at the start of the text */
+    bool is_name;     /* %name: a name, whose characters lg_lexical's name_char_valid says */
     uint8_t keep;     /* %keep: only this many bytes are the token (0: all) */
     char *check;      /* %check: the language's check of a finished token */
+    bool strict;      /* %strict: a token the check fails is refused, %also or not */
     SM_ARRAY(char *) rivals;  /* %goal: the literal lexemes it is chosen over */
     bool goal;
     bool goal_all;            /* "%goal all": every lexeme with a text that begins with one of its own */
@@ -648,6 +650,8 @@ static void ep__parse_options(ep_builder *b, ep_lexdef *def)
         else if (strcmp(word, "error") == 0) def->kind = EP_LEX_ERROR;
         else if (strcmp(word, "fstring") == 0) def->fstring = true;
         else if (strcmp(word, "first") == 0) def->first = true;
+        else if (strcmp(word, "strict") == 0) def->strict = true;
+        else if (strcmp(word, "name") == 0) def->is_name = true;
         else if (strcmp(word, "keep") == 0) {
             ep__skip_space(b);
             char *end;
@@ -1381,8 +1385,10 @@ static int ep__build_lexemes(ep_builder *b, ep_grammar *g)
             if (lexeme->terminals[k] != EP_NONE)
                 ep_set_add(g->terminal_lexemes + (size_t)lexeme->terminals[k] * g->lex_words, lex);
         lexeme->first = def->first;
+        lexeme->is_name = def->is_name;
         lexeme->keep = def->keep;
         lexeme->check = def->check ? lg_token_check_named(def->check) : NULL;
+        lexeme->check_strict = def->strict;
         specs[lex] = (ep_lexeme_spec){def->pattern, def->pattern_len, def->literal, def->priority, false};
         lex++;
     }

@@ -112,7 +112,7 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
     const uint32_t *terminals = lex->terminals;
     uint32_t count = lex->terminals[1] == EP_NONE ? 1 : 2;
     if (lex->check && !lex->check(token, end - run->tok_start)) {
-        if (count == 1)
+        if (count == 1 || lex->check_strict)
             return false;
         terminals++;   /* scanned only as its %also terminal */
         count = 1;
@@ -271,6 +271,33 @@ bool ep_run_can_grow_by(const ep_grammar *g, uint32_t dfa, const uint64_t *allow
  * str literal's "\N{...}" names and an f-string's fields, each checked as
  * far as it has been typed, so that a broken one is refused where it breaks,
  * not when the token ends. */
+/* Whether a token in progress that can only be a name (its automaton
+ * state, `state`: ep_lex_only_name) holds only characters past ASCII that a
+ * name may (lg_lexical's name_char_valid, the first at the token's start).
+ * A character no name may hold stays in the token whatever follows, so the
+ * token is refused where it is typed (JavaScript's "\xef\xbc\x8c", a
+ * full-width comma, at the start of a statement), as the vocabulary walk
+ * refuses it.  For a language without a whole-token name test (name_valid). */
+static bool ep__name_chars_valid(const ep_grammar *g, uint32_t state, const char *token, size_t len)
+{
+    bool (*name_char)(uint32_t, bool) = g->lexical->name_char_valid;
+    if (!name_char || !ep_lex_only_name(g, state))
+        return true;
+    for (size_t at = 0; at < len;) {
+        unsigned char c = (unsigned char)token[at];
+        size_t width = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        if (at + width > len)
+            break;   /* a character cut short: the rest comes later */
+        uint32_t cp = c & (width == 1 ? 0x7F : width == 2 ? 0x1F : width == 3 ? 0x0F : 0x07);
+        for (size_t k = 1; k < width; k++)
+            cp = (cp << 6) | ((unsigned char)token[at + k] & 0x3F);
+        if (width > 1 && !name_char(cp, at == 0))
+            return false;
+        at += width;
+    }
+    return true;
+}
+
 bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
 {
     const ep_grammar *g = rec->grammar;
@@ -287,6 +314,8 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
     if (!lx)
         return true;
     if (lx->name_valid && !lx->name_valid(token, len))
+        return false;
+    if (!lx->name_valid && !ep__name_chars_valid(g, run->dfa, token, len))
         return false;
     if (ep_fstring_token(rec, run->tok_start, end))
         return ep_fstring_valid(rec, ep__fields(rec), run->tok_start, ep__real_depth(rec, run), end, false);

@@ -62,6 +62,8 @@ static int ep__direct_byte(const ep_grammar *g, ep_names names, const ep_ltree_k
                            uint8_t *path, uint8_t byte, uint32_t first_lead, ep_lstate *child)
 {
     const ep_dfa *dfa = &g->dfa;
+    if (!byte)
+        return EP__REFUSED;   /* no text holds NUL (ep_utf8_next) */
     if (byte == '\\' || (!key->braces && (byte == '{' || byte == '}')))
         return EP__FRONTIER;
     if (key->stop && (byte == key->stop || byte == '\n' || byte == '\r'))
@@ -71,6 +73,8 @@ static int ep__direct_byte(const ep_grammar *g, ep_names names, const ep_ltree_k
     uint32_t next = ep_dfa_step(dfa, parent->dfa, byte);
     if (next == EP_DFA_DEAD)
         return EP__FRONTIER;
+    if (names.goals && parent->dfa != EP_DFA_START && !ep_lex_goals_can_grow(g, key->goals, next))
+        return EP__FRONTIER;   /* the lexer ends the token here */
     *child = *parent;
     child->depth = (uint8_t)(parent->depth + 1);
     path[EP__PATH + child->depth] = byte;
@@ -78,7 +82,7 @@ static int ep__direct_byte(const ep_grammar *g, ep_names names, const ep_ltree_k
         if (!ep_utf8_next(&child->utf8_need, &child->utf8_lo, &child->utf8_hi, byte))
             return EP__REFUSED;
         if (!key->wide && !child->utf8_need && !ep__name_char(names, path, EP__PATH + child->depth, first_lead))
-            return names.refuse && ep_dfa_only_winner(dfa, next) ? EP__REFUSED : EP__FRONTIER;
+            return names.refuse && ep_lex_only_name(g, next) ? EP__REFUSED : EP__FRONTIER;
     }
     child->dfa = next;
     int32_t winner = ep_lex_winner(g, key->goals, next);
@@ -341,7 +345,7 @@ const ep_ltree *ep_ltree_get(ep_trie *t, const ep_grammar *g, ep_names names, co
     }
     /* Trees of another automaton are kept for it: this one's are not cached. */
     bool cacheable = c->dfa_fingerprint == dfa->fingerprint && c->names.name_char == names.name_char &&
-                     c->names.refuse == names.refuse;
+                     c->names.refuse == names.refuse && c->names.goals == names.goals;
     ep_ltree *found = cacheable ? ep__find(c, key) : NULL;
     pthread_mutex_unlock(&c->lock);
     if (found)

@@ -178,12 +178,13 @@ static bool ep__never_a_name(const ep_grammar *g, const char *token, size_t len)
     return false;
 }
 
-/* How the grammar's lexeme trees read names (ep_names); `refuse` unless the
- * recognizer captures a right context's tokens. */
+/* How the grammar's lexeme trees read names (ep_names); `refuse` and
+ * `goals` unless the recognizer captures a right context's tokens. */
 static ep_names ep__names(const ep_grammar *g, bool capture)
 {
     ep_names names = {.name_char = g->lexical ? g->lexical->name_char_valid : NULL};
     names.refuse = names.name_char && !capture;
+    names.goals = !capture;
     return names;
 }
 
@@ -228,6 +229,8 @@ static int ep__name_char_ends(const ep_grammar *g, const char *text, uint32_t to
 static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__step *parent, uint8_t byte,
                                   ep__step *child)
 {
+    if (!byte)
+        return EP__REFUSED;   /* no text holds NUL (ep_utf8_next) */
     if (!parent->direct || byte == '\\' || byte == '{' || byte == '}')
         return EP__FED;
     if (parent->stop && (byte == parent->stop || byte == '\n' || byte == '\r'))
@@ -242,13 +245,15 @@ static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__
     uint32_t next = ep_dfa_step(dfa, parent->dfa, byte);
     if (next == EP_DFA_DEAD || parent->text_len + 1 > EP_MAX_TEXT)
         return EP__FED;
+    if (!rec->capture && parent->dfa != EP_DFA_START && !ep_lex_goals_can_grow(g, run->goals, next))
+        return EP__FED;   /* the lexer ends the token here */
     *child = *parent;
     if (byte >= 0x80 || child->utf8_need) {
         if (!ep_utf8_next(&child->utf8_need, &child->utf8_lo, &child->utf8_hi, byte))
             return EP__REFUSED;
         if (!parent->wide && !child->utf8_need) {
             int name = ep__name_char_ends(g, rec->text.items, tok_start, parent->text_len, byte);
-            if (name < 0 && !rec->capture && ep_dfa_only_winner(dfa, next))
+            if (name < 0 && !rec->capture && ep_lex_only_name(g, next))
                 return EP__REFUSED;
             if (name <= 0)
                 return EP__FED;

@@ -211,6 +211,53 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_on_a_small_vocabulary)
     mc_vocab_free(v);
 }
 
+/* JavaScript: templates with fields and nested templates, a "}" that
+ * starts a template's text, regular expressions and division (after ")"
+ * and a line break, "/" is division, so "/>" is "/" then ">"), and a token
+ * holding NUL, which no text may (a template's text is otherwise any byte). */
+static const mask_case js_cases[] = {
+    {"const x = 1;\nconst s = `a ${x + ", "`} c ${x}`} d`;\nconst r = /a>b/.test(s) / 2;", "\n"},
+    {"function f(a) {\n  g(a)\n", "  return /a>/.test(a) / 2\n", "}\n"},
+    {"let y = f(1);\n", "/>/.test(y) ? y : 0", "\n"},
+};
+
+Test(model_mask, the_trie_equals_the_check_of_every_token_in_javascript)
+{
+    static const char *const pieces[] = {
+        "`", "${", "}", "} c", "`}", "`} c", " `", " d`;", "a", "x", " +", " ", "\n", "\n  ", "  ", "/", "/>",
+        "/a", ">/", "/.", ".test", "(", ")", "(a)", "(s)", "(y)", "/ 2", " /", "return", " a", "y", " ?", " :",
+        " 0", ";", "`a", "\xe2\x80\x94", "\0", "\0`", "a\0", "const", " s", " =", " r", " />",
+    };
+    uint32_t n = sizeof pieces / sizeof *pieces;
+    uint32_t lens[64];
+    cr_assert_leq(n, 64);
+    for (uint32_t i = 0; i < n; i++)
+        lens[i] = (uint32_t)strlen(pieces[i]);
+    lens[37] = 1;   /* "\0" */
+    lens[38] = 2;   /* "\0`" */
+    lens[39] = 2;   /* "a\0" */
+    mc_vocab *v = mc_vocab_new(pieces, lens, n);
+    const lg_language *js = lg_by_name("javascript");
+    for (int dialect = 1; dialect <= 2; dialect++) {
+        ep_grammar *g;
+        char err[256], what[64];
+        cr_assert_eq(ep_grammar_of(js, dialect, &g, err, sizeof err), SM_OK, "%s", err);
+        snprintf(what, sizeof what, "small vocabulary, JavaScript dialect %d", dialect);
+        check_masks_of(v, g, js_cases, sizeof js_cases / sizeof *js_cases, 1, what);
+        /* Known answers: a line after "g(a)" may not start with "/>" */
+        ep_recognizer *rec;
+        const char *left = js_cases[1].left, *right = js_cases[1].right;
+        cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), right, strlen(right), &rec), SM_OK);
+        uint64_t mask[1];
+        mc_vocab_mask(v, rec, mask, NULL);
+        cr_assert_not(mask[0] & (1ull << 16), "\"/>\" continues the line before as a division");
+        cr_assert(mask[0] & (1ull << 17), "\"/a\" does too, and may");
+        ep_recognizer_free(rec);
+        ep_grammar_free(g);
+    }
+    mc_vocab_free(v);
+}
+
 #ifdef SEAM_HAVE_LLAMA
 /* A vocabulary-only GGUF file of llama.cpp's models/ folder, through libllama. */
 static mc_vocab *load_vocab(const char *name)

@@ -148,6 +148,29 @@ Test(javascript, private_names_need_a_class_that_declares_them)
     ep_grammar_free(g);
 }
 
+/* A name's characters past ASCII are ID_Start then ID_Continue (acorn):
+ * a private name's first one too, and a character no name may hold is
+ * refused where it is typed, not when the name ends. */
+Test(javascript, names_hold_only_the_characters_names_may)
+{
+    ep_grammar *g = js_grammar("module");
+    static const char *const valid[] = {
+        "class A { #caf\xc3\xa9 = 1 }", "let a\xc2\xb7" "b = 1", "let \xe4\xb8\xad = 1",
+        "let x = '\xef\xbc\x8c'", "x = 1;\xef\xbb\xbf", "let k\xe0\xa5\x8d = 1",
+    };
+    static const char *const invalid[] = {
+        "class A { #\xcc\x80" "abc = 1 }", "let \xcc\x80" "abc = 1", "let a\xef\xbc\x8c" "b = 1",
+        "x = \xe0\xa5\x8d",
+    };
+    JUDGE(g, valid, invalid);
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new(g, &rec), SM_OK);
+    cr_assert_eq(ep_feed(rec, "x = a", 5), 1);
+    cr_assert_eq(ep_feed(rec, "\xef\xbc\x8c", 3), 0, "a full-width comma in a name, refused where typed");
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
+}
+
 Test(javascript, await_and_yield_by_the_function_around_them)
 {
     ep_grammar *script = js_grammar("script");

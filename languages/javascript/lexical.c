@@ -70,6 +70,13 @@ static bool lg__id_char(uint32_t cp, bool first)
     return px_name_char_valid(cp, first);
 }
 
+/* The rules beyond the patterns that the parser asks of every token
+ * (javascript.grammar's %lexical): only which characters a name may hold,
+ * for the masks' shortcut through names; the rest are %check token checks. */
+const lg_lexical lg_javascript_lexical = {
+    .name_char_valid = lg__id_char,
+};
+
 static const char *const lg__reserved[] = {
     "await", "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
     "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in",

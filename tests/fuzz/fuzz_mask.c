@@ -6,11 +6,10 @@
  * (fuzz_split.h); the vocabulary is a fixed set of pieces (names, numbers,
  * strings with fields and their parts, brackets, line breaks, bytes past
  * ASCII) and every piece of the middle of up to six bytes, so that the
- * tokens fit the text.  The third byte's high bit picks the grammar:
- * Python 3.11 (f-strings as one lexeme) or 3.14 (f- and t-strings with
- * modes).  JavaScript is not fuzzed here yet: a template's text holding
- * "}" right after its backquote is refused by the recognizer fed the token
- * alone and allowed by the walk (acorn allows it).
+ * tokens fit the text.  The third byte's two high bits pick the grammar:
+ * Python 3.11 (f-strings as one lexeme), JavaScript as a script, Python
+ * 3.14 (f- and t-strings with modes) or JavaScript as a module (templates,
+ * regular expressions against division, semicolons inserted).
  */
 #include "fuzz_split.h"
 #include "seam_languages.h"
@@ -23,11 +22,16 @@
 
 static const ep_grammar *fuzz__grammar(uint8_t selector)
 {
-    static ep_grammar *grammars[2];
-    unsigned slot = selector >> 7;
+    static ep_grammar *grammars[4];
+    static const struct {
+        const char *language;
+        int version;
+    } slots[4] = {{"python", 311}, {"javascript", 1}, {"python", 314}, {"javascript", 2}};
+    unsigned slot = selector >> 6;
     if (!grammars[slot]) {
         char error[256];
-        if (ep_grammar_of(lg_by_name("python"), slot ? 314 : 311, &grammars[slot], error, sizeof error) != SM_OK)
+        if (ep_grammar_of(lg_by_name(slots[slot].language), slots[slot].version, &grammars[slot], error,
+                          sizeof error) != SM_OK)
             abort();
     }
     return grammars[slot];
@@ -39,6 +43,7 @@ static const char *const fuzz__pieces[] = {
     "f\"", "f'", "t\"", "rf'", "F\"", "\"}", "{x", "x}", "}\"", "\"]}", "[\"", "\\", "\\n", "\\N{", "`", "${",
     "`${", "}`", "=>", ";", "/", "/*", "*/", "//", "<", ">", "</", "/>", "\xc3\xa9", "\xc3", "\xa9", "\xe2\x80\x94",
     "\xe4\xb8\xad", "if", " if", "else", "in", " for", "lambda", "await", "yield", "return", " return", "True",
+    "/a", "/=", ">/", "/g", "`}", "} c", "++", "\n(", "\n/", "let", " of", "=>{",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
