@@ -62,6 +62,16 @@ static char *read_file(const char *path, size_t *len)
     return s;
 }
 
+/* Prints "FILE:OFFSET after "LINE"": the position with its line before it
+ * (at most 60 bytes). */
+static void print_position(const char *path, const char *text, size_t at)
+{
+    size_t from = at;
+    while (from > 0 && text[from - 1] != '\n' && at - from < 60)
+        from--;
+    printf("%s:%zu after \"%.*s\"", path, at, (int)(at - from), text + from);
+}
+
 /* One class of positions: the times of its masks. */
 typedef struct series {
     double *trie, *again, *brute;
@@ -230,12 +240,10 @@ int main(int argc, char **argv)
                 double trie = now_us() - s;
                 bool in_fields = st.in_fields;
                 if (slow > 0 && trie > slow) {
-                    size_t from = i;
-                    while (from > 0 && text[from - 1] != '\n' && i - from < 60)
-                        from--;
-                    printf("slow: %.0f us%s, %llu bytes fed, at %s:%zu after \"%.*s\"\n", trie,
-                           in_fields ? " (in fields)" : "", (unsigned long long)st.bytes_fed, argv[a], i,
-                           (int)(i - from), text + from);
+                    printf("slow: %.0f us%s, %llu bytes fed, at ", trie, in_fields ? " (in fields)" : "",
+                           (unsigned long long)st.bytes_fed);
+                    print_position(argv[a], text, i);
+                    printf("\n");
                 }
                 s = now_us();
                 mc_vocab_mask(v, rec, mask, NULL);
@@ -249,10 +257,9 @@ int main(int argc, char **argv)
                     brute = now_us() - s;
                     if (memcmp(mask, mask_brute, words * sizeof *mask) != 0) {
                         differ++;
-                        size_t from = i;
-                        while (from > 0 && text[from - 1] != '\n' && i - from < 60)
-                            from--;
-                        printf("differ at %s:%zu after \"%.*s\":", argv[a], i, (int)(i - from), text + from);
+                        printf("differ at ");
+                        print_position(argv[a], text, i);
+                        printf(":");
                         for (uint32_t t = 0, shown = 0; t < n && shown < 6; t++) {
                             bool x = (mask[t / 64] >> (t % 64)) & 1, y = (mask_brute[t / 64] >> (t % 64)) & 1;
                             if (x == y)

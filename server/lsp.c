@@ -426,6 +426,14 @@ static void srv__did_change(srv_lsp *lsp, const cJSON *params)
     d->touched = ++lsp->edit_clock;
 }
 
+/* Removes entry i of the documents closed lately, keeping the others' order. */
+static void srv__forget_closed(srv_lsp *lsp, uint32_t i)
+{
+    sm_free(lsp->closed.items[i]);
+    memmove(lsp->closed.items + i, lsp->closed.items + i + 1, (lsp->closed.size - i - 1) * sizeof(char *));
+    lsp->closed.size--;
+}
+
 static void srv__did_close(srv_lsp *lsp, const cJSON *params)
 {
     const cJSON *td = cJSON_GetObjectItemCaseSensitive(params, "textDocument");
@@ -441,17 +449,12 @@ static void srv__did_close(srv_lsp *lsp, const cJSON *params)
         return;
     for (uint32_t i = 0; i < lsp->closed.size; i++) {
         if (strcmp(lsp->closed.items[i], path) == 0) {
-            sm_free(lsp->closed.items[i]);
-            memmove(lsp->closed.items + i, lsp->closed.items + i + 1, (lsp->closed.size - i - 1) * sizeof(char *));
-            lsp->closed.size--;
+            srv__forget_closed(lsp, i);
             break;
         }
     }
-    if (lsp->closed.size >= SRV__CLOSED_KEPT) {
-        sm_free(lsp->closed.items[0]);
-        memmove(lsp->closed.items, lsp->closed.items + 1, (lsp->closed.size - 1) * sizeof(char *));
-        lsp->closed.size--;
-    }
+    if (lsp->closed.size >= SRV__CLOSED_KEPT)
+        srv__forget_closed(lsp, 0);   /* the oldest */
     sm_array_push(&lsp->closed, path);
 }
 
