@@ -163,6 +163,13 @@ Test(languages, javascript_goal_as_node_decides)
     snprintf(path, sizeof path, "%s/pkg/package.json", dir);
     write_file(path, "{\"name\": \"inner\", \"exports\": {\"type\": \"module\"}}");
     snprintf(path, sizeof path, "%s/pkg/a.js", dir);
+    /* the nearest one has no "type" (Node 20.19 on): the syntax decides,
+     * whatever the outer one says */
+    cr_assert_eq(js->dialect_of(path, "import x from 'y'\n", 18), 2, "module syntax in an untyped package");
+    cr_assert_eq(js->dialect_of(path, "x\n", 2), 1, "no module syntax in an untyped package");
+    snprintf(path, sizeof path, "%s/pkg/package.json", dir);
+    write_file(path, "{\"name\": \"inner\", \"type\": \"commonjs\"}");
+    snprintf(path, sizeof path, "%s/pkg/a.js", dir);
     cr_assert_eq(js->dialect_of(path, "import x from 'y'\n", 18), 1, "the nearest one types it commonjs");
     /* a FIFO named package.json is read as none, without waiting for a writer */
     snprintf(path, sizeof path, "%s/pkg/package.json", dir);

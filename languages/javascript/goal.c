@@ -1,11 +1,12 @@
 /*
  * goal.c - which goal symbol a JavaScript file is read with, as Node
- * decides it: a .mjs file is a module, a .cjs file a script, and any other
- * follows the "type" of the nearest package.json ("module" or, by default,
- * "commonjs"); a file that no package.json types is a module when it has
- * module syntax (an import or export declaration at the start of a line),
- * as Node's syntax detection finds, else a script.  Reads at most a few
- * small regular files, without waiting on any, and runs nothing.
+ * decides it (20.19 and later): a .mjs file is a module, a .cjs file a
+ * script, and any other follows the "type" of the nearest package.json
+ * ("module", or "commonjs" and any other value); a file that no
+ * package.json types (none, or the nearest has no "type") is a module when
+ * it has module syntax (an import or export declaration at the start of a
+ * line), as Node's syntax detection finds, else a script.  Reads at most a
+ * few small regular files, without waiting on any, and runs nothing.
  */
 #include "lg_internal.h"
 #include "seam_base.h"
@@ -15,6 +16,7 @@
 
 #define LG_JS_SCRIPT 1
 #define LG_JS_MODULE 2
+#define LG_JS_UNTYPED 3   /* a package.json without "type": the syntax decides */
 #define LG_PACKAGE_MAX (1u << 20)
 #define LG_PACKAGE_DEPTH 64
 
@@ -24,8 +26,9 @@ static bool lg__ends_with(const char *path, const char *ending)
     return n >= m && strcmp(path + n - m, ending) == 0;
 }
 
-/* The "type" of the package.json at `path`: 2 for "module", 1 for anything
- * else in a regular file that exists, 0 when there is none.  Read without
+/* The "type" of the package.json at `path`: LG_JS_MODULE for "module",
+ * LG_JS_SCRIPT for any other value, LG_JS_UNTYPED in a regular file without
+ * one (or that is no JSON object), 0 when there is none.  Read without
  * waiting and only when it is a regular file (a FIFO or a device named
  * package.json is no package.json), at most 1 MiB. */
 static int lg__package_type(const char *path)
@@ -36,17 +39,18 @@ static int lg__package_type(const char *path)
         sm_buf_free(&json);
         return 0;
     }
-    int type = LG_JS_SCRIPT;
+    int type = LG_JS_UNTYPED;
     cJSON *root = rc == SM_OK && json.data ? cJSON_ParseWithLength(json.data, json.len) : NULL;
     const cJSON *field = cJSON_GetObjectItemCaseSensitive(root, "type");
-    if (cJSON_IsString(field) && strcmp(field->valuestring, "module") == 0)
-        type = LG_JS_MODULE;
+    if (cJSON_IsString(field))
+        type = strcmp(field->valuestring, "module") == 0 ? LG_JS_MODULE : LG_JS_SCRIPT;
     cJSON_Delete(root);
     sm_buf_free(&json);
     return type;
 }
 
-/* The type the nearest package.json above `path` gives, or 0 without one. */
+/* The type the nearest package.json above `path` gives (LG_JS_UNTYPED: it
+ * has none), or 0 without one. */
 static int lg__nearest_package(const char *path)
 {
     size_t len = strlen(path);
@@ -91,7 +95,7 @@ int lg_js_dialect_of(const char *path, const char *text, size_t len)
     if (path && lg__ends_with(path, ".cjs"))
         return LG_JS_SCRIPT;
     int type = path && path[0] == '/' ? lg__nearest_package(path) : 0;
-    if (type)
+    if (type == LG_JS_MODULE || type == LG_JS_SCRIPT)
         return type;
     return text && lg__module_syntax(text, len) ? LG_JS_MODULE : LG_JS_SCRIPT;
 }
