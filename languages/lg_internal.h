@@ -32,6 +32,7 @@ bool lg_js_string_strict_valid(const char *text, size_t len);
 bool lg_js_template_valid(const char *text, size_t len);
 bool lg_js_regex_valid(const char *text, size_t len);
 int lg_js_dialect_of(const char *path, const char *text, size_t len);
+bool lg_js_has_jsx(const char *text, size_t len);
 void lg_js_lex_scan(lg_lex *lex, const char *text, size_t len);
 /* One step of that scan from text[at]; returns where the next starts. */
 size_t lg_js_lex_step(lg_lex *lex, const char *text, size_t len, size_t at);

@@ -156,6 +156,13 @@ const lg_language *lg_by_file(const char *path, const char *text, size_t len)
     return has_ending ? NULL : lg__by_hashbang(text, len);
 }
 
+const lg_language *lg_read_as(const lg_language *language, const char *text, size_t len)
+{
+    if (language && language->variant && text && language->variant_of(text, len))
+        return language->variant;
+    return language;
+}
+
 void lg_names(char *out, size_t size)
 {
     size_t used = 0;

@@ -247,6 +247,12 @@ typedef struct lg_language {
     const char *const *definers;
     const char *const *definer_modifiers;
     lg_imports_fn imports;
+    /* Another row that reads this one's documents when their text needs it
+     * (`variant_of` says so; NULL: none): JavaScript's .js files that hold
+     * JSX, which TypeScript's reader (VS Code's) and Babel take as JSX, are
+     * the jsx row's.  lg_read_as asks. */
+    const struct lg_language *variant;
+    bool (*variant_of)(const char *text, size_t len);
 } lg_language;
 
 /* The languages, NULL-terminated, in the registry's order. */
@@ -262,6 +268,9 @@ const lg_language *lg_by_language_id(const char *language_id);
  * ending (a script), by the #! line that starts `text` (may be NULL, `len`
  * bytes); NULL when none. */
 const lg_language *lg_by_file(const char *path, const char *text, size_t len);
+/* The row a document of `language` with text[0..len) is read with: its
+ * variant when the text needs it, else the language itself. */
+const lg_language *lg_read_as(const lg_language *language, const char *text, size_t len);
 /* The version number of dialect `name` of a language (its index + 1), or
  * 0 when it has none by that name. */
 int lg_dialect(const lg_language *language, const char *name);

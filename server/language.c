@@ -1,7 +1,8 @@
 /*
  * language.c - which language a document is read in, for every front end:
  * the setting `language` when it is set, else the editor's languageId,
- * else the file's name and #! line (languages/).
+ * else the file's name and #! line (languages/), then the row its text
+ * needs (a .js file holding JSX: JSX).
  */
 #include "seam_server.h"
 
@@ -32,6 +33,7 @@ const lg_language *srv_language_of(const cfg_config *config, const char *languag
     const lg_language *language = language_id ? lg_by_language_id(language_id) : NULL;
     if (!language)
         language = lg_by_file(path, text, len);
+    language = lg_read_as(language, text, len);   /* a .js file holding JSX: the jsx row's */
     if (!language && language_id)
         snprintf(why, why_size, "seam completes %s, not %s (%s)", names, language_id, path ? path : "a document");
     else if (!language)

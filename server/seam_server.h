@@ -16,13 +16,15 @@
 #include "seam_context.h"
 
 struct lg_language;
-/* The language a document is read in (language.c): the setting `language`
- * when set, else its LSP languageId (NULL: none), else the file's name and
- * #! line (path and text may be NULL).  NULL when seam completes none of
- * them: why[0..why_size) says so, in a line for the log or stderr. */
 /* The language named `name` (a setting's or a case's); NULL, and why, when
  * seam has none by that name. */
 const struct lg_language *srv_language_named(const char *name, char *why, size_t why_size);
+/* The language a document is read in (language.c): the setting `language`
+ * when set, else its LSP languageId (NULL: none), else the file's name and
+ * #! line (path and text may be NULL), read as its variant when the text
+ * needs it (lg_read_as: a .js file holding JSX is JSX).  NULL when seam
+ * completes none of them: why[0..why_size) says so, in a line for the log
+ * or stderr. */
 const struct lg_language *srv_language_of(const cfg_config *config, const char *language_id, const char *path,
                                           const char *text, size_t len, char *why, size_t why_size);
 /* The dialect a document of `language` is read in: the setting

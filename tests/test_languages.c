@@ -180,6 +180,31 @@ Test(languages, javascript_goal_as_node_decides)
     seam_test_remove_tree(dir);
 }
 
+/* A .js file that holds JSX is read as JSX, as TypeScript's reader (VS
+ * Code's) and Babel read it; comparisons, strings and comments with "<"
+ * leave it JavaScript. */
+Test(languages, a_js_file_holding_jsx_is_read_as_jsx)
+{
+    const lg_language *js = lg_by_name("javascript"), *jsx = lg_by_name("jsx");
+    static const char *const with_jsx[] = {
+        "export function App() {\n  return <div className=\"a\">{n}</div>;\n}\n",
+        "const x = (\n  <Foo.Bar />\n);\n", "render(<App/>, root)\n", "const f = () => <>x</>;\n",
+        "const a = ok && <p>don't</p>;\n",
+    };
+    static const char *const without[] = {
+        "for (let i = 0; i < n; i++) {}\n", "if (a <b) f()\n", "const s = '<div>';\n",
+        "// return <div>\nx = 1\n", "/* (<App/>) */ y\n", "const t = `<p>${x}</p>`;\n", "x = a<b>c\n",
+        "f(a, b) <c\n",
+    };
+    for (size_t i = 0; i < sizeof with_jsx / sizeof *with_jsx; i++)
+        cr_assert_eq(lg_read_as(js, with_jsx[i], strlen(with_jsx[i])), jsx, "%s", with_jsx[i]);
+    for (size_t i = 0; i < sizeof without / sizeof *without; i++)
+        cr_assert_eq(lg_read_as(js, without[i], strlen(without[i])), js, "%s", without[i]);
+    cr_assert_eq(lg_read_as(lg_by_name("typescript"), with_jsx[0], strlen(with_jsx[0])), lg_by_name("typescript"),
+                 "a .ts file never holds JSX");
+    cr_assert_eq(lg_read_as(jsx, without[0], strlen(without[0])), jsx);
+}
+
 Test(languages, javascript_lines_being_typed)
 {
     const lg_language *js = lg_by_name("javascript");

@@ -45,6 +45,8 @@ const lg_language lg_javascript = {
     .middle_closed = lg_js_middle_closed,
     .line_enders = lg_js_line_enders,
     LG_JS_CONTEXT,
+    .variant = &lg_javascriptreact,
+    .variant_of = lg_js_has_jsx,
 };
 
 static const char *const lg__jsx_ids[] = {"javascriptreact", NULL};

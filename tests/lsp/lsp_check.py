@@ -1669,6 +1669,18 @@ def languages(seam, ch, workdir):
     answer = json.loads(run.stdout) if run.returncode == 0 and run.stdout.startswith("{") else {}
     ch.check(answer.get("language") == "json", "seam complete reads a .json file as JSON: %r %r"
              % (run.stdout[:200], run.stderr[-200:]))
+    # a .js file holding JSX (React projects write them) is read as JSX:
+    # as JavaScript its text before the cursor could not start a program
+    app = os.path.join(workdir, "App.js")
+    with open(app, "w", encoding="utf-8") as f:
+        f.write("import React from 'react';\n\nexport function App(props) {\n"
+                "  return <div className=\"app\">{props.n}</div>;\n}\n\nexport const g = (a) => \n")
+    run = subprocess.run([seam, "complete", app + ":7:25", "--json", "--train-stdlib", "false"],
+                         capture_output=True, text=True, timeout=60)
+    answer = json.loads(run.stdout) if run.returncode == 0 and run.stdout.startswith("{") else {}
+    ch.check(answer.get("language") == "jsx" and "error" not in answer and answer.get("completion"),
+             "seam complete reads a .js file holding JSX as JSX and completes it: %r %r"
+             % (run.stdout[:300], run.stderr[-200:]))
 
 
 def disk_cache(seam, ch, workdir):
