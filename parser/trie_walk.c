@@ -664,16 +664,19 @@ typedef struct ep__ended {
  * (the step is direct), and the new one starts from the automaton's start;
  * neither reads the token's text, only the offsets differ.  Not so at the
  * start of a line outside brackets (the indentation is measured on the
- * text), with a character cut short, or when the token's longest accepted
- * prefix is not all of it (the rest would be lexed again). */
+ * text), with a character cut short, when the token's longest accepted
+ * prefix is not all of it (the rest would be lexed again), or when its
+ * lexeme has a %check, which reads the token's text (a regular expression's
+ * flags and pattern). */
 static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const ep_lentry *e, uint8_t byte)
 {
     /* in field mode the token is the expression's, on its own recognizer */
     const ep__field *f = from->field ? &m->walk->fields[from->ffull] : NULL;
     const ep_run *run = f ? &f->snap.run : &m->walk->full[from->full].run;
-    const ep_dfa *dfa = f ? &f->grammar->dfa : &m->rec->grammar->dfa;
+    const ep_grammar *g = f ? f->grammar : m->rec->grammar;
     return from->accept_end == from->text_len && !from->utf8_need && !(run->at_line_start && run->depth == 0) &&
-           ep_dfa_step(dfa, e->parent.dfa, byte) == EP_DFA_DEAD;
+           from->accept_lexeme >= 0 && !g->lexemes[from->accept_lexeme].check &&
+           ep_dfa_step(&g->dfa, e->parent.dfa, byte) == EP_DFA_DEAD;
 }
 
 /* The expression's token ended once for the frontier's bytes that end it

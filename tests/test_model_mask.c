@@ -219,6 +219,9 @@ static const mask_case js_cases[] = {
     {"const x = 1;\nconst s = `a ${x + ", "`} c ${x}`} d`;\nconst r = /a>b/.test(s) / 2;", "\n"},
     {"function f(a) {\n  g(a)\n", "  return /a>/.test(a) / 2\n", "}\n"},
     {"let y = f(1);\n", "/>/.test(y) ? y : 0", "\n"},
+    /* a regular expression's flags, valid or not, in tokens that end it:
+     * its check reads the token's text, so no ending is shared */
+    {"let r = /a", "b/g.test(s) && /c/i.test(s)", "\n"},
 };
 
 Test(model_mask, the_trie_equals_the_check_of_every_token_in_javascript)
@@ -227,6 +230,7 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_in_javascript)
         "`", "${", "}", "} c", "`}", "`} c", " `", " d`;", "a", "x", " +", " ", "\n", "\n  ", "  ", "/", "/>",
         "/a", ">/", "/.", ".test", "(", ")", "(a)", "(s)", "(y)", "/ 2", " /", "return", " a", "y", " ?", " :",
         " 0", ";", "`a", "\xe2\x80\x94", "\0", "\0`", "a\0", "const", " s", " =", " r", " />",
+        "b", "/a.", "/g.", "/gg.", "/i.", "/ig.", "/c", " &&", "/i",
     };
     uint32_t n = sizeof pieces / sizeof *pieces;
     uint32_t lens[64];
