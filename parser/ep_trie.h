@@ -19,6 +19,8 @@
 
 #include <pthread.h>
 
+#include "ep_fstring.h"
+#include "ep_grammar.h"
 #include "ep_lexdfa.h"
 #include "seam_parser.h"
 
@@ -108,6 +110,48 @@ typedef struct ep_names {
     bool goals;            /* a token its goals leave no lexeme to grow into
                             * ends (ep_lex_goals_can_grow; not while capturing) */
 } ep_names;
+
+/* Where a token in progress stands, for the rule both the walk and its
+ * lexeme trees take bytes directly by (ep_direct_next). */
+typedef struct ep_direct_at {
+    uint32_t dfa;          /* the automaton's state */
+    bool braces;           /* braces are text (a str literal, not an f-string) */
+    uint8_t stop;          /* a string's quote, which with line breaks is left
+                            * to the parser (0: none) */
+    bool field;            /* in a field's expression: only the bytes it reads
+                            * as its own (ep_fstring_expr_byte) */
+    bool goals;            /* the lexer's goal rule applies (not while capturing) */
+    uint8_t goal_bits;     /* the goal lexemes the parser expects */
+} ep_direct_at;
+
+enum { EP_DIRECT_REFUSED = -1, EP_DIRECT_PARSER = 0, EP_DIRECT_TAKEN = 1 };
+
+/* What `byte` does to the token in progress at `at`, by the lexer's rules
+ * alone: EP_DIRECT_REFUSED when no text may hold it (NUL, as ep_utf8_next
+ * says), EP_DIRECT_PARSER when the parser must decide (a backslash, a brace
+ * that is not text, the string's quote or a line break, a byte a field's
+ * expression does not read as its own, a byte that ends the token: the
+ * automaton's dead state, or a state only lexemes the goals leave out can
+ * grow from, where ep_lex_byte ends the token), else EP_DIRECT_TAKEN with
+ * *next the automaton's state after it.  The caller adds UTF-8's and
+ * names' rules. */
+static inline int ep_direct_next(const ep_grammar *g, const ep_direct_at *at, uint8_t byte, uint32_t *next)
+{
+    if (!byte)
+        return EP_DIRECT_REFUSED;
+    if (byte == '\\' || (!at->braces && (byte == '{' || byte == '}')))
+        return EP_DIRECT_PARSER;
+    if (at->stop && (byte == at->stop || byte == '\n' || byte == '\r'))
+        return EP_DIRECT_PARSER;
+    if (at->field && !ep_fstring_expr_byte(byte))
+        return EP_DIRECT_PARSER;
+    *next = ep_dfa_step(&g->dfa, at->dfa, byte);
+    if (*next == EP_DFA_DEAD)
+        return EP_DIRECT_PARSER;
+    if (at->goals && at->dfa != EP_DFA_START && !ep_lex_goals_can_grow(g, at->goal_bits, *next))
+        return EP_DIRECT_PARSER;
+    return EP_DIRECT_TAKEN;
+}
 
 /* Lexeme trees built so far, shared by the walks of every thread. */
 typedef struct ep_ltree_cache {

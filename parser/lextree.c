@@ -61,20 +61,12 @@ enum { EP__REFUSED = -1, EP__FRONTIER = 0, EP__DIRECT = 1 };
 static int ep__direct_byte(const ep_grammar *g, ep_names names, const ep_ltree_key *key, const ep_lstate *parent,
                            uint8_t *path, uint8_t byte, uint32_t first_lead, ep_lstate *child)
 {
-    const ep_dfa *dfa = &g->dfa;
-    if (!byte)
-        return EP__REFUSED;   /* no text holds NUL (ep_utf8_next) */
-    if (byte == '\\' || (!key->braces && (byte == '{' || byte == '}')))
-        return EP__FRONTIER;
-    if (key->stop && (byte == key->stop || byte == '\n' || byte == '\r'))
-        return EP__FRONTIER;
-    if (key->field && !ep_fstring_expr_byte(byte))
-        return EP__FRONTIER;
-    uint32_t next = ep_dfa_step(dfa, parent->dfa, byte);
-    if (next == EP_DFA_DEAD)
-        return EP__FRONTIER;
-    if (names.goals && parent->dfa != EP_DFA_START && !ep_lex_goals_can_grow(g, key->goals, next))
-        return EP__FRONTIER;   /* the lexer ends the token here */
+    ep_direct_at at = {.dfa = parent->dfa, .braces = key->braces, .stop = key->stop, .field = key->field,
+                       .goals = names.goals, .goal_bits = key->goals};
+    uint32_t next;
+    int direct = ep_direct_next(g, &at, byte, &next);
+    if (direct != EP_DIRECT_TAKEN)
+        return direct == EP_DIRECT_REFUSED ? EP__REFUSED : EP__FRONTIER;
     *child = *parent;
     child->depth = (uint8_t)(parent->depth + 1);
     path[EP__PATH + child->depth] = byte;

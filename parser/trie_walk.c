@@ -229,24 +229,21 @@ static int ep__name_char_ends(const ep_grammar *g, const char *text, uint32_t to
 static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__step *parent, uint8_t byte,
                                   ep__step *child)
 {
-    if (!byte)
-        return EP__REFUSED;   /* no text holds NUL (ep_utf8_next) */
-    if (!parent->direct || byte == '\\' || byte == '{' || byte == '}')
-        return EP__FED;
-    if (parent->stop && (byte == parent->stop || byte == '\n' || byte == '\r'))
-        return EP__FED;
+    if (!parent->direct)
+        return byte ? EP__FED : EP__REFUSED;
     const ep__field *field = parent->field ? &walk->fields[parent->ffull] : NULL;
-    if (field && !ep_fstring_expr_byte(byte))
-        return EP__FED;
     const ep_grammar *g = field ? field->grammar : rec->grammar;
     const ep_run *run = field ? &field->snap.run : &walk->full[parent->full].run;
     uint32_t tok_start = field ? (uint32_t)(run->tok_start + field->offset) : run->tok_start;
-    const ep_dfa *dfa = &g->dfa;
-    uint32_t next = ep_dfa_step(dfa, parent->dfa, byte);
-    if (next == EP_DFA_DEAD || parent->text_len + 1 > EP_MAX_TEXT)
+    /* braces are the parser's here, even in a str literal */
+    ep_direct_at at = {.dfa = parent->dfa, .stop = parent->stop, .field = field != NULL, .goals = !rec->capture,
+                       .goal_bits = run->goals};
+    uint32_t next;
+    int direct = ep_direct_next(g, &at, byte, &next);
+    if (direct != EP_DIRECT_TAKEN)
+        return direct == EP_DIRECT_REFUSED ? EP__REFUSED : EP__FED;
+    if (parent->text_len + 1 > EP_MAX_TEXT)
         return EP__FED;
-    if (!rec->capture && parent->dfa != EP_DFA_START && !ep_lex_goals_can_grow(g, run->goals, next))
-        return EP__FED;   /* the lexer ends the token here */
     *child = *parent;
     if (byte >= 0x80 || child->utf8_need) {
         if (!ep_utf8_next(&child->utf8_need, &child->utf8_lo, &child->utf8_hi, byte))
