@@ -6,10 +6,11 @@
  * (fuzz_split.h); the vocabulary is a fixed set of pieces (names, numbers,
  * strings with fields and their parts, brackets, line breaks, bytes past
  * ASCII) and every piece of the middle of up to six bytes, so that the
- * tokens fit the text.  The third byte's two high bits pick the grammar:
- * Python 3.11 (f-strings as one lexeme), JavaScript as a script, Python
- * 3.14 (f- and t-strings with modes) or JavaScript as a module (templates,
- * regular expressions against division, semicolons inserted).
+ * tokens fit the text.  The third byte's three high bits pick the
+ * grammar: Python 3.11 (f-strings as one lexeme), TypeScript, JavaScript as
+ * a script, TSX, Python 3.14 (f- and t-strings with modes), JSX as a
+ * module, JavaScript as a module (templates, regular expressions against
+ * division, semicolons inserted) or Python 3.12.
  */
 #include "fuzz_split.h"
 #include "seam_languages.h"
@@ -22,12 +23,13 @@
 
 static const ep_grammar *fuzz__grammar(uint8_t selector)
 {
-    static ep_grammar *grammars[4];
+    static ep_grammar *grammars[8];
     static const struct {
         const char *language;
         int version;
-    } slots[4] = {{"python", 311}, {"javascript", 1}, {"python", 314}, {"javascript", 2}};
-    unsigned slot = selector >> 6;
+    } slots[8] = {{"python", 311}, {"typescript", 0}, {"javascript", 1}, {"tsx", 0},
+                  {"python", 314}, {"jsx", 2},        {"javascript", 2}, {"python", 312}};
+    unsigned slot = selector >> 5;
     if (!grammars[slot]) {
         char error[256];
         if (ep_grammar_of(lg_by_name(slots[slot].language), slots[slot].version, &grammars[slot], error,
@@ -44,6 +46,7 @@ static const char *const fuzz__pieces[] = {
     "`${", "}`", "=>", ";", "/", "/*", "*/", "//", "<", ">", "</", "/>", "\xc3\xa9", "\xc3", "\xa9", "\xe2\x80\x94",
     "\xe4\xb8\xad", "if", " if", "else", "in", " for", "lambda", "await", "yield", "return", " return", "True",
     "/a", "/=", ">/", "/g", "`}", "} c", "++", "\n(", "\n/", "let", " of", "=>{",
+    ": string", "<T>", " as", "?:", "interface", " extends", "<div", "</div>", " />", "={", "type",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
