@@ -131,6 +131,27 @@ Test(scope_javascript, a_middle_closes_only_the_brackets_the_right_context_leave
     cr_assert_not(stays(&field, "} c ${y"), "the substitution closes after the cursor");
 }
 
+/* An editor closes a bracket only where it may: "push(...readdirSync(|)"
+ * has one closer for the line's two brackets.  The middle closes the one it
+ * is in, the closer the call's; kept the other way round, no middle could
+ * ever join the right context. */
+Test(scope_javascript, a_line_with_fewer_closers_than_brackets_closes_the_innermost)
+{
+    lg_scope sc = js_scope("function f(root) {\n  names.push(...fs.readdirSync(" CURSOR ")\n  return names;\n}\n", true);
+    cr_assert_not(sc.kept[0], "the middle closes readdirSync's parenthesis");
+    cr_assert(sc.kept[1], "the right context closes push's");
+    cr_assert(stays(&sc, "root)"));
+    cr_assert_not(stays(&sc, "root))"));
+    lg_scope mixed = js_scope("x = [a, g(" CURSOR "]\n", true);
+    cr_assert(mixed.kept[1], "the bracket, which the closer matches");
+    cr_assert(stays(&mixed, "b)"));
+    lg_scope other = js_scope("x = [g(a, h(" CURSOR ")\n", true);
+    cr_assert(other.kept[0], "the closer does not match the outer bracket: it closes the innermost");
+    cr_assert_not(other.kept[1]);
+    lg_scope earlier = js_scope("run(\n  a,\n  g(" CURSOR "))\n", true);
+    cr_assert(earlier.kept[0] && earlier.kept[1], "as many closers as brackets, and more");
+}
+
 /* A middle may close what it did not open and open another of its own:
  * an if's condition closed and its block opened ("if (x" before a body and
  * "}"), a block closed and another opened ("}\n  if (b) {"), where a

@@ -234,22 +234,54 @@ static bool lg__js_matches(char kind, char closer)
            ((kind == '{' || kind == '$') && closer == '}');
 }
 
+/* The closers that lead the rest of the cursor's line (after blanks), at
+ * most `max`, into closers[]; their count. */
+static uint32_t lg__js_leading_closers(const char *text, size_t len, size_t offset, char *closers, uint32_t max)
+{
+    uint32_t n = 0;
+    for (size_t i = offset; i < len && n < max && text[i] != '\n' && text[i] != '\r'; i++) {
+        if (lg__js_blank(text[i]))
+            continue;
+        if (text[i] != ')' && text[i] != ']' && text[i] != '}')
+            break;
+        closers[n++] = text[i];
+    }
+    return n;
+}
+
 /* Which of the brackets open at the cursor the right context closes
  * before anything else on the cursor's line: its leading closers (after
  * blanks), innermost first, while their kinds match ("foo(|)", "[${|}]":
- * what an editor closed for the person).  A closer further on may close a bracket the
- * middle opens ("if (x" then a body and "}"): it says nothing of what the
- * middle may close.  closed[j] for open->c[j]. */
-static void lg__js_right_closes(const lg__js_open *open, const char *text, size_t len, size_t offset, bool *closed)
+ * what an editor closed for the person).  Where the line opened more
+ * brackets than lead its rest ("push(...readdirSync(|)": an editor closes
+ * a bracket only where it may), the middle closes the innermost it opened
+ * and the leading closers the line's others, when their kinds match.  A
+ * closer further on may close a bracket the middle opens ("if (x" then a
+ * body and "}"): it says nothing of what the middle may close.
+ * closed[j] for open->c[j]. */
+static void lg__js_right_closes(const lg__js_open *open, const char *text, size_t len, size_t offset,
+                                size_t line_start, bool *closed)
 {
-    int32_t top = (int32_t)(open->count <= LG_JS_OPEN_MAX ? open->count : 0) - 1;
-    for (size_t i = offset; i < len && top >= 0 && text[i] != '\n' && text[i] != '\r'; i++) {
-        char c = text[i];
-        if (lg__js_blank(c))
-            continue;
-        if (!lg__js_matches(open->c[top], c))
+    if (open->count == 0 || open->count > LG_JS_OPEN_MAX)
+        return;
+    char closers[LG_JS_OPEN_MAX];
+    uint32_t n = lg__js_leading_closers(text, len, offset, closers, open->count);
+    int32_t top = (int32_t)open->count - 1;
+    uint32_t on_line = 0;   /* brackets the cursor's line opened, innermost first */
+    while (on_line < open->count && open->at[top - (int32_t)on_line] >= line_start)
+        on_line++;
+    uint32_t skip = 0;
+    if (n > 0 && n < on_line) {
+        skip = on_line - n;
+        for (uint32_t i = 0; i < n && skip; i++)
+            if (!lg__js_matches(open->c[top - (int32_t)(skip + i)], closers[i]))
+                skip = 0;
+    }
+    for (uint32_t i = 0; i < n && top - (int32_t)(skip + i) >= 0; i++) {
+        int32_t j = top - (int32_t)(skip + i);
+        if (!lg__js_matches(open->c[j], closers[i]))
             return;
-        closed[top--] = true;
+        closed[j] = true;
     }
 }
 
@@ -260,7 +292,7 @@ static void lg__js_kept(const TSTree *tree, const lg__js_open *open, const char 
     if (open->count == 0 || open->count > LG_JS_OPEN_MAX)
         return;
     bool closed[LG_JS_OPEN_MAX] = {false};
-    lg__js_right_closes(open, text, len, offset, closed);
+    lg__js_right_closes(open, text, len, offset, line_start, closed);
     int32_t block = -1;   /* the innermost brace holding lines opened before it */
     for (int32_t j = (int32_t)open->count - 1; stays && j >= 0 && block < 0; j--)
         if (open->at[j] < line_start && open->c[j] == '{' && lg__js_holds_lines(tree, text, open->at[j]))
