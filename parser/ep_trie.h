@@ -53,9 +53,10 @@ typedef struct ep_lentry {
     ep_lstate parent;
 } ep_lentry;
 
-/* The direct nodes that end in one automaton state: their tokens, and the
- * ones whose parent is in another state (the entries: where the token
- * might stop growing).  A group whose tokens fill few words of a mask
+/* The direct nodes that end in automaton states reaching the same lexemes
+ * (`dfa` stands for them: whether a token grows depends on nothing else):
+ * their tokens, and the ones whose parent's state reaches others (the
+ * entries: where the token might stop growing).  A group whose tokens fill few words of a mask
  * keeps them as those words (n_words > 0: words[first_word ..], their
  * tokens not listed), so that a mask sets them a word at a time. */
 typedef struct ep_lgroup {

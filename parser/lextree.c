@@ -94,6 +94,39 @@ static ep__lbuild *ep__group_of(ep__lbuilds *groups, int32_t *group_of, uint32_t
     return &groups->items[group_of[state]];
 }
 
+/* The automaton states a tree tells apart.  Whether a token in progress
+ * grows depends on its state only through the lexemes the state can reach
+ * (ep_run_can_grow_by), so the states that reach the same ones make one
+ * group, under the first of them met (a name's bytes inside a character
+ * outside ASCII pass through states that differ in nothing else), and a
+ * byte between two of them is no entry: the walk feeds an entry only where
+ * its parent grows and its own state does not.  classes[state]: the
+ * state standing for it (-1: not met yet); reps[0..*n_reps): those met. */
+typedef struct ep__classes {
+    const ep_dfa *dfa;
+    int32_t *of;
+    SM_ARRAY(uint32_t) reps;
+} ep__classes;
+
+static uint32_t ep__class_of(ep__classes *c, uint32_t state)
+{
+    if (c->of[state] >= 0)
+        return (uint32_t)c->of[state];
+    const uint64_t *reach = ep_dfa_reachable(c->dfa, state);
+    size_t bytes = c->dfa->set_words * sizeof *reach;
+    uint32_t rep = state;
+    for (uint32_t i = 0; i < c->reps.size; i++) {
+        if (memcmp(ep_dfa_reachable(c->dfa, c->reps.items[i]), reach, bytes) == 0) {
+            rep = c->reps.items[i];
+            break;
+        }
+    }
+    if (rep == state)
+        sm_array_push(&c->reps, state);
+    c->of[state] = (int32_t)rep;
+    return rep;
+}
+
 static int ep__by_parent_state(const void *a, const void *b)
 {
     const ep_lentry *x = a, *y = b;
@@ -202,6 +235,9 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_grammar *g, ep_names names
     }
     int32_t *group_of = sm_malloc(dfa->state_count * sizeof *group_of);
     memset(group_of, 0xff, dfa->state_count * sizeof *group_of);
+    ep__classes classes = {.dfa = dfa, .of = sm_malloc(dfa->state_count * sizeof *classes.of)};
+    memset(classes.of, 0xff, dfa->state_count * sizeof *classes.of);
+    sm_array_init(&classes.reps);
     ep__lbuilds groups = {0};
     SM_ARRAY(ep_lentry) frontier = {0};
     ep_ltree *tree = sm_calloc(1, sizeof *tree);
@@ -218,10 +254,11 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_grammar *g, ep_names names
             continue;
         }
         tree->n_nodes++;
-        ep__lbuild *group = ep__group_of(&groups, group_of, at[r].dfa);
+        uint32_t class = ep__class_of(&classes, at[r].dfa);
+        ep__lbuild *group = ep__group_of(&groups, group_of, class);
         for (uint32_t k = 0; k < n->token_count; k++)
             sm_array_push(&group->tokens, t->tokens[n->first_token + k]);
-        if (at[r].dfa != parent->dfa)
+        if (class != ep__class_of(&classes, parent->dfa))
             sm_array_push(&group->entries, ((ep_lentry){.node = i, .parent = *parent}));
         i++;
     }
@@ -235,6 +272,8 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_grammar *g, ep_names names
     tree->bytes += frontier.capacity * sizeof *tree->frontier;
     sm_array_free(&groups);
     sm_free(group_of);
+    sm_free(classes.of);
+    sm_array_free(&classes.reps);
     return tree;
 }
 
