@@ -597,15 +597,19 @@ def read_stderr_now(client):
     return out.decode("utf-8", "replace")
 
 
-def waits_for_the_model(seam, ch, workdir):
+def waits_for_the_model(seam, ch, workdir, sanitized=False):
     """A request that comes while the embedded model trains waits for it
     within its latency budget: answered (empty) when the budget ends before
-    the model is ready, and completed when the model is ready in time."""
+    the model is ready, and completed when the model is ready in time.
+    Under the sanitizers (`sanitized`) training and decoding both take
+    several times as long: the budget is 1 s rather than 200 ms, still
+    far less than the training."""
     # an empty cache folder: the model is trained, not read back
     c = Client(seam, env=dict(os.environ, SEAM_CACHE_DIR=tempfile.mkdtemp(prefix="untrained-", dir=workdir)))
     try:
         # The standard library makes training take about a second here.
-        init(c, {"debounce_ms": 0, "timeout_ms": 200, "train_stdlib": True, "log_level": "debug"})
+        budget = 1000 if sanitized else 200
+        init(c, {"debounce_ms": 0, "timeout_ms": budget, "train_stdlib": True, "log_level": "debug"})
         uri = "file://" + os.path.join(workdir, "early.py")
         text = "import os\n\n\ndef main():\n    return os.path.\n"
         c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
@@ -1761,6 +1765,8 @@ def capped_reads(seam, ch, workdir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seam", required=True)
+    ap.add_argument("--sanitized", action="store_true",
+                    help="seam runs under ASan and UBSan, several times slower: latency budgets are longer")
     args = ap.parse_args()
     ch = Checker()
     workdir = tempfile.mkdtemp(prefix="seam-lsp-")
@@ -1769,7 +1775,7 @@ def main():
     vanishing_client(args.seam, ch)
     utf16_positions(args.seam, ch, workdir)
     pull_configuration(args.seam, ch)
-    waits_for_the_model(args.seam, ch, workdir)
+    waits_for_the_model(args.seam, ch, workdir, args.sanitized)
     progress_while_training(args.seam, ch)
     status_notifications(args.seam, ch, workdir)
     semantic_in_the_server(args.seam, ch, workdir)
