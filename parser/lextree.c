@@ -100,30 +100,27 @@ static ep__lbuild *ep__group_of(ep__lbuilds *groups, int32_t *group_of, uint32_t
  * group, under the first of them met (a name's bytes inside a character
  * outside ASCII pass through states that differ in nothing else), and a
  * byte between two of them is no entry: the walk feeds an entry only where
- * its parent grows and its own state does not.  classes[state]: the
- * state standing for it (-1: not met yet); reps[0..*n_reps): those met. */
+ * its parent grows and its own state does not.  met[]: state << 32 | the
+ * state standing for it, for the few states a tree's bytes change to. */
 typedef struct ep__classes {
     const ep_dfa *dfa;
-    int32_t *of;
-    SM_ARRAY(uint32_t) reps;
+    SM_ARRAY(uint64_t) met;
 } ep__classes;
 
 static uint32_t ep__class_of(ep__classes *c, uint32_t state)
 {
-    if (c->of[state] >= 0)
-        return (uint32_t)c->of[state];
+    for (uint32_t i = 0; i < c->met.size; i++)
+        if ((uint32_t)(c->met.items[i] >> 32) == state)
+            return (uint32_t)c->met.items[i];
     const uint64_t *reach = ep_dfa_reachable(c->dfa, state);
     size_t bytes = c->dfa->set_words * sizeof *reach;
     uint32_t rep = state;
-    for (uint32_t i = 0; i < c->reps.size; i++) {
-        if (memcmp(ep_dfa_reachable(c->dfa, c->reps.items[i]), reach, bytes) == 0) {
-            rep = c->reps.items[i];
-            break;
-        }
+    for (uint32_t i = 0; i < c->met.size && rep == state; i++) {
+        uint32_t other = (uint32_t)c->met.items[i];
+        if (memcmp(ep_dfa_reachable(c->dfa, other), reach, bytes) == 0)
+            rep = other;
     }
-    if (rep == state)
-        sm_array_push(&c->reps, state);
-    c->of[state] = (int32_t)rep;
+    sm_array_push(&c->met, (uint64_t)state << 32 | rep);
     return rep;
 }
 
@@ -235,9 +232,10 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_grammar *g, ep_names names
     }
     int32_t *group_of = sm_malloc(dfa->state_count * sizeof *group_of);
     memset(group_of, 0xff, dfa->state_count * sizeof *group_of);
-    ep__classes classes = {.dfa = dfa, .of = sm_malloc(dfa->state_count * sizeof *classes.of)};
-    memset(classes.of, 0xff, dfa->state_count * sizeof *classes.of);
-    sm_array_init(&classes.reps);
+    ep__classes classes = {.dfa = dfa};
+    sm_array_init(&classes.met);
+    uint32_t class_at[EP_TRIE_MAX_BYTES + 2];   /* the class of at[r]'s state */
+    class_at[0] = ep__class_of(&classes, key->dfa);
     ep__lbuilds groups = {0};
     SM_ARRAY(ep_lentry) frontier = {0};
     ep_ltree *tree = sm_calloc(1, sizeof *tree);
@@ -254,11 +252,12 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_grammar *g, ep_names names
             continue;
         }
         tree->n_nodes++;
-        uint32_t class = ep__class_of(&classes, at[r].dfa);
+        uint32_t class = at[r].dfa == parent->dfa ? class_at[r - 1] : ep__class_of(&classes, at[r].dfa);
+        class_at[r] = class;
         ep__lbuild *group = ep__group_of(&groups, group_of, class);
         for (uint32_t k = 0; k < n->token_count; k++)
             sm_array_push(&group->tokens, t->tokens[n->first_token + k]);
-        if (class != ep__class_of(&classes, parent->dfa))
+        if (class != class_at[r - 1])
             sm_array_push(&group->entries, ((ep_lentry){.node = i, .parent = *parent}));
         i++;
     }
@@ -272,8 +271,7 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_grammar *g, ep_names names
     tree->bytes += frontier.capacity * sizeof *tree->frontier;
     sm_array_free(&groups);
     sm_free(group_of);
-    sm_free(classes.of);
-    sm_array_free(&classes.reps);
+    sm_array_free(&classes.met);
     return tree;
 }
 
