@@ -53,12 +53,18 @@ static const mask_case modal_cases[] = {
     {"s = ", "t\"{x!s:{w}}\" t'{y}' Tr\"\\{z}\"", "\n"},
 };
 
-static ep_grammar *grammar_version(int version)
+/* A language's grammar in a version or dialect (JavaScript's 1: script). */
+static ep_grammar *grammar_of(const char *language, int version)
 {
     ep_grammar *g;
     char err[256];
-    cr_assert_eq(ep_grammar_of(lg_by_name("python"), version, &g, err, sizeof err), SM_OK, "%s", err);
+    cr_assert_eq(ep_grammar_of(lg_by_name(language), version, &g, err, sizeof err), SM_OK, "%s", err);
     return g;
+}
+
+static ep_grammar *grammar_version(int version)
+{
+    return grammar_of("python", version);
 }
 
 static ep_grammar *grammar(void)
@@ -241,11 +247,9 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_in_javascript)
     lens[38] = 2;   /* "\0`" */
     lens[39] = 2;   /* "a\0" */
     mc_vocab *v = mc_vocab_new(pieces, lens, n);
-    const lg_language *js = lg_by_name("javascript");
     for (int dialect = 1; dialect <= 2; dialect++) {
-        ep_grammar *g;
-        char err[256], what[64];
-        cr_assert_eq(ep_grammar_of(js, dialect, &g, err, sizeof err), SM_OK, "%s", err);
+        ep_grammar *g = grammar_of("javascript", dialect);
+        char what[64];
         snprintf(what, sizeof what, "small vocabulary, JavaScript dialect %d", dialect);
         check_masks_of(v, g, js_cases, sizeof js_cases / sizeof *js_cases, 1, what);
         /* Known answers: a line after "g(a)" may not start with "/>" */
@@ -363,10 +367,7 @@ static const mask_case js_name_cases[] = {
 Test(model_mask, javascript_names_share_their_lexeme_trees, .timeout = 600)
 {
     mc_vocab *v = load_vocab("qwen2");
-    const lg_language *js = lg_by_name("javascript");
-    ep_grammar *g;
-    char err[256];
-    cr_assert_eq(ep_grammar_of(js, 1, &g, err, sizeof err), SM_OK, "%s", err);
+    ep_grammar *g = grammar_of("javascript", 1);
     size_t before = mc_vocab_bytes(v);
     check_masks_of(v, g, js_name_cases, sizeof js_name_cases / sizeof *js_name_cases, 2, "qwen2, JavaScript names");
     size_t grown = mc_vocab_bytes(v) - before;

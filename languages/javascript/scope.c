@@ -249,6 +249,16 @@ static uint32_t lg__js_leading_closers(const char *text, size_t len, size_t offs
     return n;
 }
 
+/* How many of closers[0..n) close, in a row, the brackets open at the
+ * cursor from the `skip`-th innermost out. */
+static uint32_t lg__js_closers_match(const lg__js_open *open, uint32_t skip, const char *closers, uint32_t n)
+{
+    uint32_t i = 0;
+    while (i < n && skip + i < open->count && lg__js_matches(open->c[open->count - 1 - skip - i], closers[i]))
+        i++;
+    return i;
+}
+
 /* Which of the brackets open at the cursor the right context closes
  * before anything else on the cursor's line: its leading closers (after
  * blanks), innermost first, while their kinds match ("foo(|)", "[${|}]":
@@ -266,23 +276,14 @@ static void lg__js_right_closes(const lg__js_open *open, const char *text, size_
         return;
     char closers[LG_JS_OPEN_MAX];
     uint32_t n = lg__js_leading_closers(text, len, offset, closers, open->count);
-    int32_t top = (int32_t)open->count - 1;
     uint32_t on_line = 0;   /* brackets the cursor's line opened, innermost first */
-    while (on_line < open->count && open->at[top - (int32_t)on_line] >= line_start)
+    while (on_line < open->count && open->at[open->count - 1 - on_line] >= line_start)
         on_line++;
-    uint32_t skip = 0;
-    if (n > 0 && n < on_line) {
-        skip = on_line - n;
-        for (uint32_t i = 0; i < n && skip; i++)
-            if (!lg__js_matches(open->c[top - (int32_t)(skip + i)], closers[i]))
-                skip = 0;
-    }
-    for (uint32_t i = 0; i < n && top - (int32_t)(skip + i) >= 0; i++) {
-        int32_t j = top - (int32_t)(skip + i);
-        if (!lg__js_matches(open->c[j], closers[i]))
-            return;
-        closed[j] = true;
-    }
+    uint32_t skip = n > 0 && n < on_line ? on_line - n : 0;
+    if (skip && lg__js_closers_match(open, skip, closers, n) < n)
+        skip = 0;
+    for (uint32_t i = 0, m = lg__js_closers_match(open, skip, closers, n); i < m; i++)
+        closed[open->count - 1 - skip - i] = true;
 }
 
 /* Which brackets open at the cursor a middle keeps (lg_scope's kept). */
