@@ -5,6 +5,7 @@
  *
  *   build/release/bench/bench_mask VOCAB.gguf FILE... [--holes N] [--no-brute]
  *                                  [--language NAME] [--version N] [--slow US] [--at OFFSET]
+ *                                  [--repeat N]
  *
  * Each file gives holes, half boundary cuts (a line from its first non-blank
  * character is the middle) and half random spans of up to 64 bytes; the
@@ -22,7 +23,9 @@
  * position whose mask took longer than US microseconds, with the line
  * before it; every position whose masks differ is printed with the tokens
  * they differ by.  --at OFFSET measures only the positions at that byte
- * offset of the files.
+ * offset of the files.  --repeat N computes each position's mask again N
+ * times and reports their mean as "again" (for a profiler: --at with
+ * --repeat 1000 spends the run on one position).
  */
 #include "seam_inproc.h"
 #include "seam_languages.h"
@@ -135,12 +138,12 @@ int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: bench_mask VOCAB.gguf FILE... [--holes N] [--no-brute] [--language NAME] "
-                        "[--version N] [--slow US] [--at OFFSET]\n");
+                        "[--version N] [--slow US] [--at OFFSET] [--repeat N]\n");
         return 2;
     }
     int holes_per_file = 4, version = -1;   /* -1: the language's own choice */
     double slow = 0;
-    long only = -1;
+    long only = -1, repeat = 1;
     const char *language = "python";
     bool with_brute = true;
     for (int a = 2; a < argc; a++) {
@@ -152,6 +155,8 @@ int main(int argc, char **argv)
             slow = atof(argv[++a]);
         else if (strcmp(argv[a], "--at") == 0 && a + 1 < argc)
             only = atol(argv[++a]);
+        else if (strcmp(argv[a], "--repeat") == 0 && a + 1 < argc)
+            repeat = atol(argv[++a]) > 0 ? atol(argv[a]) : 1;
     }
     char err[512];
     double t0 = now_us();
@@ -191,7 +196,8 @@ int main(int argc, char **argv)
             continue;
         }
         if ((strcmp(argv[a], "--language") == 0 || strcmp(argv[a], "--version") == 0 ||
-             strcmp(argv[a], "--slow") == 0 || strcmp(argv[a], "--at") == 0) && a + 1 < argc) {
+             strcmp(argv[a], "--slow") == 0 || strcmp(argv[a], "--at") == 0 || strcmp(argv[a], "--repeat") == 0) &&
+            a + 1 < argc) {
             a++;
             continue;
         }
@@ -246,8 +252,9 @@ int main(int argc, char **argv)
                     printf("\n");
                 }
                 s = now_us();
-                mc_vocab_mask(v, rec, mask, NULL);
-                double again = now_us() - s;
+                for (long r = 0; r < repeat; r++)
+                    mc_vocab_mask(v, rec, mask, NULL);
+                double again = (now_us() - s) / (double)repeat;
                 fed_trie += (double)st.bytes_fed;
                 lexed_trie += (double)st.bytes_lexed;
                 double brute = 0;

@@ -4,6 +4,7 @@
  * right context.  Counted in items, not timed, so that a loaded machine
  * cannot fail it and a quadratic form cannot pass it.
  */
+#include "ep_fstring.h"
 #include "ep_recognizer.h"
 #include "seam_languages.h"
 #include "seam_parser.h"
@@ -60,4 +61,36 @@ Test(parser, long_calls_and_expressions_cost_linear_items)
     assert_linear("positional arguments", "f(", "a%d, ", "", "z)\n");
     assert_linear("a sum", "x = ", "a%d + ", "", "b\n");
     assert_linear("a list", "x = [", "%d, ", "", "9]\n");
+}
+
+/* A field's expression that ends in a "!" or "=" (a conversion, a
+ * self-documenting field, or "!=" and "==" still to come) is whole or not
+ * before it, and every check of the token asks.  The answer is kept: asked
+ * again at the same text, the expression is not parsed again from the
+ * field's start, which would drop the states of it that a vocabulary walk
+ * keeps (ep_fstring_field_epoch counts those restarts). */
+Test(parser, a_field_ending_in_a_bang_or_an_equals_is_parsed_once)
+{
+    static const char *const texts[] = {"x = f'{value !", "x = f'{value =", "x = f'{a[1] + b !", "x = f\"{k}{v =",
+                                        "x = f'{value !r}{other !"};
+    static const int versions[] = {311, 312};
+    for (size_t k = 0; k < sizeof versions / sizeof *versions; k++) {
+        ep_grammar *grammar = NULL;
+        char error[256];
+        cr_assert_eq(ep_grammar_of(lg_by_name("python"), versions[k], &grammar, error, sizeof error), SM_OK, "%s",
+                     error);
+        for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+            ep_recognizer *rec = NULL;
+            cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
+            cr_assert_eq(ep_feed(rec, texts[i], strlen(texts[i])), 1, "%d: %s", versions[k], texts[i]);
+            cr_assert(ep_viable(rec), "%d: %s", versions[k], texts[i]);
+            uint32_t epoch = ep_fstring_field_epoch(rec);
+            for (int again = 0; again < 3; again++)
+                cr_assert(ep_run_token_so_far(rec, &rec->run, rec->text.size), "%d: %s", versions[k], texts[i]);
+            cr_expect_eq(ep_fstring_field_epoch(rec), epoch, "%d: %s: the field parsed again from its start %u times",
+                         versions[k], texts[i], ep_fstring_field_epoch(rec) - epoch);
+            ep_recognizer_free(rec);
+        }
+        ep_grammar_free(grammar);
+    }
 }

@@ -50,6 +50,13 @@ typedef struct ep_modal {
     uint32_t open_start;
     uint32_t open_fed;
     bool open_ok;
+    /* Where the open field's text last ended in a "!" or "=" that may end
+     * it (UINT32_MAX: nowhere yet), and whether the expression is whole
+     * before it: asked again at the same text (every check of the token
+     * asks), the answer stands, and the bytes fed past it need not be fed
+     * again from the field's start. */
+    uint32_t open_mark;
+    bool open_whole;
     /* Counts the times the fields recognizer went back to EP__FIELD_START:
      * its charts past that point were made again for another expression. */
     uint32_t homes;
@@ -79,6 +86,7 @@ ep_modal *ep_modal_new(int version)
     modal->epoch = 0;
     modal->exprs_valid = 0;
     modal->open_start = UINT32_MAX;
+    modal->open_mark = UINT32_MAX;
     return modal;
 }
 
@@ -276,18 +284,22 @@ static bool ep__open_field_ok(ep_modal *m, ep_recognizer *fields, const char *to
     const char *expr = token + start;
     uint32_t n = len - start;
     uint32_t mark = tentative == UINT32_MAX ? UINT32_MAX : tentative - start;
-    if (m->open_start != start || m->open_fed > n || (mark != UINT32_MAX && mark < m->open_fed)) {
+    bool known = m->open_start == start && mark != UINT32_MAX && mark == m->open_mark;
+    if (m->open_start != start || m->open_fed > n || (mark != UINT32_MAX && mark < m->open_fed && !known)) {
         /* another field, or the text cut back: from the field's start */
         ep__fields_home(m, fields);
         m->open_start = start;
         m->open_fed = 0;
         m->open_ok = true;
+        m->open_mark = UINT32_MAX;
+        known = false;
     }
-    bool whole = false;
-    if (mark != UINT32_MAX) {
+    if (mark != UINT32_MAX && !known) {
         ep__feed_open(m, fields, expr, mark);
-        whole = m->open_ok && ep__whole_here(fields, expr, mark);
+        m->open_whole = m->open_ok && ep__whole_here(fields, expr, mark);
+        m->open_mark = mark;
     }
+    bool whole = mark != UINT32_MAX && m->open_whole;
     ep__feed_open(m, fields, expr, n);
     return m->open_ok || whole;
 }
@@ -304,6 +316,13 @@ bool ep_fstring_valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_st
         px_fs_expr e = m->scan.exprs.items[m->exprs_valid];
         if (!fields)
             return false;
+        /* the open field closed where a "!" or "=" that may end it stood:
+         * whole there was asked when it was typed */
+        if (m->open_start == e.start && m->open_mark == e.end - e.start) {
+            if (!m->open_whole)
+                return false;
+            continue;
+        }
         /* the open field just closed, fed as it grew: whole where it is */
         if (m->open_start == e.start && m->open_fed == e.end - e.start) {
             if (!m->open_ok || !ep__whole_here(fields, token + e.start, e.end - e.start))
@@ -361,8 +380,8 @@ ep_recognizer *ep_fstring_field(ep_recognizer *rec, uint32_t tok_start, uint32_t
 struct ep_modal_mark {
     px_fscan scan;           /* owned copy */
     uint32_t tok_start, exprs_valid;
-    uint32_t open_start, open_fed;
-    bool open_ok;
+    uint32_t open_start, open_fed, open_mark;
+    bool open_ok, open_whole;
     uint32_t homes;
     bool have_fields;
     ep_snapshot fields;      /* the fields recognizer's state */
@@ -398,6 +417,8 @@ void ep_modal_mark_take(ep_recognizer *rec, ep_modal_mark *mark)
     mark->open_start = m->open_start;
     mark->open_fed = m->open_fed;
     mark->open_ok = m->open_ok;
+    mark->open_mark = m->open_mark;
+    mark->open_whole = m->open_whole;
     mark->homes = m->homes;
     mark->have_fields = rec->fields != NULL;
     if (rec->fields)
@@ -423,6 +444,8 @@ void ep_modal_mark_apply(ep_recognizer *rec, const ep_modal_mark *mark, const ep
         m->open_start = mark->open_start;
         m->open_fed = mark->open_fed;
         m->open_ok = mark->open_ok;
+        m->open_mark = mark->open_mark;
+        m->open_whole = mark->open_whole;
         if (field) {
             /* the open field's expression fed further, and viable */
             uint32_t home = rec->fields->saves.items[EP__FIELD_START].text_len;
