@@ -156,8 +156,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[a], "--at") == 0 && a + 1 < argc)
             only = atol(argv[++a]);
         else if (strcmp(argv[a], "--repeat") == 0 && a + 1 < argc)
-            repeat = atol(argv[++a]) > 0 ? atol(argv[a]) : 1;
+            repeat = atol(argv[++a]);
     }
+    repeat = repeat > 0 ? repeat : 1;
     char err[512];
     double t0 = now_us();
     mc_vocab *v;
