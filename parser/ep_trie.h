@@ -97,7 +97,7 @@ typedef struct ep_ltree {
     uint32_t *tokens;      /* by group */
     ep_lword *words;       /* by group */
     ep_lentry *entries;    /* by group */
-    ep_lentry *frontier;   /* by the parent's state */
+    ep_lentry *frontier;   /* by the parent's state, then by byte */
     size_t bytes;
 } ep_ltree;
 

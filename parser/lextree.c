@@ -124,12 +124,38 @@ static uint32_t ep__class_of(ep__classes *c, uint32_t state)
     return rep;
 }
 
-static int ep__by_parent_state(const void *a, const void *b)
+/* A frontier entry's place: by its parent's state, then by its byte, then
+ * in preorder. */
+typedef struct ep__place {
+    uint32_t dfa, byte, node, index;
+} ep__place;
+
+static int ep__by_place(const void *a, const void *b)
 {
-    const ep_lentry *x = a, *y = b;
-    if (x->parent.dfa != y->parent.dfa)
-        return x->parent.dfa < y->parent.dfa ? -1 : 1;
+    const ep__place *x = a, *y = b;
+    if (x->dfa != y->dfa)
+        return x->dfa < y->dfa ? -1 : 1;
+    if (x->byte != y->byte)
+        return x->byte < y->byte ? -1 : 1;
     return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* Orders the frontier by its parent's state, so that the walk commits the
+ * token once for the bytes that end it in the same state, and then by
+ * byte, so that it feeds each such byte once (trie_walk.c, ep__ended). */
+static void ep__order_frontier(const ep_trie *t, ep_lentry *frontier, uint32_t count)
+{
+    ep__place *places = sm_malloc(count * sizeof *places);
+    ep_lentry *copy = sm_malloc(count * sizeof *copy);
+    for (uint32_t k = 0; k < count; k++) {
+        copy[k] = frontier[k];
+        places[k] = (ep__place){frontier[k].parent.dfa, t->nodes[frontier[k].node].byte, frontier[k].node, k};
+    }
+    qsort(places, count, sizeof *places, ep__by_place);
+    for (uint32_t k = 0; k < count; k++)
+        frontier[k] = copy[places[k].index];
+    sm_free(copy);
+    sm_free(places);
 }
 
 /* Whether a group's tokens are kept as words: when that takes a third of
@@ -262,10 +288,8 @@ static ep_ltree *ep__build(const ep_trie *t, const ep_grammar *g, ep_names names
         i++;
     }
     ep__flatten(tree, &groups, t->n_tokens);
-    /* by the parent's state, so that the walk commits the token once for
-     * the bytes that end it in the same state */
     if (frontier.size)
-        qsort(frontier.items, frontier.size, sizeof *frontier.items, ep__by_parent_state);
+        ep__order_frontier(t, frontier.items, (uint32_t)frontier.size);
     tree->n_frontier = frontier.size;
     tree->frontier = frontier.items;   /* taken */
     tree->bytes += frontier.capacity * sizeof *tree->frontier;

@@ -126,7 +126,8 @@ size_t ep_trie_bytes(const ep_trie *trie);
 
 typedef struct ep_trie_stats {
     uint64_t nodes;        /* trie nodes visited */
-    uint64_t parsed;       /* of those, where the parser was consulted */
+    uint64_t parsed;       /* of those, where the parser was consulted (not
+                            * the ones that took a state it gave already) */
     uint64_t trees;        /* subtrees read from their lexeme trees */
     bool in_fields;        /* the text ends inside a string with fields (an
                             * f- or t-string past its quote) */

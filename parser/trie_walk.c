@@ -420,6 +420,7 @@ static void ep__snapshot_shift(ep_snapshot *snap, uint32_t from, uint32_t to)
     snap->run.tok_start = ep__shift(snap->run.tok_start, from, to);
     snap->run.accept_end = ep__shift(snap->run.accept_end, from, to);
     snap->run.line_start = ep__shift(snap->run.line_start, from, to);
+    snap->run.tag_prev_end = ep__shift(snap->run.tag_prev_end, from, to);
     snap->text_len = ep__shift(snap->text_len, from, to);
 }
 
@@ -645,13 +646,19 @@ static void ep__walk_range(ep__mask_walk *m, uint32_t lo, uint32_t hi)
 }
 
 /* A token ended once for the frontier's bytes that end it in the same state
- * (ep__walk_tree). */
+ * (ep__walk_tree), and the state after the last byte fed after it: the
+ * frontier is in order of byte too, so each byte is fed once for them. */
 typedef struct ep__ended {
     bool have, ok;
     uint32_t dfa;          /* the state it was ended in */
     uint32_t text_len;     /* and where */
     uint32_t epoch;
     ep_snapshot snap;      /* after ending it */
+    bool next_have, next_ok;
+    uint8_t next_byte;
+    uint32_t next_len;     /* where next_byte was fed */
+    ep_snapshot next_snap; /* after it */
+    ep__step next_step;
 } ep__ended;
 
 /* Whether feeding `e`'s byte from its parent `from` ends the whole token in
@@ -659,9 +666,10 @@ typedef struct ep__ended {
  * state ends it the same way (" x" and "  x" after a space, " foo" and
  * " bar" before a bracket): the token is committed whole, its checks passed
  * (the step is direct), and the new one starts from the automaton's start;
- * neither reads the token's text, only the offsets differ.  Not so at the
- * start of a line outside brackets (the indentation is measured on the
- * text), with a character cut short, when the token's longest accepted
+ * neither reads the token's text, only the offsets differ.  Not so for a
+ * byte that starts a real token at the start of a line outside brackets
+ * (the indentation before it is measured on the text; a comment or a line
+ * break there measures nothing), with a character cut short, when the token's longest accepted
  * prefix is not all of it (the rest would be lexed again), or when its
  * lexeme has a %check, which reads the token's text (a regular expression's
  * flags and pattern). */
@@ -671,9 +679,9 @@ static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const e
     const ep__field *f = from->field ? &m->walk->fields[from->ffull] : NULL;
     const ep_run *run = f ? &f->snap.run : &m->walk->full[from->full].run;
     const ep_grammar *g = f ? f->grammar : m->rec->grammar;
-    return from->accept_end == from->text_len && !from->utf8_need && !(run->at_line_start && run->depth == 0) &&
-           from->accept_lexeme >= 0 && !g->lexemes[from->accept_lexeme].check &&
-           ep_dfa_step(&g->dfa, e->parent.dfa, byte) == EP_DFA_DEAD;
+    return from->accept_end == from->text_len && !from->utf8_need && from->accept_lexeme >= 0 &&
+           !g->lexemes[from->accept_lexeme].check && ep_dfa_step(&g->dfa, e->parent.dfa, byte) == EP_DFA_DEAD &&
+           !(run->at_line_start && run->depth == 0 && ep_layout_real_token(g, ep_dfa_step(&g->dfa, EP_DFA_START, byte)));
 }
 
 /* The expression's token ended once for the frontier's bytes that end it
@@ -724,17 +732,55 @@ static bool ep__field_feed_ended(ep__mask_walk *m, ep__fended *fended, uint32_t 
     return true;
 }
 
-/* Feeds `byte` at depth after the token was ended (ended->snap, moved to the
- * parent's offsets): the state at depth + 1, as ep__step_fed makes it. */
-static bool ep__feed_after_end(ep__mask_walk *m, const ep__ended *ended, uint32_t depth, uint8_t byte)
+/* Sets the state at depth + 1 from the one kept after the same byte was
+ * fed after the same ended token (the charts it made are still there: the
+ * frontier fed nothing but that state's subtree since), moved to the
+ * parent's offsets; the byte is written in place. */
+static void ep__reuse_next(ep__mask_walk *m, const ep__ended *ended, uint32_t depth, uint8_t byte)
 {
+    ep__walk *walk = m->walk;
+    uint32_t to = walk->at_depth[depth].text_len;
+    m->rec->text.items[to] = (char)byte;
+    walk->full[depth + 1] = ended->next_snap;
+    ep__snapshot_shift(&walk->full[depth + 1], ended->next_len, to);
+    walk->marked[depth + 1] = false;
+    ep__step *child = &walk->at_depth[depth + 1];
+    *child = ended->next_step;
+    child->full = (uint16_t)(depth + 1);
+    child->text_len = walk->full[depth + 1].text_len;
+    child->accept_end = ep__shift(child->accept_end, ended->next_len, to);
+}
+
+/* Feeds `byte` at depth after the token was ended (ended->snap, moved to the
+ * parent's offsets): the state at depth + 1, as ep__step_fed makes it.  The
+ * state is kept for the next entry with the same byte, unless it is in a
+ * string with fields (whose scanner's state is kept apart). */
+static bool ep__feed_after_end(ep__mask_walk *m, ep__ended *ended, uint32_t depth, uint8_t byte)
+{
+    if (ended->next_have && ended->next_byte == byte) {
+        m->parsed--;
+        if (ended->next_ok)
+            ep__reuse_next(m, ended, depth, byte);
+        return ended->next_ok;
+    }
     ep_snapshot snap = ended->snap;
     ep__snapshot_shift(&snap, ended->text_len, m->walk->at_depth[depth].text_len);
     ep_snapshot_apply(m->rec, &snap);
     char c = (char)byte;
-    if (ep_feed(m->rec, &c, 1) != 1)
+    ended->next_have = true;
+    ended->next_byte = byte;
+    ended->next_ok = ep_feed(m->rec, &c, 1) == 1;
+    if (!ended->next_ok)
         return false;
     ep__take_fed(m->rec, m->walk, depth, &snap, ended->epoch);
+    const ep__step *child = &m->walk->at_depth[depth + 1];
+    if (m->walk->marked[depth + 1] || child->field) {
+        ended->next_have = false;
+        return true;
+    }
+    ended->next_len = m->walk->at_depth[depth].text_len;
+    ended->next_snap = m->walk->full[depth + 1];
+    ended->next_step = *child;
     return true;
 }
 
@@ -765,7 +811,7 @@ static void ep__feed_entry(ep__mask_walk *m, const ep__step *at, const ep_lentry
     for (uint32_t r = e->parent.depth, up = n->parent; r >= 1; r--, up = nodes[up].parent)
         text[r - 1] = (char)nodes[up].byte;
     m->visited++;
-    m->parsed++;
+    m->parsed++;   /* but a byte after an ended token fed before (ep__reuse_next) */
     bool viable;
     if (fended && ep__ends_token(m, &from, e, n->byte)) {
         viable = ep__field_feed_ended(m, fended, n->depth, n->byte);
@@ -774,6 +820,7 @@ static void ep__feed_entry(ep__mask_walk *m, const ep__step *at, const ep_lentry
             ep_snapshot before = ep__snapshot_of(walk, &from);
             ep__restore(m->rec, walk, from.full, &before, NULL);
             ended->have = true;
+            ended->next_have = false;
             ended->dfa = from.dfa;
             ended->text_len = from.text_len;
             ended->ok = ep_end_token(m->rec);

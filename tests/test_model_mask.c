@@ -217,6 +217,46 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_on_a_small_vocabulary)
     mc_vocab_free(v);
 }
 
+/* The parser's work on `left` (a right context of one line break) with a
+ * vocabulary where each of 26 tokens is a name's letters and then `end`. */
+static uint64_t fed_for_alike_endings(const char *left, const char *end)
+{
+    char pieces[26][8];
+    const char *strings[26];
+    uint32_t lens[26];
+    for (uint32_t i = 0; i < 26; i++) {
+        snprintf(pieces[i], sizeof pieces[i], "q%c%s", 'a' + i, end);
+        strings[i] = pieces[i];
+        lens[i] = (uint32_t)strlen(pieces[i]);
+    }
+    mc_vocab *v = mc_vocab_new(strings, lens, 26);
+    ep_grammar *g = grammar();
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), "\n", 1, &rec), SM_OK);
+    uint64_t mask[1], brute[1];
+    mc_mask_stats st;
+    cr_assert_eq(mc_vocab_mask(v, rec, mask, &st), 26, "after %s, every token ending in %s is allowed", left, end);
+    mc_vocab_mask_brute(v, rec, brute, NULL);
+    cr_assert_eq(mask[0], brute[0]);
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
+    mc_vocab_free(v);
+    return st.bytes_fed;
+}
+
+/* Tokens that end the token in progress in the same state with the same
+ * byte share the parser's work: it ends the token once and feeds the byte
+ * once, for a name before "(" and for a comment at the start of a line
+ * before its line break (no indentation is measured there). */
+Test(model_mask, tokens_ending_alike_feed_their_byte_once)
+{
+    uint64_t call = fed_for_alike_endings("x = f", "(");
+    cr_assert_leq(call, 3, "a name then \"(\": %llu bytes fed for 26 tokens", (unsigned long long)call);
+    uint64_t comment = fed_for_alike_endings("x = 1\n# note", "\n");
+    cr_assert_leq(comment, 3, "a comment then a line break: %llu bytes fed for 26 tokens",
+                  (unsigned long long)comment);
+}
+
 /* JavaScript: templates with fields and nested templates, a "}" that
  * starts a template's text, regular expressions and division (after ")"
  * and a line break, "/" is division, so "/>" is "/" then ">"), and a token
