@@ -669,10 +669,10 @@ typedef struct ep__ended {
  * neither reads the token's text, only the offsets differ.  Not so for a
  * byte that starts a real token at the start of a line outside brackets
  * (the indentation before it is measured on the text; a comment or a line
- * break there measures nothing), with a character cut short, when the token's longest accepted
- * prefix is not all of it (the rest would be lexed again), or when its
- * lexeme has a %check, which reads the token's text (a regular expression's
- * flags and pattern). */
+ * break there measures nothing), with a character cut short, when the
+ * token's longest accepted prefix is not all of it (the rest would be lexed
+ * again), or when its lexeme has a %check, which reads the token's text (a
+ * regular expression's flags and pattern). */
 static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const ep_lentry *e, uint8_t byte)
 {
     /* in field mode the token is the expression's, on its own recognizer */
@@ -681,7 +681,8 @@ static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const e
     const ep_grammar *g = f ? f->grammar : m->rec->grammar;
     return from->accept_end == from->text_len && !from->utf8_need && from->accept_lexeme >= 0 &&
            !g->lexemes[from->accept_lexeme].check && ep_dfa_step(&g->dfa, e->parent.dfa, byte) == EP_DFA_DEAD &&
-           !(run->at_line_start && run->depth == 0 && ep_layout_real_token(g, ep_dfa_step(&g->dfa, EP_DFA_START, byte)));
+           !(run->at_line_start && run->depth == 0 &&
+             ep_layout_real_token(g, ep_dfa_step(&g->dfa, EP_DFA_START, byte)));
 }
 
 /* The expression's token ended once for the frontier's bytes that end it
