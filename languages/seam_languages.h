@@ -50,6 +50,11 @@ typedef struct lg_lexical {
      * (a version number): f- and t-strings. */
     bool fields;
     int fields_from;
+    /* Tokens in progress a vocabulary mask often starts from (a name, a
+     * blank, a comment, a number, a string's opening), NULL-terminated:
+     * their lexeme trees are built when a model loads (ep_trie_prewarm).
+     * NULL: none. */
+    const char *const *mask_starts;
 } lg_lexical;
 
 /* Where a text stands lexically at a point, in its language's own reading

@@ -202,6 +202,25 @@ static inline int32_t ep_lex_winner(const ep_grammar *g, uint8_t goals, uint32_t
     return -1;
 }
 
+/* The bits of `goals` that can change how a token the automaton has
+ * brought to `state` is lexed from here on: those of the goal lexemes it
+ * can still become and of their rivals.  ep_lex_excluded, ep_lex_winner and
+ * ep_lex_goals_can_grow give the same answers for `state` and every state
+ * after it with goals and with goals & ep_lex_goals_that_matter. */
+static inline uint8_t ep_lex_goals_that_matter(const ep_grammar *g, uint8_t goals, uint32_t state)
+{
+    if (!goals)
+        return 0;
+    const uint64_t *reachable = ep_dfa_reachable(&g->dfa, state);
+    uint8_t matter = 0;
+    for (uint32_t w = 0; w < g->lex_words; w++)
+        for (uint64_t bits = reachable[w]; bits; bits &= bits - 1) {
+            const ep_lexeme *lex = &g->lexemes[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+            matter |= lex->goal_bit | lex->rival_of;
+        }
+    return goals & matter;
+}
+
 /* The version of g (or dialect number), or of the compiled grammar it
  * derives from. */
 static inline int ep_grammar_version(const ep_grammar *g)

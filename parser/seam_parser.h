@@ -141,8 +141,9 @@ typedef struct ep_trie_stats {
 uint32_t ep_trie_viable(const ep_trie *trie, ep_recognizer *rec, uint64_t *mask, ep_trie_stats *stats);
 
 /* Builds the lexeme trees that masks starting inside common tokens of
- * `grammar` need (a name, spaces, a comment, a number, the body of a str
- * literal), so that the first masks there do not pay for them; a mask
+ * `grammar` need (its language's mask_starts, lg_lexical: a name, spaces,
+ * a comment, a number, a string's body), so that the first masks there do
+ * not pay for them; a mask
  * beside it in another thread is safe.  Returns how many of those trees
  * the trie holds. */
 uint32_t ep_trie_prewarm(const ep_trie *trie, const ep_grammar *grammar);

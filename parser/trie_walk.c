@@ -584,9 +584,10 @@ static bool ep__tree_fits(ep__mask_walk *m, uint32_t node, const ep__step *at, e
     const ep__field *field = at->field ? &m->walk->fields[at->ffull] : NULL;
     const ep_run *run = field ? &field->snap.run : &m->walk->full[at->full].run;
     uint32_t tok_start = field ? (uint32_t)(run->tok_start + field->offset) : run->tok_start;
-    *key = ep__tree_key(field ? field->grammar : m->rec->grammar, node, at->dfa, at->wide, text + tok_start,
-                        at->text_len - tok_start);
-    key->goals = run->goals;
+    const ep_grammar *g = field ? field->grammar : m->rec->grammar;
+    *key = ep__tree_key(g, node, at->dfa, at->wide, text + tok_start, at->text_len - tok_start);
+    /* trees differ only by the goals that can change the lexing below */
+    key->goals = ep_lex_goals_that_matter(g, run->goals, at->dfa);
     key->stop = at->stop;
     key->field = at->field;
     key->utf8_need = at->utf8_need;
@@ -941,13 +942,10 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
 
 uint32_t ep_trie_prewarm(const ep_trie *t, const ep_grammar *g)
 {
-    static const char *const starts[] = {
-        "ab", "abcd_e", " ", "\t", "#a", "12", "1.5", "0x1f", "\"a", "'a", "\"\"\"a", "'''a", "f\"a", "f'a", "r'a",
-        "b'a",
-    };
+    const char *const *starts = g->lexical ? g->lexical->mask_starts : NULL;
     ep_names names = ep__names(g, false);
     uint32_t trees = 0;
-    for (size_t i = 0; i < sizeof starts / sizeof *starts; i++) {
+    for (size_t i = 0; starts && starts[i]; i++) {
         const char *token = starts[i];
         size_t len = strlen(token);
         uint32_t state = EP_DFA_START;

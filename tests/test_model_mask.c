@@ -306,6 +306,39 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_in_javascript)
     mc_vocab_free(v);
 }
 
+/* The trees prepared when a model loads are those of the language's own
+ * tokens: a mask inside a JavaScript template literal or comment builds
+ * nothing new after them. */
+Test(model_mask, prewarm_prepares_the_language_s_own_starts)
+{
+    /* no token is another's prefix but "a" of "ab": the only trees the
+     * masks below read are those of the token in progress */
+    static const char *const pieces[] = {"a", "b", "ab", " ", "`", "${", "}", "\n", "x`", "1", ";"};
+    uint32_t n = sizeof pieces / sizeof *pieces;
+    uint32_t lens[16];
+    for (uint32_t i = 0; i < n; i++)
+        lens[i] = (uint32_t)strlen(pieces[i]);
+    static const char *const lefts[] = {"const s = `a", "let x = 1; // a", "let y = 2; /* a", "let z = ab"};
+    for (int dialect = 1; dialect <= 2; dialect++) {
+        mc_vocab *v = mc_vocab_new(pieces, lens, n);
+        ep_grammar *g = grammar_of("javascript", dialect);
+        cr_assert_geq(mc_vocab_prewarm(v, g), 4);
+        size_t warm = mc_vocab_bytes(v);
+        for (size_t k = 0; k < sizeof lefts / sizeof *lefts; k++) {
+            ep_recognizer *rec;
+            cr_assert_eq(ep_recognizer_new_fim(g, lefts[k], strlen(lefts[k]), "\n", 1, &rec), SM_OK);
+            uint64_t mask[1];
+            mc_mask_stats stats;
+            cr_assert_gt(mc_vocab_mask(v, rec, mask, &stats), 0, "%s", lefts[k]);
+            cr_assert_eq(mc_vocab_bytes(v), warm, "dialect %d, after %s: a tree was built (%zu bytes more)", dialect,
+                         lefts[k], mc_vocab_bytes(v) - warm);
+            ep_recognizer_free(rec);
+        }
+        ep_grammar_free(g);
+        mc_vocab_free(v);
+    }
+}
+
 #ifdef SEAM_HAVE_LLAMA
 /* A vocabulary-only GGUF file of llama.cpp's models/ folder, through libllama. */
 static mc_vocab *load_vocab(const char *name)

@@ -71,10 +71,16 @@ static bool lg__id_char(uint32_t cp, bool first)
 }
 
 /* The rules beyond the patterns that the parser asks of every token
- * (javascript.grammar's %lexical): only which characters a name may hold,
- * for the masks' shortcut through names; the rest are %check token checks. */
+ * (javascript.grammar's %lexical): which characters a name may hold, for
+ * the masks' shortcut through names, and where masks often start; the rest
+ * are %check token checks. */
+static const char *const lg__js_mask_starts[] = {
+    "ab", "abcd_e", " ", "\t", "//a", "/*a", "12", "1.5", "0x1f", "\"a", "'a", "`a", NULL,
+};
+
 const lg_lexical lg_javascript_lexical = {
     .name_char_valid = lg__id_char,
+    .mask_starts = lg__js_mask_starts,
 };
 
 static const char *const lg__reserved[] = {

@@ -74,6 +74,11 @@ static bool lg__py_string_shape(const char *token, size_t len, bool *fields, boo
     return prefix < len && (token[prefix] == '\'' || token[prefix] == '"');
 }
 
+static const char *const lg__py_mask_starts[] = {
+    "ab", "abcd_e", " ", "\t", "#a", "12", "1.5", "0x1f", "\"a", "'a", "\"\"\"a", "'''a", "f\"a", "f'a", "r'a", "b'a",
+    NULL,
+};
+
 const lg_lexical lg_python_lexical = {
     .name_valid = px_name_valid,
     .name_char_valid = px_name_char_valid,
@@ -84,4 +89,5 @@ const lg_lexical lg_python_lexical = {
     .adds_line_break = lg__py_adds_line_break,
     .fields = true,
     .fields_from = 312,
+    .mask_starts = lg__py_mask_starts,
 };
