@@ -651,6 +651,7 @@ static void ep__walk_range(ep__mask_walk *m, uint32_t lo, uint32_t hi)
  * frontier is in order of byte too, so each byte is fed once for them. */
 typedef struct ep__ended {
     bool have, ok;
+    int verdict;           /* of its %check (ep__check_verdict) */
     uint32_t dfa;          /* the state it was ended in */
     uint32_t text_len;     /* and where */
     uint32_t epoch;
@@ -662,18 +663,44 @@ typedef struct ep__ended {
     ep__step next_step;
 } ep__ended;
 
+/* Whether committing the token in progress, a `lexeme`, after `run` keeps
+ * where its text is (an entry of the recognizer's scoped array): a class's
+ * private name (%scoped), or a name after a tag's "<" or "</" (%tags).
+ * Tokens that end alike differ in length, so each ends on its own. */
+static bool ep__keeps_extent(const ep_grammar *g, const ep_run *run, int32_t lexeme)
+{
+    if (g->t_scoped_use != EP_NONE && g->lexemes[lexeme].terminals[0] == g->t_scoped_use)
+        return true;
+    return g->has_tags && (run->tag_prev[0] == g->t_tags[1] || run->tag_prev[0] == g->t_tags[2]);
+}
+
+/* The verdict of the %check of the token in progress, a `lexeme`, on its
+ * text: 1 passes, 0 fails, -1 no check. */
+static int ep__check_verdict(const ep__mask_walk *m, const ep__step *from)
+{
+    const ep__field *f = from->field ? &m->walk->fields[from->ffull] : NULL;
+    const ep_grammar *g = f ? f->grammar : m->rec->grammar;
+    const ep_lexeme *lex = &g->lexemes[from->accept_lexeme];
+    if (!lex->check)
+        return -1;
+    const ep_run *run = f ? &f->snap.run : &m->walk->full[from->full].run;
+    uint32_t tok_start = f ? (uint32_t)(run->tok_start + f->offset) : run->tok_start;
+    return lex->check(m->rec->text.items + tok_start, from->text_len - tok_start);
+}
+
 /* Whether feeding `e`'s byte from its parent `from` ends the whole token in
  * progress and starts another with the byte.  Then every parent in the same
  * state ends it the same way (" x" and "  x" after a space, " foo" and
  * " bar" before a bracket): the token is committed whole, its checks passed
  * (the step is direct), and the new one starts from the automaton's start;
- * neither reads the token's text, only the offsets differ.  Not so for a
- * byte that starts a real token at the start of a line outside brackets
- * (the indentation before it is measured on the text; a comment or a line
- * break there measures nothing), with a character cut short, when the
- * token's longest accepted prefix is not all of it (the rest would be lexed
- * again), or when its lexeme has a %check, which reads the token's text (a
- * regular expression's flags and pattern). */
+ * neither reads the token's text, only the offsets differ, but for its
+ * lexeme's %check, whose verdict the ended token is kept with
+ * (ep__check_verdict).  Not so for a byte that starts a real token at the
+ * start of a line outside brackets (the indentation before it is measured
+ * on the text; a comment or a line break there measures nothing), with a
+ * character cut short, when the token's longest accepted prefix is not all
+ * of it (the rest would be lexed again), or when the recognizer keeps where
+ * the token is (ep__keeps_extent). */
 static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const ep_lentry *e, uint8_t byte)
 {
     /* in field mode the token is the expression's, on its own recognizer */
@@ -681,7 +708,7 @@ static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const e
     const ep_run *run = f ? &f->snap.run : &m->walk->full[from->full].run;
     const ep_grammar *g = f ? f->grammar : m->rec->grammar;
     return from->accept_end == from->text_len && !from->utf8_need && from->accept_lexeme >= 0 &&
-           !g->lexemes[from->accept_lexeme].check && ep_dfa_step(&g->dfa, e->parent.dfa, byte) == EP_DFA_DEAD &&
+           ep_dfa_step(&g->dfa, e->parent.dfa, byte) == EP_DFA_DEAD && !ep__keeps_extent(g, run, from->accept_lexeme) &&
            !(run->at_line_start && run->depth == 0 &&
              ep_layout_real_token(g, ep_dfa_step(&g->dfa, EP_DFA_START, byte)));
 }
@@ -691,6 +718,7 @@ static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const e
  * recognizer of the field's expression, whose epoch it was ended in. */
 typedef struct ep__fended {
     bool have, ok;
+    int verdict;
     uint32_t dfa, text_len, epoch;
     ep_snapshot snap;
 } ep__fended;
@@ -708,9 +736,11 @@ static bool ep__field_feed_ended(ep__mask_walk *m, ep__fended *fended, uint32_t 
     uint32_t epoch = ep_fstring_field_epoch(m->rec);
     if (f->epoch != epoch)
         return ep__step_fed(m->rec, walk, depth, byte);
-    if (!fended->have || fended->dfa != from->dfa || fended->epoch != epoch) {
+    int verdict = ep__check_verdict(m, from);
+    if (!fended->have || fended->dfa != from->dfa || fended->epoch != epoch || fended->verdict != verdict) {
         ep__field_put(m->rec, walk, from);
         fended->have = true;
+        fended->verdict = verdict;
         fended->dfa = from->dfa;
         fended->text_len = from->text_len;
         fended->epoch = epoch;
@@ -818,10 +848,12 @@ static void ep__feed_entry(ep__mask_walk *m, const ep__step *at, const ep_lentry
     if (fended && ep__ends_token(m, &from, e, n->byte)) {
         viable = ep__field_feed_ended(m, fended, n->depth, n->byte);
     } else if (ended && ep__ends_token(m, &from, e, n->byte)) {
-        if (!ended->have || ended->dfa != from.dfa) {
+        int verdict = ep__check_verdict(m, &from);
+        if (!ended->have || ended->dfa != from.dfa || ended->verdict != verdict) {
             ep_snapshot before = ep__snapshot_of(walk, &from);
             ep__restore(m->rec, walk, from.full, &before, NULL);
             ended->have = true;
+            ended->verdict = verdict;
             ended->next_have = false;
             ended->dfa = from.dfa;
             ended->text_len = from.text_len;

@@ -219,7 +219,7 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_on_a_small_vocabulary)
 
 /* The parser's work on `left` (a right context of one line break) with a
  * vocabulary where each of 26 tokens is a name's letters and then `end`. */
-static uint64_t fed_for_alike_endings(const char *left, const char *end)
+static uint64_t fed_for_alike_endings(const char *language, const char *left, const char *end)
 {
     char pieces[26][8];
     const char *strings[26];
@@ -230,7 +230,7 @@ static uint64_t fed_for_alike_endings(const char *left, const char *end)
         lens[i] = (uint32_t)strlen(pieces[i]);
     }
     mc_vocab *v = mc_vocab_new(strings, lens, 26);
-    ep_grammar *g = grammar();
+    ep_grammar *g = strcmp(language, "python") ? grammar_of(language, 1) : grammar();
     ep_recognizer *rec;
     cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), "\n", 1, &rec), SM_OK);
     uint64_t mask[1], brute[1];
@@ -247,14 +247,17 @@ static uint64_t fed_for_alike_endings(const char *left, const char *end)
 /* Tokens that end the token in progress in the same state with the same
  * byte share the parser's work: it ends the token once and feeds the byte
  * once, for a name before "(" and for a comment at the start of a line
- * before its line break (no indentation is measured there). */
+ * before its line break (no indentation is measured there); in JavaScript
+ * too, whose names have a %check (the same verdict for each of them). */
 Test(model_mask, tokens_ending_alike_feed_their_byte_once)
 {
-    uint64_t call = fed_for_alike_endings("x = f", "(");
+    uint64_t call = fed_for_alike_endings("python", "x = f", "(");
     cr_assert_leq(call, 3, "a name then \"(\": %llu bytes fed for 26 tokens", (unsigned long long)call);
-    uint64_t comment = fed_for_alike_endings("x = 1\n# note", "\n");
+    uint64_t comment = fed_for_alike_endings("python", "x = 1\n# note", "\n");
     cr_assert_leq(comment, 3, "a comment then a line break: %llu bytes fed for 26 tokens",
                   (unsigned long long)comment);
+    uint64_t js = fed_for_alike_endings("javascript", "x = f", "(");
+    cr_assert_leq(js, 3, "JavaScript, a name then \"(\": %llu bytes fed for 26 tokens", (unsigned long long)js);
 }
 
 /* JavaScript: templates with fields and nested templates, a "}" that
@@ -303,6 +306,31 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_in_javascript)
         ep_recognizer_free(rec);
         ep_grammar_free(g);
     }
+    mc_vocab_free(v);
+}
+
+/* Names whose text the recognizer keeps: a class's private names (a use is
+ * matched with the declarations when its scope closes) and JSX tag names
+ * (a closing tag's name with its opening one's).  Tokens that end such a
+ * name alike ("#ab}}" and "#abc}}", "ab></ab>" and "abc></ab>") differ in
+ * its length, so none of them takes another's ended name. */
+static const mask_case kept_name_cases[] = {
+    {"class A {\n  #ab = 1;\n  m() {\n    return this.", "#ab}}", "\n"},
+    {"const e = <", "ab></ab>;", "\n"},
+};
+
+Test(model_mask, names_whose_text_is_kept_are_ended_one_by_one)
+{
+    static const char *const pieces[] = {"#ab}}", "#abc}}", "#a}}", "#", "ab", "}", "ab></ab>", "abc></ab>",
+                                         "a></ab>", "ab>", "</", ">", ";", "\n"};
+    uint32_t n = sizeof pieces / sizeof *pieces;
+    uint32_t lens[16];
+    for (uint32_t i = 0; i < n; i++)
+        lens[i] = (uint32_t)strlen(pieces[i]);
+    mc_vocab *v = mc_vocab_new(pieces, lens, n);
+    ep_grammar *g = grammar_of("jsx", 1);
+    check_masks_of(v, g, kept_name_cases, sizeof kept_name_cases / sizeof *kept_name_cases, 1, "kept names");
+    ep_grammar_free(g);
     mc_vocab_free(v);
 }
 
