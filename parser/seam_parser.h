@@ -143,9 +143,8 @@ uint32_t ep_trie_viable(const ep_trie *trie, ep_recognizer *rec, uint64_t *mask,
 /* Builds the lexeme trees that masks starting inside common tokens of
  * `grammar` need (its language's mask_starts, lg_lexical: a name, spaces,
  * a comment, a number, a string's body), so that the first masks there do
- * not pay for them; a mask
- * beside it in another thread is safe.  Returns how many of those trees
- * the trie holds. */
+ * not pay for them; a mask beside it in another thread is safe.  Returns
+ * how many of those trees the trie holds. */
 uint32_t ep_trie_prewarm(const ep_trie *trie, const ep_grammar *grammar);
 
 #endif

@@ -674,8 +674,9 @@ static bool ep__keeps_extent(const ep_grammar *g, const ep_run *run, int32_t lex
     return g->has_tags && (run->tag_prev[0] == g->t_tags[1] || run->tag_prev[0] == g->t_tags[2]);
 }
 
-/* The verdict of the %check of the token in progress, a `lexeme`, on its
- * text: 1 passes, 0 fails, -1 no check. */
+/* The verdict of the %check of the lexeme that the token in progress after
+ * `from` is accepted as, on the token's text: 1 passes, 0 fails, -1 no
+ * check. */
 static int ep__check_verdict(const ep__mask_walk *m, const ep__step *from)
 {
     const ep__field *f = from->field ? &m->walk->fields[from->ffull] : NULL;
@@ -708,7 +709,8 @@ static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const e
     const ep_run *run = f ? &f->snap.run : &m->walk->full[from->full].run;
     const ep_grammar *g = f ? f->grammar : m->rec->grammar;
     return from->accept_end == from->text_len && !from->utf8_need && from->accept_lexeme >= 0 &&
-           ep_dfa_step(&g->dfa, e->parent.dfa, byte) == EP_DFA_DEAD && !ep__keeps_extent(g, run, from->accept_lexeme) &&
+           ep_dfa_step(&g->dfa, e->parent.dfa, byte) == EP_DFA_DEAD &&
+           !ep__keeps_extent(g, run, from->accept_lexeme) &&
            !(run->at_line_start && run->depth == 0 &&
              ep_layout_real_token(g, ep_dfa_step(&g->dfa, EP_DFA_START, byte)));
 }
