@@ -130,7 +130,10 @@ typedef struct lg_scope {
      * of the person's after it, every one from the innermost block (or
      * interface or enum body) opened on an earlier line out (the line's
      * statement or member stays in its block).
-     * Those past it may. */
+     * Those past it may, and so may a middle in a scope of several lines
+     * that joins the person's code after the cursor on its line
+     * (rest_is_code) and goes on to other lines after closing one
+     * (lg_left_for_lines). */
     bool kept[LG_SCOPE_KEPT];
     char quote;                /* string scope: the quote of the literal */
     bool triple;               /* string scope: line breaks may stand in it */

@@ -171,6 +171,31 @@ Test(scope_javascript, a_middle_may_close_and_open_again)
     cr_assert_not(stays(&body, "}"), "the brace the editor closed");
 }
 
+/* A hole in finished code over several lines whose right context starts
+ * with the person's code, "} = {": the middle may close the block that "}"
+ * seems to close when it goes on to other lines, since that "}" then closes
+ * a brace of the middle's (a declaration with an object type).  On the
+ * cursor's line alone it may not. */
+Test(scope_javascript, a_middle_over_lines_may_close_what_the_persons_code_seems_to)
+{
+    lg_scope sc = js_scope("const f = (t) => {\n  return t;\n  " CURSOR "} = {\n  a: 1,\n};\n", true);
+    cr_assert_eq(sc.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(sc.kind));
+    cr_assert(sc.rest_is_code);
+    cr_assert(sc.kept[0], "the leading \"}\" reads as the block's");
+    cr_assert(stays(&sc, "}"));
+    cr_assert(ends(&sc, "};\n\nconst N: {\n  [k: string]: number;\n"), "the middle goes on to other lines");
+    cr_assert_not(ends(&sc, "}; const N: {"), "the cursor's line alone");
+    /* the block's own "}" after the cursor is the person's code too */
+    lg_scope brace = js_scope("function f(t) {\n  return t;\n" CURSOR "}\n", true);
+    cr_assert(brace.kept[0]);
+    cr_assert(ends(&brace, "}\n\nfunction g() {\n  return 1;\n"));
+    cr_assert_not(ends(&brace, "} g();"));
+    /* an expression's line (a budget of one) never closes a kept bracket */
+    lg_scope call = js_scope("call(a, " CURSOR ");\n", true);
+    cr_assert_eq(call.max_lines, 1);
+    cr_assert_not(stays(&call, "b)"));
+}
+
 /* A line being typed at the end of a file: what the middle may close is
  * bounded by the block around the line's statement, not by the right
  * context (there is none): "});" closes an object and a call, never the

@@ -439,12 +439,19 @@ bool lg_js_escape_filter(const lg_scope *sc, const char *middle, size_t len, boo
             break;
         default:
             /* a bracket open at the cursor that the middle closes: not one
-             * it keeps (lg__js_kept) */
+             * it keeps (lg__js_kept), unless the scope takes lines and the
+             * middle goes on to other lines to join the person's code after
+             * the cursor (a hole in finished code: "} = {" after the
+             * cursor on an empty line, the middle "};" and a declaration
+             * whose type's brace that "}" closes) */
             if (s.depth + s.templates < lowest) {
                 lowest = s.depth + s.templates;
                 int32_t k = cursor - 1 - lowest;
-                if (lowest < 0 || (k >= 0 && k < LG_SCOPE_KEPT && sc->kept[k]))
-                    return false;   /* kept, or nothing open to close */
+                if (lowest < 0)
+                    return false;   /* nothing open to close */
+                if (k >= 0 && k < LG_SCOPE_KEPT && sc->kept[k] &&
+                    !(sc->max_lines > 1 && lg_left_for_lines(sc, middle, len, at, at_end)))
+                    return false;
             }
             break;
         }
