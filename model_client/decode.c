@@ -823,6 +823,8 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
         if (repeats && d->middle.len - d->run_on_from.len + tok->len >= d->repeat_sure)
             return mc__end_at_run_on(d, &d->run_on_from);
         const mc__end *run_on = d->run_on_open ? NULL : mc__run_on(d, tok->bytes, tok->len);
+        if (run_on && run_on->len == 0 && d->options.right_is_code && d->middle.len + tok->len < d->repeat_sure)
+            run_on = NULL;   /* the person's code's start, which a true middle may end like: not sure yet */
         if (run_on && run_on->len == 0) {
             /* Writing the right context again from the cursor on is not the
              * model's word that nothing goes there: it ignored the code

@@ -916,6 +916,7 @@ static void srv__setup_after(uv_work_t *work, int status)
         o.widen_tokens = e->config.widen_tokens;
         o.widen_past_end = job->options.have_contexts && job->options.contexts.rest_is_code;
     }
+    o.right_is_code = job->options.have_contexts && job->options.contexts.rest_is_code;
     o.timeout_ms = e->config.timeout_ms;
     if (o.timeout_ms) {
         /* The time spent waiting for the model is part of the budget. */

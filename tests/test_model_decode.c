@@ -670,6 +670,40 @@ Test(model_decode, a_run_on_at_the_cursor_is_refused_not_taken_for_the_empty_mid
     mc_completion_free(invoked);
 }
 
+/* The person's code after the cursor on its line ("return 0" on a line
+ * of a block) may be how a true middle starts: one that writes it, then an
+ * "else:" and its body, is no run-on, since it does not repeat the right
+ * context to its second line.  Where that rest is not the person's code
+ * (an editor's closers) its first line is enough to refuse it. */
+static const script_entry persons_code_first[] = {
+    {"", {"return 0", NULL}},
+    {"return 0", {"\n", NULL}},
+    {"return 0\n", {"    else:", NULL}},
+    {"return 0\n    else:", {"\n        ", NULL}},
+    {"return 0\n    else:\n        ", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+Test(model_decode, a_middle_may_begin_with_the_persons_code_after_the_cursor)
+{
+    const char *left = "def f(a):\n    if a:\n        ", *right = "return 0\n    return 1\n";
+    mc_decode_options o;
+    mc_decode_options_init(&o);
+    o.run_ahead = 4;
+    o.max_lines = 4;
+    o.max_tokens = 32;
+    o.timeout_ms = 0;
+    o.right_is_code = true;
+    mc_completion *c = decode_opts(persons_code_first, 1.0, left, right, &o, NULL, NULL);
+    cr_assert(c->found);
+    cr_assert_str_eq(c->text, "return 0\n    else:\n        ");
+    mc_completion_free(c);
+    o.right_is_code = false;
+    c = decode_opts(persons_code_first, 1.0, left, right, &o, NULL, NULL);
+    cr_assert_str_neq(c->text, "return 0\n    else:\n        ", "refused as a run-on at the cursor");
+    mc_completion_free(c);
+}
+
 static const script_entry only_empty[] = {
     {"", {"", "]", NULL}},
     {NULL, {NULL}},
