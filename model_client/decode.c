@@ -824,7 +824,7 @@ static mc__verdict mc__decide(mc_decode *d, const mc_step *step, const uint32_t 
             return mc__end_at_run_on(d, &d->run_on_from);
         const mc__end *run_on = d->run_on_open ? NULL : mc__run_on(d, tok->bytes, tok->len);
         if (run_on && run_on->len == 0 && d->options.right_is_code && d->middle.len + tok->len < d->repeat_sure)
-            run_on = NULL;   /* the person's code's start, which a true middle may end like: not sure yet */
+            run_on = NULL;   /* the person's code, which a true middle may begin as: not sure yet */
         if (run_on && run_on->len == 0) {
             /* Writing the right context again from the cursor on is not the
              * model's word that nothing goes there: it ignored the code

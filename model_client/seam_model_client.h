@@ -482,9 +482,10 @@ typedef struct mc_decode_options {
     /* The code after the cursor on its line is the person's (not blank,
      * not an editor's closers): a model writing it again from the cursor
      * is a run-on only once it repeats to where a run-on is sure (the
-     * right context's second line), since a true middle may end with that
-     * line's start ("}" on an empty line before a block's "}").  Else its
-     * first line is enough and the candidate is refused there. */
+     * right context's second line), since a true middle may begin as that
+     * line does ("}" on an empty line before a block's "}": a method
+     * closed, another written).  Else its first line is enough and the
+     * candidate is refused there. */
     bool right_is_code;
     uint32_t timeout_ms;      /* latency budget; 0 for none */
     uint32_t n_candidates;
