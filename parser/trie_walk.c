@@ -116,6 +116,26 @@ static bool ep__grows(ep__walk *walk, ep_recognizer *rec, const ep__step *step)
     return walk->grows[step->dfa] = ep_run_can_grow(rec, &run);
 }
 
+/* The token in progress after `step` as its recognizer reads it: in field
+ * mode the expression's, on the field's own recognizer (ep__field), else
+ * the walk's; where its text starts in the walk's text. */
+typedef struct ep__token {
+    const ep_grammar *grammar;
+    const ep_run *run;     /* the run of the nearest fed node's snapshot */
+    uint32_t start;
+} ep__token;
+
+static ep__token ep__token_of(const ep_recognizer *rec, const ep__walk *walk, const ep__step *step)
+{
+    if (!step->field) {
+        const ep_run *run = &walk->full[step->full].run;
+        return (ep__token){.grammar = rec->grammar, .run = run, .start = run->tok_start};
+    }
+    const ep__field *f = &walk->fields[step->ffull];
+    return (ep__token){.grammar = f->grammar, .run = &f->snap.run,
+                       .start = (uint32_t)(f->snap.run.tok_start + f->offset)};
+}
+
 /* Whether the language's checks of the token in progress (which passed them)
  * keep passing whatever ordinary bytes (ASCII, not a backslash or a brace)
  * come next: a name or a number, a bytes or raw literal, or a str literal
@@ -231,13 +251,11 @@ static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__
 {
     if (!parent->direct)
         return byte ? EP__FED : EP__REFUSED;
-    const ep__field *field = parent->field ? &walk->fields[parent->ffull] : NULL;
-    const ep_grammar *g = field ? field->grammar : rec->grammar;
-    const ep_run *run = field ? &field->snap.run : &walk->full[parent->full].run;
-    uint32_t tok_start = field ? (uint32_t)(run->tok_start + field->offset) : run->tok_start;
+    ep__token token = ep__token_of(rec, walk, parent);
+    const ep_grammar *g = token.grammar;
     /* braces are the parser's here, even in a str literal */
-    ep_direct_at at = {.dfa = parent->dfa, .stop = parent->stop, .field = field != NULL, .goals = !rec->capture,
-                       .goal_bits = run->goals};
+    ep_direct_at at = {.dfa = parent->dfa, .stop = parent->stop, .field = parent->field, .goals = !rec->capture,
+                       .goal_bits = token.run->goals};
     uint32_t next;
     int direct = ep_direct_next(g, &at, byte, &next);
     if (direct != EP_DIRECT_TAKEN)
@@ -249,7 +267,7 @@ static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__
         if (!ep_utf8_next(&child->utf8_need, &child->utf8_lo, &child->utf8_hi, byte))
             return EP__REFUSED;
         if (!parent->wide && !child->utf8_need) {
-            int name = ep__name_char_ends(g, rec->text.items, tok_start, parent->text_len, byte);
+            int name = ep__name_char_ends(g, rec->text.items, token.start, parent->text_len, byte);
             if (name < 0 && !rec->capture && ep_lex_only_name(g, next))
                 return EP__REFUSED;
             if (name <= 0)
@@ -257,7 +275,7 @@ static inline int ep__step_direct(ep_recognizer *rec, ep__walk *walk, const ep__
         }
     }
     child->dfa = next;
-    int32_t winner = ep_lex_winner(g, run->goals, next);
+    int32_t winner = ep_lex_winner(g, token.run->goals, next);
     if (winner >= 0) {
         child->accept_end = parent->text_len + 1;
         child->accept_lexeme = winner;
@@ -369,7 +387,8 @@ static void ep__step_of(ep_recognizer *rec, ep__walk *walk, uint32_t depth, ep__
     step->utf8_lo = snap->utf8_lo;
     step->utf8_hi = snap->utf8_hi;
     step->direct = ep__direct(rec, &step->stop);
-    step->wide = step->direct && ep__never_a_name(rec->grammar, rec->text.items + run->tok_start, snap->text_len - run->tok_start);
+    step->wide = step->direct &&
+                 ep__never_a_name(rec->grammar, rec->text.items + run->tok_start, snap->text_len - run->tok_start);
     step->field = false;
     if (!step->direct && ep__field_of(rec, walk, depth))
         ep__field_step(rec, walk, depth, step);
@@ -581,13 +600,11 @@ static bool ep__tree_fits(ep__mask_walk *m, uint32_t node, const ep__step *at, e
     if (!at->direct || at->text_len + EP_TRIE_MAX_BYTES >= EP_MAX_TEXT || !ep__grows(m->walk, m->rec, at))
         return false;
     const char *text = m->rec->text.items;
-    const ep__field *field = at->field ? &m->walk->fields[at->ffull] : NULL;
-    const ep_run *run = field ? &field->snap.run : &m->walk->full[at->full].run;
-    uint32_t tok_start = field ? (uint32_t)(run->tok_start + field->offset) : run->tok_start;
-    const ep_grammar *g = field ? field->grammar : m->rec->grammar;
-    *key = ep__tree_key(g, node, at->dfa, at->wide, text + tok_start, at->text_len - tok_start);
+    ep__token token = ep__token_of(m->rec, m->walk, at);
+    uint32_t tok_start = token.start;
+    *key = ep__tree_key(token.grammar, node, at->dfa, at->wide, text + tok_start, at->text_len - tok_start);
     /* trees differ only by the goals that can change the lexing below */
-    key->goals = ep_lex_goals_that_matter(g, run->goals, at->dfa);
+    key->goals = ep_lex_goals_that_matter(token.grammar, token.run->goals, at->dfa);
     key->stop = at->stop;
     key->field = at->field;
     key->utf8_need = at->utf8_need;
@@ -679,14 +696,11 @@ static bool ep__keeps_extent(const ep_grammar *g, const ep_run *run, int32_t lex
  * check. */
 static int ep__check_verdict(const ep__mask_walk *m, const ep__step *from)
 {
-    const ep__field *f = from->field ? &m->walk->fields[from->ffull] : NULL;
-    const ep_grammar *g = f ? f->grammar : m->rec->grammar;
-    const ep_lexeme *lex = &g->lexemes[from->accept_lexeme];
+    ep__token token = ep__token_of(m->rec, m->walk, from);
+    const ep_lexeme *lex = &token.grammar->lexemes[from->accept_lexeme];
     if (!lex->check)
         return -1;
-    const ep_run *run = f ? &f->snap.run : &m->walk->full[from->full].run;
-    uint32_t tok_start = f ? (uint32_t)(run->tok_start + f->offset) : run->tok_start;
-    return lex->check(m->rec->text.items + tok_start, from->text_len - tok_start);
+    return lex->check(m->rec->text.items + token.start, from->text_len - token.start);
 }
 
 /* Whether feeding `e`'s byte from its parent `from` ends the whole token in
@@ -705,9 +719,9 @@ static int ep__check_verdict(const ep__mask_walk *m, const ep__step *from)
 static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const ep_lentry *e, uint8_t byte)
 {
     /* in field mode the token is the expression's, on its own recognizer */
-    const ep__field *f = from->field ? &m->walk->fields[from->ffull] : NULL;
-    const ep_run *run = f ? &f->snap.run : &m->walk->full[from->full].run;
-    const ep_grammar *g = f ? f->grammar : m->rec->grammar;
+    ep__token token = ep__token_of(m->rec, m->walk, from);
+    const ep_grammar *g = token.grammar;
+    const ep_run *run = token.run;
     return from->accept_end == from->text_len && !from->utf8_need && from->accept_lexeme >= 0 &&
            ep_dfa_step(&g->dfa, e->parent.dfa, byte) == EP_DFA_DEAD &&
            !ep__keeps_extent(g, run, from->accept_lexeme) &&
@@ -893,7 +907,7 @@ static void ep__walk_tree(ep__mask_walk *m, const ep_ltree_key *key, const ep__s
 {
     ep__step at = *at_node;   /* at_depth[] is written below */
     ep_ltree *owned;
-    const ep_grammar *grammar = at.field ? m->walk->fields[at.ffull].grammar : m->rec->grammar;
+    const ep_grammar *grammar = ep__token_of(m->rec, m->walk, &at).grammar;
     const ep_ltree *tree = ep_ltree_get(m->trie, grammar, ep__names(grammar, m->rec->capture), key, &owned);
     m->trees++;
     m->visited += tree->n_nodes;
