@@ -14,6 +14,9 @@ extern const lg_language lg_typescript;
 extern const lg_language lg_javascriptreact;
 extern const lg_language lg_typescriptreact;
 extern const lg_lexical lg_python_lexical;
+/* Python's scanner of f- and t-strings (python/fields.c, compiled into the
+ * parser: parser/ep_fields.h). */
+extern const struct lg_fields lg_python_fields;
 extern const lg_lexical lg_javascript_lexical;
 
 /* What a JavaScript lexical state is in (lg_lex.in); a quote's string is

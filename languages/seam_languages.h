@@ -45,10 +45,11 @@ typedef struct lg_lexical {
     /* Whether the language's reader sees one more line break at the end of
      * text[0..len). */
     bool (*adds_line_break)(const char *text, size_t len);
-    /* Strings with fields (a lexeme marked `fstring`) read with the
-     * language's scanner (languages/python/fields.c) from `fields_from` on
-     * (a version number): f- and t-strings. */
-    bool fields;
+    /* Strings with fields (a lexeme marked `fstring`: Python's f- and
+     * t-strings), read by the language's scanner (a parser extension,
+     * parser/ep_fields.h; NULL: none), and with the tokenizer's modes
+     * from version `fields_from` on. */
+    const struct lg_fields *fields;
     int fields_from;
     /* Tokens in progress a vocabulary mask often starts from (a name, a
      * blank, a comment, a number, a string's opening), NULL-terminated:

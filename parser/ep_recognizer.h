@@ -157,12 +157,12 @@ struct ep_recognizer {
     uint32_t cursor_reach;       /* bytes of the right context the paths look at */
     uint32_t can_end_ways[EP_CAN_END_WAYS];   /* how can_end was answered, for tests */
     ep_string_check string_check;
-    struct ep_modal *modal;      /* owned: strings with fields read with modes (ep_fstring.h) */
+    struct ep_modal *modal;      /* owned: strings with fields' scanner (ep_fields.h) */
     /* Counts the times the text was cut back or its length set (a restore):
      * between two, the text only grows at its end. */
     uint32_t text_epoch;
-    /* Parses f-string fields' expressions (ep_fstring_valid): made on first
-     * use, on the compiled grammar (ep_fstring_fields_new). */
+    /* Parses the expressions of strings' fields (lg_fields's `valid`): made
+     * on first use, on the compiled grammar (lg_fields's `fields_new`). */
     ep_recognizer *fields;
     /* Tokenizing mode (ep_tokenize): tokens are recorded, not parsed. */
     bool capture;
@@ -333,11 +333,11 @@ bool ep_run_can_grow_by(const ep_grammar *g, uint32_t dfa, const uint64_t *allow
 bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end);
 /* Whether the token in progress, a string with fields whose checks passed
  * up to `end`, is in its text, where any byte but a backslash, a brace, a
- * line break and *stop (set) keeps them passing (ep_fstring_in_text). */
+ * line break and *stop (set) keeps them passing (lg_fields's `in_text`). */
 bool ep_run_in_text(ep_recognizer *rec, const ep_run *run, uint32_t end, uint8_t *stop);
 /* The recognizer of the open field's expression when the token in
  * progress, a string with fields whose checks passed up to `end`, is in
- * one (ep_fstring_field), with *offset; else NULL. */
+ * one (lg_fields's `field`), with *offset; else NULL. */
 ep_recognizer *ep_run_field(ep_recognizer *rec, const ep_run *run, uint32_t end, int64_t *offset);
 
 #endif

@@ -19,7 +19,7 @@
 
 #include <pthread.h>
 
-#include "ep_fstring.h"
+#include "ep_fields.h"
 #include "ep_grammar.h"
 #include "ep_lexdfa.h"
 #include "seam_parser.h"
@@ -86,7 +86,7 @@ typedef struct ep_ltree_key {
     uint8_t stop;          /* in a string with fields' text: its quote, which with
                             * line breaks is not taken directly (0: none) */
     bool field;            /* in a field's expression: only bytes a field's
-                            * expression reads as such (ep_fstring_expr_byte) are taken */
+                            * expression reads as such (ep_fields_expr_byte) are taken */
     uint8_t utf8_need, utf8_lo, utf8_hi;
 } ep_ltree_key;
 
@@ -120,7 +120,7 @@ typedef struct ep_direct_at {
     uint8_t stop;          /* a string's quote, which with line breaks is left
                             * to the parser (0: none) */
     bool field;            /* in a field's expression: only the bytes it reads
-                            * as its own (ep_fstring_expr_byte) */
+                            * as its own (ep_fields_expr_byte) */
     bool goals;            /* the lexer's goal rule applies (not while capturing) */
     uint8_t goal_bits;     /* the goal lexemes the parser expects */
 } ep_direct_at;
@@ -144,7 +144,7 @@ static inline int ep_direct_next(const ep_grammar *g, const ep_direct_at *at, ui
         return EP_DIRECT_PARSER;
     if (at->stop && (byte == at->stop || byte == '\n' || byte == '\r'))
         return EP_DIRECT_PARSER;
-    if (at->field && !ep_fstring_expr_byte(byte))
+    if (at->field && !ep_fields_expr_byte(g, byte))
         return EP_DIRECT_PARSER;
     *next = ep_dfa_step(&g->dfa, at->dfa, byte);
     if (*next == EP_DFA_DEAD)

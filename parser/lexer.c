@@ -12,7 +12,7 @@
  */
 #include "ep_earley.h"
 #include "ep_recognizer.h"
-#include "ep_fstring.h"
+#include "ep_fields.h"
 
 #include <string.h>
 
@@ -47,7 +47,7 @@ static ep_recognizer *ep__fields(ep_recognizer *rec)
 {
     if (!rec->fields) {
         const ep_grammar *g = rec->grammar;
-        rec->fields = ep_fstring_fields_new(g->original ? g->original : g);
+        rec->fields = ep_fields_of(g)->fields_new(g->original ? g->original : g);
     }
     return rec->fields;
 }
@@ -100,8 +100,8 @@ static bool ep__commit(ep_recognizer *rec, ep_run *run, int32_t lexeme, uint32_t
         return false; /* a character the language does not allow in a name */
     /* f-string expressions are parsed with the compiled grammar, not with a
      * quotient derived from it */
-    if (ep_fstring_token(rec, run->tok_start, end)) {
-        if (!ep_fstring_valid(rec, ep__fields(rec), run->tok_start, ep__real_depth(rec, run), end, true))
+    if (ep_fields_token(rec, run->tok_start, end)) {
+        if (!ep_fields_of(g)->valid(rec, ep__fields(rec), run->tok_start, ep__real_depth(rec, run), end, true))
             return false;
     } else if (lex->fstring && lx && lx->escapes_valid && !lx->escapes_valid(token, end - run->tok_start, true, &from)) {
         return false;
@@ -161,7 +161,7 @@ bool ep_lex_relex(ep_recognizer *rec, ep_run *run, uint32_t end)
 static bool ep__feed_modal(ep_recognizer *rec, ep_run *run, uint32_t at)
 {
     const ep_grammar *g = rec->grammar;
-    int status = ep_modal_step(rec, run->tok_start, ep__real_depth(rec, run), at);
+    int status = ep_fields_of(g)->modal_step(rec, run->tok_start, ep__real_depth(rec, run), at);
     if (status == EP_MODAL_PAST)
         return ep_lex_relex(rec, run, at + 1);
     if (status == EP_MODAL_ERROR)
@@ -190,7 +190,7 @@ bool ep_lex_byte(ep_recognizer *rec, ep_run *run, uint32_t at)
         run->tok_start = at;
         run->accept_end = at;
         run->accept_lexeme = -1;
-    } else if (ep_modal_token(rec, run->tok_start, at)) {
+    } else if (ep_fields_modal_token(rec, run->tok_start, at)) {
         return ep__feed_modal(rec, run, at);
     }
     uint32_t next = ep_dfa_step(&g->dfa, run->dfa, byte);
@@ -317,8 +317,8 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
         return false;
     if (!lx->name_valid && !ep__name_chars_valid(g, run->dfa, token, len))
         return false;
-    if (ep_fstring_token(rec, run->tok_start, end))
-        return ep_fstring_valid(rec, ep__fields(rec), run->tok_start, ep__real_depth(rec, run), end, false);
+    if (ep_fields_token(rec, run->tok_start, end))
+        return ep_fields_of(g)->valid(rec, ep__fields(rec), run->tok_start, ep__real_depth(rec, run), end, false);
     if (!lx->escapes_valid || !ep_str_literal(g, token, len, NULL, NULL))
         return true;
     bool finished = run->accept_end == end && run->accept_lexeme >= 0 && g->lexemes[run->accept_lexeme].fstring;
@@ -335,12 +335,14 @@ bool ep_run_token_so_far(ep_recognizer *rec, const ep_run *run, uint32_t end)
 
 bool ep_run_in_text(ep_recognizer *rec, const ep_run *run, uint32_t end, uint8_t *stop)
 {
-    return !rec->capture && ep_fstring_in_text(rec, run->tok_start, ep__real_depth(rec, run), end, stop);
+    const struct lg_fields *fields = ep_fields_of(rec->grammar);
+    return !rec->capture && fields && fields->in_text(rec, run->tok_start, ep__real_depth(rec, run), end, stop);
 }
 
 ep_recognizer *ep_run_field(ep_recognizer *rec, const ep_run *run, uint32_t end, int64_t *offset)
 {
-    if (rec->capture)
+    const struct lg_fields *fields = ep_fields_of(rec->grammar);
+    if (rec->capture || !fields)
         return NULL;
-    return ep_fstring_field(rec, run->tok_start, ep__real_depth(rec, run), end, offset);
+    return fields->field(rec, run->tok_start, ep__real_depth(rec, run), end, offset);
 }

@@ -16,7 +16,7 @@
  */
 #include "ep_trie.h"
 #include "ep_recognizer.h"
-#include "ep_fstring.h"
+#include "ep_fields.h"
 
 #include <stdlib.h>
 #include <string.h>

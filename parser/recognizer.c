@@ -14,7 +14,7 @@
  */
 #include "ep_earley.h"
 #include "ep_recognizer.h"
-#include "ep_fstring.h"
+#include "ep_fields.h"
 #include "ep_quotient.h"
 
 #include <string.h>
@@ -52,7 +52,8 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->utf8_lo = 0x80;
     rec->utf8_hi = 0xBF;
     rec->string_check.tok_start = UINT32_MAX;
-    rec->modal = ep_modal_new(ep_grammar_version(grammar));
+    const struct lg_fields *fields = ep_fields_of(grammar);
+    rec->modal = fields ? fields->modal_new(ep_grammar_version(grammar)) : NULL;
     /* a start symbol without rules (a quotient by a right context that no
      * text completes) has an empty language */
     bool has_rules = false;
@@ -71,7 +72,8 @@ void ep_recognizer_free(ep_recognizer *rec)
         return;
     ep_earley_free(&rec->earley);
     ep_asi_tables_free(&rec->asi_tables);
-    ep_modal_free(rec->modal);
+    if (rec->modal)
+        ep_fields_of(rec->grammar)->modal_free(rec->modal);
     ep_grammar_free(rec->owned_grammar);
     sm_free(rec->right_head);
     sm_array_free(&rec->left_stack);

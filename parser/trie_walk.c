@@ -21,7 +21,7 @@
  * ep_feed from its parent's state, or from the token ended once for the
  * bytes that end it in the same state.
  */
-#include "ep_fstring.h"
+#include "ep_fields.h"
 #include "ep_recognizer.h"
 #include "ep_trie.h"
 
@@ -64,9 +64,9 @@ typedef struct ep__step {
 } ep__step;
 
 /* A field's expression at a node in field mode (ep__step) where it was fed:
- * the recognizer that parses it (ep_fstring_field) and its state there,
+ * the recognizer that parses it (lg_fields's `field`) and its state there,
  * where its text starts in the walk's, whether a line break may end a line
- * there, and the recognizer's epoch (ep_fstring_field_epoch) when its state
+ * there, and the recognizer's epoch (ep_fields_epoch) when its state
  * was taken; the lexemes its parser allows are kept apart. */
 typedef struct ep__field {
     ep_recognizer *rec;
@@ -169,7 +169,7 @@ static bool ep__direct(ep_recognizer *rec, uint8_t *stop)
         return false;
     /* past a brace or a backslash, a string with fields is its scanner's:
      * in its text (not a field) the scanner reads ordinary bytes as text */
-    if (ep_fstring_token(rec, run->tok_start, end) &&
+    if (ep_fields_token(rec, run->tok_start, end) &&
         (ep_has_brace(token, end - run->tok_start) || memchr(token, '\\', end - run->tok_start)))
         return ep_run_token_so_far(rec, run, end) && ep_run_in_text(rec, run, end, stop);
     return ep__quiet(rec->grammar, token, end - run->tok_start) && ep_run_token_so_far(rec, run, end);
@@ -304,7 +304,7 @@ static ep_snapshot ep__snapshot_of(const ep__walk *walk, const ep__step *step)
 }
 
 /* Whether the string's automaton state keeps itself on every byte of a
- * field's expression (ep_fstring_expr_byte): then in field mode the string
+ * field's expression (ep_fields_expr_byte): then in field mode the string
  * is left as it is. */
 static bool ep__loops(ep__walk *walk, const ep_grammar *g, uint32_t state)
 {
@@ -313,7 +313,7 @@ static bool ep__loops(ep__walk *walk, const ep_grammar *g, uint32_t state)
     walk->loop_state = state;
     walk->loop_ok = 1;
     for (uint32_t b = 0; b < 256 && walk->loop_ok; b++)
-        if (ep_fstring_expr_byte((uint8_t)b) && ep_dfa_step(&g->dfa, state, (uint8_t)b) != state)
+        if (ep_fields_expr_byte(g, (uint8_t)b) && ep_dfa_step(&g->dfa, state, (uint8_t)b) != state)
             walk->loop_ok = 0;
     return walk->loop_ok;
 }
@@ -331,7 +331,7 @@ static void ep__field_keep(ep_recognizer *rec, ep__walk *walk, uint32_t depth, e
     }
     memcpy(walk->field_allowed + (size_t)depth * words, ep_run_allowed(fields, &fields->run), words * sizeof(uint64_t));
     walk->fields[depth] = (ep__field){.rec = fields, .grammar = fields->grammar, .snap = ep_snapshot_take(fields),
-                                      .offset = offset, .epoch = ep_fstring_field_epoch(rec),
+                                      .offset = offset, .epoch = ep_fields_epoch(rec),
                                       .newline_ok = ep_run_newline_ok(fields, &fields->run)};
 }
 
@@ -400,12 +400,12 @@ static void ep__mark(ep_recognizer *rec, ep__walk *walk, uint32_t depth)
 {
     const ep_run *run = &rec->run;
     walk->marked[depth] = rec->modal && !run->dead && run->dfa != EP_DFA_START &&
-                          ep_fstring_token(rec, run->tok_start, rec->text.size);
+                          ep_fields_token(rec, run->tok_start, rec->text.size);
     if (!walk->marked[depth])
         return;
     if (!walk->marks[depth])
-        walk->marks[depth] = ep_modal_mark_new(ep_grammar_version(rec->grammar));
-    ep_modal_mark_take(rec, walk->marks[depth]);
+        walk->marks[depth] = ep_fields_of(rec->grammar)->mark_new(ep_grammar_version(rec->grammar));
+    ep_fields_of(rec->grammar)->mark_take(rec, walk->marks[depth]);
 }
 
 /* Returns the recognizer to full[depth] (or, with `snap`, to that snapshot
@@ -416,7 +416,7 @@ static void ep__restore(ep_recognizer *rec, ep__walk *walk, uint32_t depth, cons
 {
     ep_snapshot_apply(rec, snap ? snap : &walk->full[depth]);
     if (walk->marked[depth])
-        ep_modal_mark_apply(rec, walk->marks[depth], field);
+        ep_fields_of(rec->grammar)->mark_apply(rec, walk->marks[depth], field);
 }
 
 /* The field's state to go on from when feeding after `step`: its own if it
@@ -508,14 +508,14 @@ static void ep__field_put(ep_recognizer *rec, ep__walk *walk, const ep__step *at
  * field mode to the expression's recognizer alone, from the state after the
  * parent (ep__field_put) or, with `ended`, from that state of the
  * recognizer: the string's checks keep passing exactly when the expression
- * stays viable (ep_fstring_field).  1 with at_depth[depth + 1] set if it
+ * stays viable (lg_fields's `field`).  1 with at_depth[depth + 1] set if it
  * does, 0 if not, -1 when the field's state is gone (the recognizer went
  * back to an expression's start since): the caller feeds the string. */
 static int ep__step_field(ep_recognizer *rec, ep__walk *walk, uint32_t depth, uint8_t byte, const ep_snapshot *ended)
 {
     const ep__step *parent = &walk->at_depth[depth];
     const ep__field *f = &walk->fields[parent->ffull];
-    if (f->epoch != ep_fstring_field_epoch(rec))
+    if (f->epoch != ep_fields_epoch(rec))
         return -1;
     ep_recognizer *fields = f->rec;
     if (ended) {
@@ -546,7 +546,7 @@ static int ep__step_field(ep_recognizer *rec, ep__walk *walk, uint32_t depth, ui
 static bool ep__step_fed_any(ep_recognizer *rec, ep__walk *walk, uint32_t depth, uint8_t byte)
 {
     const ep__step *parent = &walk->at_depth[depth];
-    if (parent->field && ep_fstring_expr_byte(byte)) {
+    if (parent->field && ep_fields_expr_byte(rec->grammar, byte)) {
         int fed = ep__step_field(rec, walk, depth, byte, NULL);
         if (fed >= 0)
             return fed == 1;
@@ -749,7 +749,7 @@ static bool ep__field_feed_ended(ep__mask_walk *m, ep__fended *fended, uint32_t 
     ep__walk *walk = m->walk;
     const ep__step *from = &walk->at_depth[depth];
     const ep__field *f = &walk->fields[from->ffull];
-    uint32_t epoch = ep_fstring_field_epoch(m->rec);
+    uint32_t epoch = ep_fields_epoch(m->rec);
     if (f->epoch != epoch)
         return ep__step_fed(m->rec, walk, depth, byte);
     int verdict = ep__check_verdict(m, from);
@@ -768,7 +768,7 @@ static bool ep__field_feed_ended(ep__mask_walk *m, ep__fended *fended, uint32_t 
         return ep__step_fed(m->rec, walk, depth, byte);
     ep_snapshot snap = fended->snap;
     ep__snapshot_shift(&snap, (uint32_t)(fended->text_len - f->offset), (uint32_t)(from->text_len - f->offset));
-    if (ep_fstring_expr_byte(byte))
+    if (ep_fields_expr_byte(m->rec->grammar, byte))
         return ep__step_field(m->rec, walk, depth, byte, &snap) == 1;
     ep_snapshot state = ep__snapshot_of(walk, from);
     ep__restore(m->rec, walk, from->full, &state, &snap);
@@ -974,7 +974,8 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
         ep__walk_range(&m, 0, t->n_nodes);
     ep__restore(rec, walk, 0, NULL, NULL);
     for (uint32_t d = 0; d <= EP_TRIE_MAX_BYTES; d++)
-        ep_modal_mark_free(walk->marks[d]);
+        if (walk->marks[d])
+            ep_fields_of(rec->grammar)->mark_free(walk->marks[d]);
     sm_free(walk->field_allowed);
     sm_free(walk->grow_epoch);
     sm_free(walk->grows);

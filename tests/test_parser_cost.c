@@ -4,7 +4,7 @@
  * right context.  Counted in items, not timed, so that a loaded machine
  * cannot fail it and a quadratic form cannot pass it.
  */
-#include "ep_fstring.h"
+#include "ep_fields.h"
 #include "ep_recognizer.h"
 #include "seam_languages.h"
 #include "seam_parser.h"
@@ -74,7 +74,7 @@ Test(parser, long_calls_and_expressions_cost_linear_items)
  * before it, and every check of the token asks.  The answer is kept: asked
  * again at the same text, the expression is not parsed again from the
  * field's start, which would drop the states of it that a vocabulary walk
- * keeps (ep_fstring_field_epoch counts those restarts). */
+ * keeps (ep_fields_epoch counts those restarts). */
 Test(parser, a_field_ending_in_a_bang_or_an_equals_is_parsed_once)
 {
     static const char *const texts[] = {"x = f'{value !", "x = f'{value =", "x = f'{a[1] + b !", "x = f\"{k}{v =",
@@ -87,11 +87,11 @@ Test(parser, a_field_ending_in_a_bang_or_an_equals_is_parsed_once)
             cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
             cr_assert_eq(ep_feed(rec, texts[i], strlen(texts[i])), 1, "%d: %s", versions[k], texts[i]);
             cr_assert(ep_viable(rec), "%d: %s", versions[k], texts[i]);
-            uint32_t epoch = ep_fstring_field_epoch(rec);
+            uint32_t epoch = ep_fields_epoch(rec);
             for (int again = 0; again < 3; again++)
                 cr_assert(ep_run_token_so_far(rec, &rec->run, rec->text.size), "%d: %s", versions[k], texts[i]);
-            cr_expect_eq(ep_fstring_field_epoch(rec), epoch, "%d: %s: the field parsed again from its start %u times",
-                         versions[k], texts[i], ep_fstring_field_epoch(rec) - epoch);
+            cr_expect_eq(ep_fields_epoch(rec), epoch, "%d: %s: the field parsed again from its start %u times",
+                         versions[k], texts[i], ep_fields_epoch(rec) - epoch);
             ep_recognizer_free(rec);
         }
         ep_grammar_free(grammar);

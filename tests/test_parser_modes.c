@@ -6,6 +6,7 @@
  * answers must agree with each other.  What CPython says of these strings
  * is checked against CPython itself by tests/corpus/version_check.py.
  */
+#include "ep_fields.h"
 #include "seam_parser.h"
 #include "seam_languages.h"
 #include "test_support.h"
@@ -133,4 +134,44 @@ Test(modes, fill_in_the_middle_inside_strings_matches_the_plain_recognizer)
                       (int)cut1, text, (int)(cut2 - cut1), text + cut1, text + cut2);
         ep_grammar_free(grammar);
     }
+}
+
+/* The parser reaches a language's strings with fields only through the
+ * scanner its lexical rules hand it: every language's grammar either has
+ * none, and its recognizer no scanner state, or has every function of one;
+ * Python has one, JavaScript none (its templates are lexemes). */
+Test(modes, each_languages_scanner_of_strings_with_fields_is_whole_or_absent)
+{
+    bool python = false, javascript = false;
+    for (const lg_language *const *l = lg_languages(); *l; l++) {
+        if (!(*l)->grammar)
+            continue;
+        /* its default version, or its first dialect */
+        int version = (*l)->dialects ? 1 : (*l)->default_version;
+        ep_grammar *grammar = NULL;
+        char error[256];
+        cr_assert_eq(ep_grammar_of(*l, version, &grammar, error, sizeof error), SM_OK, "%s: %s", (*l)->name, error);
+        const struct lg_fields *f = ep_fields_of(grammar);
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
+        if (!f) {
+            cr_assert_null(rec->modal, "%s: a scanner's state without a scanner", (*l)->name);
+        } else {
+            void (*const fns[])(void) = {
+                (void (*)(void))f->modal_new,  (void (*)(void))f->modal_free,  (void (*)(void))f->token,
+                (void (*)(void))f->modal_step, (void (*)(void))f->fields_new,  (void (*)(void))f->valid,
+                (void (*)(void))f->in_text,    (void (*)(void))f->expr_byte,   (void (*)(void))f->field,
+                (void (*)(void))f->field_epoch, (void (*)(void))f->mark_new,   (void (*)(void))f->mark_free,
+                (void (*)(void))f->mark_take,  (void (*)(void))f->mark_apply,
+            };
+            for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+                cr_assert_not_null(fns[i], "%s: function %zu of its scanner is missing", (*l)->name, i);
+            cr_assert_not_null(rec->modal, "%s", (*l)->name);
+        }
+        python |= strcmp((*l)->name, "python") == 0 && f;
+        javascript |= strcmp((*l)->name, "javascript") == 0 && !f;
+        ep_recognizer_free(rec);
+        ep_grammar_free(grammar);
+    }
+    cr_assert(python && javascript);
 }

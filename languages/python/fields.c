@@ -1,9 +1,9 @@
 /*
  * fields.c - Python's f- and t-strings for the recognizer's lexer: the
- * lexer's extension for a grammar whose %lexical rules have `fields`,
- * compiled into the parser (parser/meson.build) since it reads the
- * recognizer's state.  An f-string is
- * one lexeme for seam's parser; pylex's scanner (px_fscan) reads it as the
+ * scanner of strings with fields that Python's %lexical rules name
+ * (lg_python_fields, a struct lg_fields: parser/ep_fields.h), compiled
+ * into the parser (parser/meson.build) since it reads the recognizer's
+ * state.  An f-string is one lexeme for seam's parser; pylex's scanner (px_fscan) reads it as the
  * grammar's Python version does, and each field's expression is parsed
  * apart, by a recognizer on the compiled grammar kept for the purpose.
  *
@@ -26,7 +26,7 @@
  * top-level "=", "!", ":" or "}", and refuses a top-level ";", so nothing
  * else of a statement can follow.
  */
-#include "ep_fstring.h"
+#include "ep_fields.h"
 #include "ep_recognizer.h"
 #include "seam_pylex.h"
 
@@ -77,7 +77,7 @@ static int ep__modal_status(int px_status)
     }
 }
 
-ep_modal *ep_modal_new(int version)
+static ep_modal *pyf__modal_new(int version)
 {
     ep_modal *modal = sm_calloc(1, sizeof *modal);
     px_fscan_init(&modal->scan, version);
@@ -90,7 +90,7 @@ ep_modal *ep_modal_new(int version)
     return modal;
 }
 
-void ep_modal_free(ep_modal *modal)
+static void pyf__modal_free(ep_modal *modal)
 {
     if (!modal)
         return;
@@ -99,7 +99,7 @@ void ep_modal_free(ep_modal *modal)
     sm_free(modal);
 }
 
-bool ep_fstring_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
+static bool pyf__token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
 {
     const lg_lexical *lx = rec->grammar->lexical;
     if (at < tok_start + 2 || !lx || !lx->fields)
@@ -109,11 +109,6 @@ bool ep_fstring_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
     if (!memchr("fFtTrR", rec->text.items[tok_start], 6))
         return false;
     return px_is_template_start(rec->text.items + tok_start, at - tok_start, rec->modal->scan.version, NULL);
-}
-
-bool ep_modal_token(const ep_recognizer *rec, uint32_t tok_start, uint32_t at)
-{
-    return ep_grammar_modal_strings(rec->grammar) && ep_fstring_token(rec, tok_start, at);
 }
 
 /* Reads the next byte of the token, keeping a copy of what was read. */
@@ -179,7 +174,7 @@ static int ep__modal_sync(ep_recognizer *rec, uint32_t tok_start, uint32_t depth
     return m->scan.read_status;
 }
 
-int ep_modal_step(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t at)
+static int pyf__modal_step(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t at)
 {
     int status = ep__modal_sync(rec, tok_start, depth, at);
     if (status == PX_FS_PAST || status == PX_FS_ERROR)
@@ -199,7 +194,7 @@ static bool ep__blank(const char *s, size_t len)
  * "_ = " with the field's brace open (3.12 on), or after "(" (up to 3.11). */
 #define EP__FIELD_START 1
 
-ep_recognizer *ep_fstring_fields_new(const ep_grammar *grammar)
+static ep_recognizer *pyf__fields_new(const ep_grammar *grammar)
 {
     ep_recognizer *fields;
     if (ep_recognizer_new(grammar, &fields) != SM_OK)
@@ -256,7 +251,7 @@ static bool ep__field_parse(ep_modal *m, ep_recognizer *fields, const char *expr
 static void ep__fields_home(ep_modal *m, ep_recognizer *fields)
 {
     /* unconditionally: the vocabulary walk moves the
-     * recognizer on its own (ep_fstring_field), then returns to a mark */
+     * recognizer on its own (pyf__field), then returns to a mark */
     ep_restore(fields, EP__FIELD_START);
     m->homes++;
     m->open_start = UINT32_MAX;
@@ -304,8 +299,8 @@ static bool ep__open_field_ok(ep_modal *m, ep_recognizer *fields, const char *to
     return m->open_ok || whole;
 }
 
-bool ep_fstring_valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_start, uint32_t depth, uint32_t end,
-                      bool finished)
+static bool pyf__valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_start, uint32_t depth, uint32_t end,
+                       bool finished)
 {
     int status = ep__modal_sync(rec, tok_start, depth, end);
     if (status == PX_FS_ERROR || status == PX_FS_PAST || (finished && status != PX_FS_CLOSED))
@@ -339,25 +334,25 @@ bool ep_fstring_valid(ep_recognizer *rec, ep_recognizer *fields, uint32_t tok_st
     return fields && ep__open_field_ok(m, fields, token, end - tok_start, start, tentative);
 }
 
-bool ep_fstring_in_text(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t end, uint8_t *stop)
+static bool pyf__in_text(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t end, uint8_t *stop)
 {
     if (ep__modal_sync(rec, tok_start, depth, end) != PX_FS_MORE)
         return false;
     return px_fscan_in_text(&rec->modal->scan, stop);
 }
 
-bool ep_fstring_expr_byte(uint8_t byte)
+static bool pyf__expr_byte(uint8_t byte)
 {
     return byte && !memchr("'\"#\\()[]{}:;!=\n\r", byte, 16);
 }
 
-uint32_t ep_fstring_field_epoch(const ep_recognizer *rec)
+static uint32_t pyf__field_epoch(const ep_recognizer *rec)
 {
     return rec->modal->homes;
 }
 
-ep_recognizer *ep_fstring_field(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t end,
-                                int64_t *offset)
+static ep_recognizer *pyf__field(ep_recognizer *rec, uint32_t tok_start, uint32_t depth, uint32_t end,
+                                 int64_t *offset)
 {
     if (ep__modal_sync(rec, tok_start, depth, end) != PX_FS_MORE)
         return NULL;
@@ -387,7 +382,7 @@ struct ep_modal_mark {
     ep_snapshot fields;      /* the fields recognizer's state */
 };
 
-ep_modal_mark *ep_modal_mark_new(int version)
+static ep_modal_mark *pyf__mark_new(int version)
 {
     ep_modal_mark *mark = sm_calloc(1, sizeof *mark);
     px_fscan_init(&mark->scan, version);
@@ -395,7 +390,7 @@ ep_modal_mark *ep_modal_mark_new(int version)
     return mark;
 }
 
-void ep_modal_mark_free(ep_modal_mark *mark)
+static void pyf__mark_free(ep_modal_mark *mark)
 {
     if (!mark)
         return;
@@ -403,7 +398,7 @@ void ep_modal_mark_free(ep_modal_mark *mark)
     sm_free(mark);
 }
 
-void ep_modal_mark_take(ep_recognizer *rec, ep_modal_mark *mark)
+static void pyf__mark_take(ep_recognizer *rec, ep_modal_mark *mark)
 {
     const ep_modal *m = rec->modal;
     /* a scan that does not match the text is not worth keeping */
@@ -425,7 +420,7 @@ void ep_modal_mark_take(ep_recognizer *rec, ep_modal_mark *mark)
         mark->fields = ep_snapshot_take(rec->fields);
 }
 
-void ep_modal_mark_apply(ep_recognizer *rec, const ep_modal_mark *mark, const ep_snapshot *field)
+static void pyf__mark_apply(ep_recognizer *rec, const ep_modal_mark *mark, const ep_snapshot *field)
 {
     ep_modal *m = rec->modal;
     if (mark->tok_start == UINT32_MAX || mark->tok_start + mark->scan.at > rec->text.size)
@@ -458,3 +453,20 @@ void ep_modal_mark_apply(ep_recognizer *rec, const ep_modal_mark *mark, const ep
         m->open_start = UINT32_MAX;
     }
 }
+
+const struct lg_fields lg_python_fields = {
+    .modal_new = pyf__modal_new,
+    .modal_free = pyf__modal_free,
+    .token = pyf__token,
+    .modal_step = pyf__modal_step,
+    .fields_new = pyf__fields_new,
+    .valid = pyf__valid,
+    .in_text = pyf__in_text,
+    .expr_byte = pyf__expr_byte,
+    .field = pyf__field,
+    .field_epoch = pyf__field_epoch,
+    .mark_new = pyf__mark_new,
+    .mark_free = pyf__mark_free,
+    .mark_take = pyf__mark_take,
+    .mark_apply = pyf__mark_apply,
+};

@@ -87,7 +87,7 @@ const lg_lexical lg_python_lexical = {
     .number_valid = lg__py_number_valid,
     .number_may_end = lg__py_number_may_end,
     .adds_line_break = lg__py_adds_line_break,
-    .fields = true,
+    .fields = &lg_python_fields,
     .fields_from = 312,
     .mask_starts = lg__py_mask_starts,
 };
