@@ -161,9 +161,9 @@ static mc_completion *decode_opts(const script_entry *script, double gap, const 
     return r.c;
 }
 
-static mc_completion *decode_with(const script_entry *script, double gap, const char *left, const char *right,
-                                  uint32_t run_ahead, uint32_t max_lines, bool prefer_nonempty, mc_filter_cb filter,
-                                  uint32_t *calls)
+/* The tests' options: `run_ahead` candidates, `max_lines` lines, 32
+ * tokens and no time limit; the rest as mc_decode_options_init sets them. */
+static mc_decode_options test_options(uint32_t run_ahead, uint32_t max_lines)
 {
     mc_decode_options o;
     mc_decode_options_init(&o);
@@ -171,6 +171,14 @@ static mc_completion *decode_with(const script_entry *script, double gap, const 
     o.max_lines = max_lines;
     o.max_tokens = 32;
     o.timeout_ms = 0;
+    return o;
+}
+
+static mc_completion *decode_with(const script_entry *script, double gap, const char *left, const char *right,
+                                  uint32_t run_ahead, uint32_t max_lines, bool prefer_nonempty, mc_filter_cb filter,
+                                  uint32_t *calls)
+{
+    mc_decode_options o = test_options(run_ahead, max_lines);
     o.prefer_nonempty = prefer_nonempty;
     return decode_opts(script, gap, left, right, &o, filter, calls);
 }
@@ -687,12 +695,7 @@ static const script_entry persons_code_first[] = {
 Test(model_decode, a_middle_may_begin_with_the_persons_code_after_the_cursor)
 {
     const char *left = "def f(a):\n    if a:\n        ", *right = "return 0\n    return 1\n";
-    mc_decode_options o;
-    mc_decode_options_init(&o);
-    o.run_ahead = 4;
-    o.max_lines = 4;
-    o.max_tokens = 32;
-    o.timeout_ms = 0;
+    mc_decode_options o = test_options(4, 4);
     o.right_is_code = true;
     mc_completion *c = decode_opts(persons_code_first, 1.0, left, right, &o, NULL, NULL);
     cr_assert(c->found);
@@ -790,15 +793,10 @@ Test(model_decode, a_run_on_is_seen_in_a_candidate_the_loop_refuses)
 static mc_completion *decode_widened(const script_entry *script, const char *left, const char *right,
                                      uint32_t widen, bool past_end)
 {
-    mc_decode_options o;
-    mc_decode_options_init(&o);
-    o.run_ahead = 4;
-    o.max_lines = 1;
-    o.max_tokens = 32;
+    mc_decode_options o = test_options(4, 1);
     o.widen_lines = widen;
     o.widen_tokens = 64;
     o.widen_past_end = past_end;
-    o.timeout_ms = 0;
     return decode_opts(script, 1.0, left, right, &o, NULL, NULL);
 }
 
@@ -938,15 +936,9 @@ static bool ends_with_paren(void *data, ep_recognizer *rec, const char *middle, 
 
 static mc_completion *decode_opening(const script_entry *script)
 {
-    mc_decode_options o;
-    mc_decode_options_init(&o);
-    o.run_ahead = 4;
-    o.max_lines = 1;
-    o.max_tokens = 32;
-    o.timeout_ms = 0;
+    mc_decode_options o = test_options(4, 1);
     o.line_opens = ends_with_paren;
-    mc_completion *c = decode_opts(script, 1.0, "x = ", "\n", &o, NULL, NULL);
-    return c;
+    return decode_opts(script, 1.0, "x = ", "\n", &o, NULL, NULL);
 }
 
 static const script_entry opens_then_breaks[] = {
