@@ -157,7 +157,9 @@ struct ep_recognizer {
     uint32_t cursor_reach;       /* bytes of the right context the paths look at */
     uint32_t can_end_ways[EP_CAN_END_WAYS];   /* how can_end was answered, for tests */
     ep_string_check string_check;
-    struct ep_modal *modal;      /* owned: strings with fields' scanner (ep_fields.h) */
+    struct ep_modal *modal;      /* owned: strings with fields' scanner state (ep_fields.h) */
+    const struct lg_fields *modal_of;  /* the scanner it is of, which frees it (the
+                                          grammar may be gone by then) */
     /* Counts the times the text was cut back or its length set (a restore):
      * between two, the text only grows at its end. */
     uint32_t text_epoch;

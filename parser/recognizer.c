@@ -52,8 +52,8 @@ int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out)
     rec->utf8_lo = 0x80;
     rec->utf8_hi = 0xBF;
     rec->string_check.tok_start = UINT32_MAX;
-    const struct lg_fields *fields = ep_fields_of(grammar);
-    rec->modal = fields ? fields->modal_new(ep_grammar_version(grammar)) : NULL;
+    rec->modal_of = ep_fields_of(grammar);
+    rec->modal = rec->modal_of ? rec->modal_of->modal_new(ep_grammar_version(grammar)) : NULL;
     /* a start symbol without rules (a quotient by a right context that no
      * text completes) has an empty language */
     bool has_rules = false;
@@ -73,7 +73,7 @@ void ep_recognizer_free(ep_recognizer *rec)
     ep_earley_free(&rec->earley);
     ep_asi_tables_free(&rec->asi_tables);
     if (rec->modal)
-        ep_fields_of(rec->grammar)->modal_free(rec->modal);
+        rec->modal_of->modal_free(rec->modal);
     ep_grammar_free(rec->owned_grammar);
     sm_free(rec->right_head);
     sm_array_free(&rec->left_stack);

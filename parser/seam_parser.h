@@ -58,8 +58,10 @@ void ep_grammar_get_stats(const ep_grammar *grammar, ep_grammar_stats *stats);
 typedef struct ep_recognizer ep_recognizer;
 
 /* Opens a recognizer on `grammar` (borrowed: it must outlive the
- * recognizer) positioned at the start of the text.  Free with
- * ep_recognizer_free. */
+ * recognizer's use) positioned at the start of the text.  Free with
+ * ep_recognizer_free, which reads nothing of the grammar: a cached
+ * recognizer may be freed after it (the language server frees its
+ * documents' recognizers after its grammars when it exits). */
 int ep_recognizer_new(const ep_grammar *grammar, ep_recognizer **out);
 void ep_recognizer_free(ep_recognizer *rec);
 

@@ -175,3 +175,19 @@ Test(modes, each_languages_scanner_of_strings_with_fields_is_whole_or_absent)
     }
     cr_assert(python && javascript);
 }
+
+/* ep_recognizer_free reads nothing of the grammar, which may be freed
+ * first: the scanner's state of a string with fields is freed by the
+ * scanner the recognizer kept (under AddressSanitizer, a read of the freed
+ * grammar fails this test). */
+Test(modes, a_recognizer_in_a_string_with_fields_is_freed_after_its_grammar)
+{
+    ep_grammar *grammar = grammar_of(312);
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new(grammar, &rec), SM_OK);
+    const char *text = "x = f\"{a!r:>{w}} {";
+    cr_assert_eq(ep_feed(rec, text, strlen(text)), 1);
+    cr_assert_not_null(rec->modal);
+    ep_grammar_free(grammar);
+    ep_recognizer_free(rec);
+}
