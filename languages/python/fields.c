@@ -3,9 +3,10 @@
  * scanner of strings with fields that Python's %lexical rules name
  * (lg_python_fields, a struct lg_fields: parser/ep_fields.h), compiled
  * into the parser (parser/meson.build) since it reads the recognizer's
- * state.  An f-string is one lexeme for seam's parser; pylex's scanner (px_fscan) reads it as the
- * grammar's Python version does, and each field's expression is parsed
- * apart, by a recognizer on the compiled grammar kept for the purpose.
+ * state.  An f-string is one lexeme for seam's parser; pylex's scanner
+ * (px_fscan) reads it as the grammar's Python version does, and each
+ * field's expression is parsed apart, by a recognizer on the compiled
+ * grammar kept for the purpose.
  *
  * Up to 3.11 the string is one token of CPython's tokenizer too: its
  * lexeme's pattern ends it at its quote, and the scanner checks what 3.11
