@@ -408,6 +408,10 @@ uint32_t mc_vocab_mask(const mc_vocab *vocab, ep_recognizer *rec, uint64_t *mask
 /* Prepares what masks inside common tokens of `grammar` need
  * (ep_trie_prewarm); returns how many lexeme trees that is. */
 uint32_t mc_vocab_prewarm(const mc_vocab *vocab, const ep_grammar *grammar);
+/* The same for masks inside names (ep_trie_prewarm_names): longer, for a
+ * thread of its own, stopped once *stop (may be NULL) is set; a mask
+ * beside it in another thread is safe. */
+uint32_t mc_vocab_prewarm_names(const mc_vocab *vocab, const ep_grammar *grammar, const atomic_bool *stop);
 /* The same by feeding every token on its own: the reference the trie is
  * checked and measured against. */
 uint32_t mc_vocab_mask_brute(const mc_vocab *vocab, ep_recognizer *rec, uint64_t *mask, mc_mask_stats *stats);

@@ -989,6 +989,68 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
     return m.allowed;
 }
 
+/* Builds the lexeme tree a mask starting inside `token` (its automaton
+ * state `state`) reads; true if the trie keeps it. */
+static bool ep__prewarm_one(const ep_trie *t, const ep_grammar *g, ep_names names, const char *token, size_t len,
+                            uint32_t state)
+{
+    /* the key the walk makes for a mask that starts there */
+    ep_ltree_key key = ep__tree_key(g, EP_TRIE_ROOT, state, ep__never_a_name(g, token, len), token, len);
+    ep_ltree *owned;
+    ep_ltree_get((ep_trie *)t, g, names, &key, &owned);
+    ep_ltree_free(owned);
+    return !owned;
+}
+
+/* The longest name whose automaton states are prewarmed: a keyword's
+ * prefixes ("instanceof" is 10 bytes). */
+#define EP__PREWARM_NAME 12
+
+/* A state a name's first bytes reach, with a text that reaches it. */
+typedef struct ep__reached {
+    uint32_t state;
+    char text[EP__PREWARM_NAME + 1];
+} ep__reached;
+typedef SM_ARRAY(ep__reached) ep__reached_array;
+
+/* Builds the trees of every automaton state a name's first bytes reach:
+ * the states of keywords' prefixes ("re", "ret", "retu" ...) and the
+ * name's own.  A mask inside a name typed so far starts in one of them. */
+static uint32_t ep__prewarm_names(const ep_trie *t, const ep_grammar *g, ep_names names, const atomic_bool *stop)
+{
+    uint32_t count = g->dfa.state_count, trees = 0;
+    bool *seen = sm_calloc(count, sizeof *seen);
+    /* breadth first: the states at depth d */
+    ep__reached_array level = {0}, next = {0};
+    sm_array_push(&level, ((ep__reached){.state = EP_DFA_START}));
+    for (uint32_t depth = 0; depth < EP__PREWARM_NAME && level.size; depth++) {
+        next.size = 0;
+        for (size_t i = 0; i < level.size && !(stop && atomic_load(stop)); i++) {
+            for (uint32_t b = 0; b < 128; b++) {
+                if (!ep__ascii_name_byte(g, (unsigned char)b) || (depth == 0 && b >= '0' && b <= '9'))
+                    continue;
+                uint32_t s = ep_dfa_step(&g->dfa, level.items[i].state, (uint8_t)b);
+                if (s == EP_DFA_DEAD || s >= count || seen[s])
+                    continue;
+                seen[s] = true;
+                ep__reached r = level.items[i];
+                r.state = s;
+                r.text[depth] = (char)b;
+                r.text[depth + 1] = '\0';
+                sm_array_push(&next, r);
+                trees += ep__prewarm_one(t, g, names, r.text, depth + 1, s);
+            }
+        }
+        ep__reached_array swap = level;
+        level = next;
+        next = swap;
+    }
+    sm_array_free(&level);
+    sm_array_free(&next);
+    sm_free(seen);
+    return trees;
+}
+
 uint32_t ep_trie_prewarm(const ep_trie *t, const ep_grammar *g)
 {
     const char *const *starts = g->lexical ? g->lexical->mask_starts : NULL;
@@ -1000,14 +1062,13 @@ uint32_t ep_trie_prewarm(const ep_trie *t, const ep_grammar *g)
         uint32_t state = EP_DFA_START;
         for (size_t k = 0; k < len && state != EP_DFA_DEAD; k++)
             state = ep_dfa_step(&g->dfa, state, (uint8_t)token[k]);
-        if (state == EP_DFA_DEAD)
-            continue;
-        /* the key the walk makes for a mask that starts there */
-        ep_ltree_key key = ep__tree_key(g, EP_TRIE_ROOT, state, ep__never_a_name(g, token, len), token, len);
-        ep_ltree *owned;
-        ep_ltree_get((ep_trie *)t, g, names, &key, &owned);
-        trees += !owned;
-        ep_ltree_free(owned);
+        if (state != EP_DFA_DEAD)
+            trees += ep__prewarm_one(t, g, names, token, len, state);
     }
     return trees;
+}
+
+uint32_t ep_trie_prewarm_names(const ep_trie *t, const ep_grammar *g, const atomic_bool *stop)
+{
+    return ep__prewarm_names(t, g, ep__names(g, false), stop);
 }

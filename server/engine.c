@@ -89,6 +89,7 @@ struct srv_engine {
     void *on_ready_data;
     bool loading;                /* the local model is being loaded in the thread pool */
     struct srv__load *load;      /* that load, until it ends; canceled when the engine is let go */
+    struct srv__prewarm *prewarm; /* the names' trees being built after it, until that ends; stopped likewise */
     mc_train_job *train;         /* the training being run, until it ends; canceled likewise */
     char *load_error;            /* owned; why the local model did not load, or NULL */
 };
@@ -188,6 +189,7 @@ typedef struct srv__load {
     bool fallback;               /* a model found on the machine: the embedded one if it fails */
     atomic_bool cancel;          /* the engine was let go: the load stops */
     ip_model *model;
+    const ep_grammar *first;     /* the engine's grammar its trees were prepared for */
     int rc;
     char error[512];
 } srv__load;
@@ -203,6 +205,53 @@ static void srv__load_work(uv_work_t *work)
     const ep_grammar *first = l->rc == SM_OK ? srv__grammar_for(l->engine, NULL, NULL, why, sizeof why) : NULL;
     if (first)
         mc_vocab_prewarm(ip_model_vocab(l->model), first);  /* the first masks find their trees */
+    l->first = first;
+}
+
+/* The trees of masks inside names (mc_vocab_prewarm_names, half a second
+ * for Python), built in the thread pool once the model is loaded, while
+ * the first requests are served. */
+typedef struct srv__prewarm {
+    uv_work_t work;
+    srv_engine *engine;          /* holds a reference: the model and the grammar stay */
+    const mc_vocab *vocab;
+    const ep_grammar *grammar;
+    atomic_bool stop;            /* the engine was let go: the building stops */
+} srv__prewarm;
+
+static void srv__prewarm_work(uv_work_t *work)
+{
+    srv__prewarm *p = work->data;
+    mc_vocab_prewarm_names(p->vocab, p->grammar, &p->stop);
+}
+
+static void srv__prewarm_after(uv_work_t *work, int status)
+{
+    (void)status;
+    srv__prewarm *p = work->data;
+    srv_engine *e = p->engine;
+    e->prewarm = NULL;
+    sm_free(p);
+    srv__engine_release(e);
+}
+
+static void srv__prewarm_async(srv_engine *e, const ep_grammar *grammar)
+{
+    if (!grammar)
+        return;
+    srv__prewarm *p = sm_calloc(1, sizeof *p);
+    p->engine = e;
+    p->vocab = ip_model_vocab(e->local_model);
+    p->grammar = grammar;
+    atomic_init(&p->stop, false);
+    p->work.data = p;
+    e->refs++;
+    if (uv_queue_work(e->loop, &p->work, srv__prewarm_work, srv__prewarm_after) != 0) {
+        e->refs--;
+        sm_free(p);
+        return;
+    }
+    e->prewarm = p;
 }
 
 /* The local model did not load: jobs waiting for it fail with why, or,
@@ -250,6 +299,7 @@ static void srv__load_after(uv_work_t *work, int status)
         } else {
             sm_log(e->logger, SM_LOG_INFO, "the model %s is loaded", l->path);
             srv__serve_waiting(e);
+            srv__prewarm_async(e, l->first);
         }
     }
     sm_free(l->path);
@@ -500,6 +550,10 @@ static void srv__cancel_model_work(srv_engine *e)
     if (e->load) {
         atomic_store(&e->load->cancel, true);
         uv_cancel((uv_req_t *)&e->load->work);
+    }
+    if (e->prewarm) {
+        atomic_store(&e->prewarm->stop, true);
+        uv_cancel((uv_req_t *)&e->prewarm->work);
     }
 #endif
     if (e->train)

@@ -367,6 +367,46 @@ Test(model_mask, prewarm_prepares_the_language_s_own_starts)
     }
 }
 
+/* The trees prepared for names: a mask inside a keyword's prefix ("re",
+ * "retu", "fun": states of their own) or a name builds nothing new after
+ * them, in Python and in JavaScript. */
+Test(model_mask, prewarm_prepares_the_states_of_names_and_keywords_prefixes)
+{
+    static const char *const pieces[] = {"a", "b", "ab", " ", "(", "\n", ";", "1"};
+    uint32_t n = sizeof pieces / sizeof *pieces;
+    uint32_t lens[16];
+    for (uint32_t i = 0; i < n; i++)
+        lens[i] = (uint32_t)strlen(pieces[i]);
+    static const struct {
+        const char *language;
+        int version;
+        const char *lefts[4];
+    } names[] = {
+        {"python", 312, {"x = re", "def f():\n    retu", "y = d", "z = ab"}},
+        {"javascript", 1, {"let x = fun", "function f() { ret", "let y = ty", "let z = ab"}},
+    };
+    for (size_t c = 0; c < sizeof names / sizeof *names; c++) {
+        mc_vocab *v = mc_vocab_new(pieces, lens, n);
+        ep_grammar *g = grammar_of(names[c].language, names[c].version);
+        mc_vocab_prewarm(v, g);
+        cr_assert_gt(mc_vocab_prewarm_names(v, g, NULL), 20, "%s", names[c].language);
+        size_t warm = mc_vocab_bytes(v);
+        for (size_t k = 0; k < 4; k++) {
+            const char *left = names[c].lefts[k];
+            ep_recognizer *rec;
+            cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), "\n", 1, &rec), SM_OK);
+            uint64_t mask[1];
+            mc_mask_stats stats;
+            cr_assert_gt(mc_vocab_mask(v, rec, mask, &stats), 0, "%s", left);
+            cr_assert_eq(mc_vocab_bytes(v), warm, "%s, after %s: a tree was built (%zu bytes more)",
+                         names[c].language, left, mc_vocab_bytes(v) - warm);
+            ep_recognizer_free(rec);
+        }
+        ep_grammar_free(g);
+        mc_vocab_free(v);
+    }
+}
+
 #ifdef SEAM_HAVE_LLAMA
 /* A vocabulary-only GGUF file of llama.cpp's models/ folder, through libllama. */
 static mc_vocab *load_vocab(const char *name)
