@@ -208,9 +208,9 @@ static void srv__load_work(uv_work_t *work)
     l->first = first;
 }
 
-/* The trees of masks inside names (mc_vocab_prewarm_names, half a second
- * for Python), built in the thread pool once the model is loaded, while
- * the first requests are served. */
+/* The trees of masks inside names (mc_vocab_prewarm_names, a third of a
+ * second for Python on one core), built in the thread pool once the model
+ * is loaded, while the first requests are served. */
 typedef struct srv__prewarm {
     uv_work_t work;
     srv_engine *engine;          /* holds a reference: the model and the grammar stay */
@@ -237,7 +237,7 @@ static void srv__prewarm_after(uv_work_t *work, int status)
 
 static void srv__prewarm_async(srv_engine *e, const ep_grammar *grammar)
 {
-    if (!grammar)
+    if (!grammar || e->released)
         return;
     srv__prewarm *p = sm_calloc(1, sizeof *p);
     p->engine = e;
