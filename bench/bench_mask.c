@@ -179,10 +179,14 @@ int main(int argc, char **argv)
     t0 = now_us();
     uint32_t prewarmed = mc_vocab_prewarm(v, g);
     double prewarm_ms = (now_us() - t0) / 1e3;
-    /* the server builds the names' trees in the background after the load */
+    /* the server builds the names' trees and the samples' in the
+     * background after the load */
     t0 = now_us();
     uint32_t prewarmed_names = mc_vocab_prewarm_names(v, g, NULL);
     double prewarm_names_ms = (now_us() - t0) / 1e3;
+    t0 = now_us();
+    uint32_t prewarmed_samples = mc_vocab_prewarm_samples(v, g, NULL);
+    double prewarm_samples_ms = (now_us() - t0) / 1e3;
     size_t words = (n + 63) / 64;
     uint64_t *mask = malloc(words * sizeof *mask), *mask_brute = malloc(words * sizeof *mask_brute);
     size_t differ = 0;
@@ -304,8 +308,9 @@ int main(int argc, char **argv)
            argv[1], n, mc_vocab_nodes(v), load_ms, language, version, count, allowed / count, fed_trie / count,
            lexed_trie / count);
     printf("  vocabulary and lexeme trees: %.1f MiB (%u trees prepared at load in %.0f ms, then %u for names in %.0f "
-           "ms, as the server does in the background)\n",
-           mc_vocab_bytes(v) / 1048576.0, prewarmed, prewarm_ms, prewarmed_names, prewarm_names_ms);
+           "ms and %u for the samples in %.0f ms, as the server does in the background)\n",
+           mc_vocab_bytes(v) / 1048576.0, prewarmed, prewarm_ms, prewarmed_names, prewarm_names_ms, prewarmed_samples,
+           prewarm_samples_ms);
     series_print("all positions", &all, with_brute);
     series_print("inside strings with fields", &fields, with_brute);
     series_print("elsewhere", &rest, with_brute);

@@ -56,6 +56,13 @@ typedef struct lg_lexical {
      * their lexeme trees are built when a model loads (ep_trie_prewarm).
      * NULL: none. */
     const char *const *mask_starts;
+    /* Code whose positions masks often start from where no single token
+     * of mask_starts leads (a string's opening quote, the text after a
+     * field, a template's substitution), NULL-terminated: a mask is made at
+     * each of their positions once a model is loaded, in the background
+     * (ep_trie_prewarm_samples), as far as the grammar (its version or
+     * dialect) takes each.  NULL: none. */
+    const char *const *mask_samples;
 } lg_lexical;
 
 /* Where a text stands lexically at a point, in its language's own reading

@@ -412,6 +412,10 @@ uint32_t mc_vocab_prewarm(const mc_vocab *vocab, const ep_grammar *grammar);
  * thread of its own, stopped once *stop (may be NULL) is set; a mask
  * beside it in another thread is safe. */
 uint32_t mc_vocab_prewarm_names(const mc_vocab *vocab, const ep_grammar *grammar, const atomic_bool *stop);
+/* The same for masks along the language's samples (ep_trie_prewarm_samples:
+ * a string's opening, the text after a field), likewise; returns how many
+ * trees the vocabulary gained meanwhile. */
+uint32_t mc_vocab_prewarm_samples(const mc_vocab *vocab, const ep_grammar *grammar, const atomic_bool *stop);
 /* The same by feeding every token on its own: the reference the trie is
  * checked and measured against. */
 uint32_t mc_vocab_mask_brute(const mc_vocab *vocab, ep_recognizer *rec, uint64_t *mask, mc_mask_stats *stats);

@@ -97,6 +97,11 @@ uint32_t mc_vocab_prewarm_names(const mc_vocab *v, const ep_grammar *grammar, co
     return ep_trie_prewarm_names(v->trie, grammar, stop);
 }
 
+uint32_t mc_vocab_prewarm_samples(const mc_vocab *v, const ep_grammar *grammar, const atomic_bool *stop)
+{
+    return ep_trie_prewarm_samples(v->trie, grammar, stop);
+}
+
 uint32_t mc_vocab_mask_brute(const mc_vocab *v, ep_recognizer *rec, uint64_t *mask, mc_mask_stats *stats)
 {
     memset(mask, 0, ((v->n_tokens + 63) / 64) * sizeof *mask);

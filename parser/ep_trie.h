@@ -22,6 +22,7 @@
 #include "ep_fields.h"
 #include "ep_grammar.h"
 #include "ep_lexdfa.h"
+#include "ep_recognizer.h"
 #include "seam_parser.h"
 
 typedef struct ep_tnode {
@@ -152,6 +153,51 @@ static inline int ep_direct_next(const ep_grammar *g, const ep_direct_at *at, ui
     if (at->goals && at->dfa != EP_DFA_START && !ep_lex_goals_can_grow(g, at->goal_bits, *next))
         return EP_DIRECT_PARSER;
     return EP_DIRECT_TAKEN;
+}
+
+/* Whether the grammar's names may hold ASCII byte c (its lexical rules'
+ * name_char_valid; else letters, digits, "_" and "$"). */
+static inline bool ep_trie_ascii_name_byte(const ep_grammar *g, unsigned char c)
+{
+    if (g->lexical && g->lexical->name_char_valid)
+        return g->lexical->name_char_valid(c, false);
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/* Whether a token is not a name whatever follows: it starts with a digit
+ * or holds an ASCII byte no name holds. */
+static inline bool ep_trie_never_a_name(const ep_grammar *g, const char *token, size_t len)
+{
+    if (len && token[0] >= '0' && token[0] <= '9')
+        return true;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)token[i];
+        if (c < 0x80 && !ep_trie_ascii_name_byte(g, c))
+            return true;
+    }
+    return false;
+}
+
+/* How the grammar's lexeme trees read names (ep_names); `refuse` and
+ * `goals` unless the recognizer captures a right context's tokens. */
+static inline ep_names ep_trie_names(const ep_grammar *g, bool capture)
+{
+    ep_names names = {.name_char = g->lexical ? g->lexical->name_char_valid : NULL};
+    names.refuse = names.name_char && !capture;
+    names.goals = !capture;
+    return names;
+}
+
+/* The key of the lexeme tree below `node` for a token in progress (its
+ * text token[0..len), whole characters) in automaton state `dfa`; `wide`
+ * when it cannot be a name (ep_trie_never_a_name). */
+static inline ep_ltree_key ep_trie_tree_key(const ep_grammar *g, uint32_t node, uint32_t dfa, bool wide,
+                                            const char *token, size_t len)
+{
+    bool is_f;
+    bool str = ep_str_literal(g, token, len, &is_f, NULL);
+    return (ep_ltree_key){.node = node, .dfa = dfa, .wide = wide, .braces = str && !is_f, .utf8_lo = 0x80,
+                          .utf8_hi = 0xBF};
 }
 
 /* Lexeme trees built so far, shared by the walks of every thread. */

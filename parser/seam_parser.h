@@ -152,10 +152,18 @@ uint32_t ep_trie_viable(const ep_trie *trie, ep_recognizer *rec, uint64_t *mask,
 uint32_t ep_trie_prewarm(const ep_trie *trie, const ep_grammar *grammar);
 /* The same for masks that start inside a name: the trees of every
  * automaton state a name's first bytes reach (a keyword's prefixes, "re",
- * "ret" ..., are states of their own).  About a hundred and fifty trees
- * for Python's grammar, a third of a second on one core: the language
- * server builds them in the background once the model is loaded.  Stops
- * between two trees once *stop (may be NULL) is set. */
+ * "ret" ..., are states of their own), in code and, where the grammar
+ * reads strings with fields, in a field ("f\"{re").  About a hundred and
+ * fifty trees for Python's grammar, a third of a second on one core, and
+ * twice that with fields (3.12 on): the language server builds them in the
+ * background once the model is loaded.  Stops between two trees once
+ * *stop (may be NULL) is set. */
 uint32_t ep_trie_prewarm_names(const ep_trie *trie, const ep_grammar *grammar, const atomic_bool *stop);
+/* The same for the trees that masks along the language's samples read
+ * (lg_lexical's mask_samples: a string's opening, the text after a field,
+ * a line join): a mask at each of their positions, as far as the grammar
+ * takes each.  Returns how many trees the trie gained meanwhile; stops
+ * between two masks once *stop is set. */
+uint32_t ep_trie_prewarm_samples(const ep_trie *trie, const ep_grammar *grammar, const atomic_bool *stop);
 
 #endif

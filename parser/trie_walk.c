@@ -175,39 +175,6 @@ static bool ep__direct(ep_recognizer *rec, uint8_t *stop)
     return ep__quiet(rec->grammar, token, end - run->tok_start) && ep_run_token_so_far(rec, run, end);
 }
 
-/* Whether the grammar's names may hold ASCII byte c (its lexical rules'
- * name_char_valid; else letters, digits, "_" and "$"). */
-static bool ep__ascii_name_byte(const ep_grammar *g, unsigned char c)
-{
-    if (g->lexical && g->lexical->name_char_valid)
-        return g->lexical->name_char_valid(c, false);
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
-}
-
-/* Whether a token is not a name whatever follows: it starts with a digit
- * or holds an ASCII byte no name holds. */
-static bool ep__never_a_name(const ep_grammar *g, const char *token, size_t len)
-{
-    if (len && token[0] >= '0' && token[0] <= '9')
-        return true;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)token[i];
-        if (c < 0x80 && !ep__ascii_name_byte(g, c))
-            return true;
-    }
-    return false;
-}
-
-/* How the grammar's lexeme trees read names (ep_names); `refuse` and
- * `goals` unless the recognizer captures a right context's tokens. */
-static ep_names ep__names(const ep_grammar *g, bool capture)
-{
-    ep_names names = {.name_char = g->lexical ? g->lexical->name_char_valid : NULL};
-    names.refuse = names.name_char && !capture;
-    names.goals = !capture;
-    return names;
-}
-
 /* What a byte does to the token in progress, taken directly. */
 enum {
     EP__REFUSED = -1,   /* no text with it is viable: nothing to feed */
@@ -352,7 +319,7 @@ static void ep__field_step(ep_recognizer *rec, ep__walk *walk, uint32_t depth, e
     step->dfa = frun->dfa;
     step->accept_end = frun->accept_end + (uint32_t)f->offset;
     step->accept_lexeme = frun->accept_lexeme;
-    step->wide = step->direct && ep__never_a_name(f->grammar, rec->text.items + tok_start, step->text_len - tok_start);
+    step->wide = step->direct && ep_trie_never_a_name(f->grammar, rec->text.items + tok_start, step->text_len - tok_start);
 }
 
 /* Whether the recognizer, whose snapshot is full[depth], is in a field's
@@ -388,7 +355,7 @@ static void ep__step_of(ep_recognizer *rec, ep__walk *walk, uint32_t depth, ep__
     step->utf8_hi = snap->utf8_hi;
     step->direct = ep__direct(rec, &step->stop);
     step->wide = step->direct &&
-                 ep__never_a_name(rec->grammar, rec->text.items + run->tok_start, snap->text_len - run->tok_start);
+                 ep_trie_never_a_name(rec->grammar, rec->text.items + run->tok_start, snap->text_len - run->tok_start);
     step->field = false;
     if (!step->direct && ep__field_of(rec, walk, depth))
         ep__field_step(rec, walk, depth, step);
@@ -579,18 +546,6 @@ static void ep__allow(ep__mask_walk *m, const ep_tnode *n)
 static void ep__walk_range(ep__mask_walk *m, uint32_t lo, uint32_t hi);
 static void ep__walk_tree(ep__mask_walk *m, const ep_ltree_key *key, const ep__step *at);
 
-/* The key of the lexeme tree below `node` for a token in progress (its
- * text token[0..len), whole characters) in automaton state `dfa`; `wide`
- * when it cannot be a name (ep__never_a_name). */
-static ep_ltree_key ep__tree_key(const ep_grammar *g, uint32_t node, uint32_t dfa, bool wide, const char *token,
-                                 size_t len)
-{
-    bool is_f;
-    bool str = ep_str_literal(g, token, len, &is_f, NULL);
-    return (ep_ltree_key){.node = node, .dfa = dfa, .wide = wide, .braces = str && !is_f, .utf8_lo = 0x80,
-                          .utf8_hi = 0xBF};
-}
-
 /* Whether the subtree below `node` in state `at` may be read from its
  * lexeme tree, whose key is then set: its bytes can be taken directly, a
  * character cut short there began on the node's path, and its token can
@@ -602,7 +557,7 @@ static bool ep__tree_fits(ep__mask_walk *m, uint32_t node, const ep__step *at, e
     const char *text = m->rec->text.items;
     ep__token token = ep__token_of(m->rec, m->walk, at);
     uint32_t tok_start = token.start;
-    *key = ep__tree_key(token.grammar, node, at->dfa, at->wide, text + tok_start, at->text_len - tok_start);
+    *key = ep_trie_tree_key(token.grammar, node, at->dfa, at->wide, text + tok_start, at->text_len - tok_start);
     /* trees differ only by the goals that can change the lexing below */
     key->goals = ep_lex_goals_that_matter(token.grammar, token.run->goals, at->dfa);
     key->stop = at->stop;
@@ -908,7 +863,7 @@ static void ep__walk_tree(ep__mask_walk *m, const ep_ltree_key *key, const ep__s
     ep__step at = *at_node;   /* at_depth[] is written below */
     ep_ltree *owned;
     const ep_grammar *grammar = ep__token_of(m->rec, m->walk, &at).grammar;
-    const ep_ltree *tree = ep_ltree_get(m->trie, grammar, ep__names(grammar, m->rec->capture), key, &owned);
+    const ep_ltree *tree = ep_ltree_get(m->trie, grammar, ep_trie_names(grammar, m->rec->capture), key, &owned);
     m->trees++;
     m->visited += tree->n_nodes;
     for (uint32_t g = 0; g < tree->n_groups; g++) {
@@ -987,88 +942,4 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
         stats->in_fields = in_fields;
     }
     return m.allowed;
-}
-
-/* Builds the lexeme tree a mask starting inside `token` (its automaton
- * state `state`) reads; true if the trie keeps it. */
-static bool ep__prewarm_one(const ep_trie *t, const ep_grammar *g, ep_names names, const char *token, size_t len,
-                            uint32_t state)
-{
-    /* the key the walk makes for a mask that starts there */
-    ep_ltree_key key = ep__tree_key(g, EP_TRIE_ROOT, state, ep__never_a_name(g, token, len), token, len);
-    ep_ltree *owned;
-    ep_ltree_get((ep_trie *)t, g, names, &key, &owned);
-    ep_ltree_free(owned);
-    return !owned;
-}
-
-/* The longest name whose automaton states are prewarmed: a keyword's
- * prefixes ("instanceof" is 10 bytes). */
-#define EP__PREWARM_NAME 12
-
-/* A state a name's first bytes reach, with a text that reaches it. */
-typedef struct ep__reached {
-    uint32_t state;
-    char text[EP__PREWARM_NAME + 1];
-} ep__reached;
-typedef SM_ARRAY(ep__reached) ep__reached_array;
-
-/* Builds the trees of every automaton state a name's first bytes reach:
- * the states of keywords' prefixes ("re", "ret", "retu" ...) and the
- * name's own.  A mask inside a name typed so far starts in one of them. */
-static uint32_t ep__prewarm_names(const ep_trie *t, const ep_grammar *g, ep_names names, const atomic_bool *stop)
-{
-    uint32_t count = g->dfa.state_count, trees = 0;
-    bool *seen = sm_calloc(count, sizeof *seen);
-    /* breadth first: the states at depth d */
-    ep__reached_array level = {0}, next = {0};
-    sm_array_push(&level, ((ep__reached){.state = EP_DFA_START}));
-    for (uint32_t depth = 0; depth < EP__PREWARM_NAME && level.size; depth++) {
-        next.size = 0;
-        for (size_t i = 0; i < level.size && !(stop && atomic_load(stop)); i++) {
-            for (uint32_t b = 0; b < 128; b++) {
-                if (!ep__ascii_name_byte(g, (unsigned char)b) || (depth == 0 && b >= '0' && b <= '9'))
-                    continue;
-                uint32_t s = ep_dfa_step(&g->dfa, level.items[i].state, (uint8_t)b);
-                if (s == EP_DFA_DEAD || s >= count || seen[s])
-                    continue;
-                seen[s] = true;
-                ep__reached r = level.items[i];
-                r.state = s;
-                r.text[depth] = (char)b;
-                r.text[depth + 1] = '\0';
-                sm_array_push(&next, r);
-                trees += ep__prewarm_one(t, g, names, r.text, depth + 1, s);
-            }
-        }
-        ep__reached_array swap = level;
-        level = next;
-        next = swap;
-    }
-    sm_array_free(&level);
-    sm_array_free(&next);
-    sm_free(seen);
-    return trees;
-}
-
-uint32_t ep_trie_prewarm(const ep_trie *t, const ep_grammar *g)
-{
-    const char *const *starts = g->lexical ? g->lexical->mask_starts : NULL;
-    ep_names names = ep__names(g, false);
-    uint32_t trees = 0;
-    for (size_t i = 0; starts && starts[i]; i++) {
-        const char *token = starts[i];
-        size_t len = strlen(token);
-        uint32_t state = EP_DFA_START;
-        for (size_t k = 0; k < len && state != EP_DFA_DEAD; k++)
-            state = ep_dfa_step(&g->dfa, state, (uint8_t)token[k]);
-        if (state != EP_DFA_DEAD)
-            trees += ep__prewarm_one(t, g, names, token, len, state);
-    }
-    return trees;
-}
-
-uint32_t ep_trie_prewarm_names(const ep_trie *t, const ep_grammar *g, const atomic_bool *stop)
-{
-    return ep__prewarm_names(t, g, ep__names(g, false), stop);
 }

@@ -407,6 +407,48 @@ Test(model_mask, prewarm_prepares_the_states_of_names_and_keywords_prefixes)
     }
 }
 
+/* The trees prepared in the background besides the names': a name in a
+ * string's field, a string's opening quote, the text after a field, a
+ * template's text after a substitution.  A mask there builds nothing new
+ * after mc_vocab_prewarm_names and mc_vocab_prewarm_samples. */
+Test(model_mask, prewarm_prepares_strings_openings_and_fields)
+{
+    static const char *const pieces[] = {"a", "b", "ab", " ", "(", "\n", ";", "1", "}", "\"", "'", "`"};
+    uint32_t n = sizeof pieces / sizeof *pieces;
+    uint32_t lens[16];
+    for (uint32_t i = 0; i < n; i++)
+        lens[i] = (uint32_t)strlen(pieces[i]);
+    static const struct {
+        const char *language;
+        int version;
+        const char *lefts[6];
+    } at[] = {
+        {"python", 312, {"x = f\"ab {re", "x = f'{a} {imp", "x = f\"", "x = '", "x = f\"a {b} c", "x = f'{a!r:>{w}} d"}},
+        {"python", 311, {"x = f\"", "x = '", "x = \"\"\"", "x = f'a", NULL}},
+        {"javascript", 1, {"x = `", "x = `a ${b} c", "x = '", "x = \"", NULL}},
+    };
+    for (size_t c = 0; c < sizeof at / sizeof *at; c++) {
+        mc_vocab *v = mc_vocab_new(pieces, lens, n);
+        ep_grammar *g = grammar_of(at[c].language, at[c].version);
+        mc_vocab_prewarm(v, g);
+        mc_vocab_prewarm_names(v, g, NULL);
+        cr_assert_gt(mc_vocab_prewarm_samples(v, g, NULL), 0, "%s %d", at[c].language, at[c].version);
+        size_t warm = mc_vocab_bytes(v);
+        for (size_t k = 0; k < 6 && at[c].lefts[k]; k++) {
+            const char *left = at[c].lefts[k];
+            ep_recognizer *rec;
+            cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), "\n", 1, &rec), SM_OK);
+            uint64_t mask[1];
+            cr_assert_gt(mc_vocab_mask(v, rec, mask, NULL), 0, "%s", left);
+            cr_assert_eq(mc_vocab_bytes(v), warm, "%s %d, after %s: a tree was built (%zu bytes more)",
+                         at[c].language, at[c].version, left, mc_vocab_bytes(v) - warm);
+            ep_recognizer_free(rec);
+        }
+        ep_grammar_free(g);
+        mc_vocab_free(v);
+    }
+}
+
 #ifdef SEAM_HAVE_LLAMA
 /* A vocabulary-only GGUF file of llama.cpp's models/ folder, through libllama. */
 static mc_vocab *load_vocab(const char *name)

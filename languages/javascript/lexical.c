@@ -78,9 +78,18 @@ static const char *const lg__js_mask_starts[] = {
     "ab", "abcd_e", " ", "\t", "//a", "/*a", "12", "1.5", "0x1f", "\"a", "'a", "`a", NULL,
 };
 
+/* Strings and templates from their opening quote, substitutions and the
+ * text after them, escapes, a regular expression; then JSX (its dialects). */
+static const char *const lg__js_mask_samples[] = {
+    "x = `ab ${cd} ef ${`g${h}`}\\n` + 'i\\'' + \"j\\n\" + /k[l]\\//g + (m) // n\n/* o */ y\n",
+    "x = <a b=\"c\" d={e}>f{g}</a>\n",
+    NULL,
+};
+
 const lg_lexical lg_javascript_lexical = {
     .name_char_valid = lg__id_char,
     .mask_starts = lg__js_mask_starts,
+    .mask_samples = lg__js_mask_samples,
 };
 
 static const char *const lg__reserved[] = {

@@ -79,6 +79,15 @@ static const char *const lg__py_mask_starts[] = {
     NULL,
 };
 
+/* Strings of every kind from their opening quote, f-strings' fields and
+ * the text after them, escapes, a line join; then a t-string (3.14). */
+static const char *const lg__py_mask_samples[] = {
+    "x = f\"ab {cd!r:>{w}} ef {g}\" + f'h{i}j' + f\"\"\"k{l}\nm\"\"\" + 'n' + \"o\\n\" + r'p' + b'q' + \"\"\"r\n\"\"\" + "
+    "'''s''' + y \\\n    + z\n",
+    "x = t\"ab {cd} ef\" + t'g{h}i'\n",
+    NULL,
+};
+
 const lg_lexical lg_python_lexical = {
     .name_valid = px_name_valid,
     .name_char_valid = px_name_char_valid,
@@ -90,4 +99,5 @@ const lg_lexical lg_python_lexical = {
     .fields = &lg_python_fields,
     .fields_from = 312,
     .mask_starts = lg__py_mask_starts,
+    .mask_samples = lg__py_mask_samples,
 };
