@@ -223,9 +223,10 @@ struct ep_trie {
 };
 
 /* The lexeme tree of `key`; with names.refuse, a character no name may
- * hold ends a name-only token for good and its subtree is left out.  From the cache, or built and cached; when the cache is full, built
- * for the caller, who frees it (*owned set).  A character cut short at the
- * node must have all its first bytes on the node's path. */
+ * hold ends a name-only token for good and its subtree is left out.  From
+ * the cache, or built and cached; when the cache is full, built for the
+ * caller, who frees it (*owned set).  A character cut short at the node
+ * must have all its first bytes on the node's path. */
 const ep_ltree *ep_ltree_get(ep_trie *trie, const ep_grammar *g, ep_names names, const ep_ltree_key *key,
                              ep_ltree **owned);
 void ep_ltree_free(ep_ltree *tree);

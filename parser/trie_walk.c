@@ -319,7 +319,8 @@ static void ep__field_step(ep_recognizer *rec, ep__walk *walk, uint32_t depth, e
     step->dfa = frun->dfa;
     step->accept_end = frun->accept_end + (uint32_t)f->offset;
     step->accept_lexeme = frun->accept_lexeme;
-    step->wide = step->direct && ep_trie_never_a_name(f->grammar, rec->text.items + tok_start, step->text_len - tok_start);
+    step->wide = step->direct &&
+                 ep_trie_never_a_name(f->grammar, rec->text.items + tok_start, step->text_len - tok_start);
 }
 
 /* Whether the recognizer, whose snapshot is full[depth], is in a field's

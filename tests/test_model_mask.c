@@ -423,7 +423,8 @@ Test(model_mask, prewarm_prepares_strings_openings_and_fields)
         int version;
         const char *lefts[6];
     } at[] = {
-        {"python", 312, {"x = f\"ab {re", "x = f'{a} {imp", "x = f\"", "x = '", "x = f\"a {b} c", "x = f'{a!r:>{w}} d"}},
+        {"python", 312,
+         {"x = f\"ab {re", "x = f'{a} {imp", "x = f\"", "x = '", "x = f\"a {b} c", "x = f'{a!r:>{w}} d"}},
         {"python", 311, {"x = f\"", "x = '", "x = \"\"\"", "x = f'a", NULL}},
         {"javascript", 1, {"x = `", "x = `a ${b} c", "x = '", "x = \"", NULL}},
     };
