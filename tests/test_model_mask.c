@@ -81,6 +81,16 @@ typedef struct mask_position {
 
 typedef void (*position_check)(void *data, const mask_position *p);
 
+/* A vocabulary of the given pieces (at most 128), each its C string. */
+static mc_vocab *vocab_of(const char *const *pieces, uint32_t n)
+{
+    uint32_t lens[128];
+    cr_assert_leq(n, 128);
+    for (uint32_t i = 0; i < n; i++)
+        lens[i] = (uint32_t)strlen(pieces[i]);
+    return mc_vocab_new(pieces, lens, n);
+}
+
 /* Calls check at every `stride`-th byte of each case's true middle and at
  * its end, feeding the middle in between; returns how many positions. */
 static uint32_t along_cases(const ep_grammar *g, const mask_case *set, size_t count, uint32_t stride,
@@ -180,10 +190,7 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_on_a_small_vocabulary)
         "x", /* a duplicate */
     };
     uint32_t n = sizeof pieces / sizeof *pieces;
-    uint32_t lens[128];
-    for (uint32_t i = 0; i < n; i++)
-        lens[i] = (uint32_t)strlen(pieces[i]);
-    mc_vocab *v = mc_vocab_new(pieces, lens, n);
+    mc_vocab *v = vocab_of(pieces, n);
     cr_assert_eq(mc_vocab_size(v), n);
     ep_grammar *g = grammar();
     /* the trees prepared at load serve the masks below like any other */
@@ -323,15 +330,28 @@ Test(model_mask, names_whose_text_is_kept_are_ended_one_by_one)
 {
     static const char *const pieces[] = {"#ab}}", "#abc}}", "#a}}", "#", "ab", "}", "ab></ab>", "abc></ab>",
                                          "a></ab>", "ab>", "</", ">", ";", "\n"};
-    uint32_t n = sizeof pieces / sizeof *pieces;
-    uint32_t lens[16];
-    for (uint32_t i = 0; i < n; i++)
-        lens[i] = (uint32_t)strlen(pieces[i]);
-    mc_vocab *v = mc_vocab_new(pieces, lens, n);
+    mc_vocab *v = vocab_of(pieces, sizeof pieces / sizeof *pieces);
     ep_grammar *g = grammar_of("jsx", 1);
     check_masks_of(v, g, kept_name_cases, sizeof kept_name_cases / sizeof *kept_name_cases, 1, "kept names");
     ep_grammar_free(g);
     mc_vocab_free(v);
+}
+
+/* Masks after each of `lefts` (up to the first NULL, at most `count`)
+ * build no lexeme tree: what the prewarm prepared is all they read. */
+static void assert_no_tree_built(mc_vocab *v, const ep_grammar *g, const char *what, const char *const *lefts,
+                                 size_t count)
+{
+    size_t warm = mc_vocab_bytes(v);
+    for (size_t k = 0; k < count && lefts[k]; k++) {
+        ep_recognizer *rec;
+        cr_assert_eq(ep_recognizer_new_fim(g, lefts[k], strlen(lefts[k]), "\n", 1, &rec), SM_OK);
+        uint64_t mask[1];
+        cr_assert_gt(mc_vocab_mask(v, rec, mask, NULL), 0, "%s, after %s: nothing allowed", what, lefts[k]);
+        cr_assert_eq(mc_vocab_bytes(v), warm, "%s, after %s: a tree was built (%zu bytes more)", what, lefts[k],
+                     mc_vocab_bytes(v) - warm);
+        ep_recognizer_free(rec);
+    }
 }
 
 /* The trees prepared when a model loads are those of the language's own
@@ -342,26 +362,12 @@ Test(model_mask, prewarm_prepares_the_language_s_own_starts)
     /* no token is another's prefix but "a" of "ab": the only trees the
      * masks below read are those of the token in progress */
     static const char *const pieces[] = {"a", "b", "ab", " ", "`", "${", "}", "\n", "x`", "1", ";"};
-    uint32_t n = sizeof pieces / sizeof *pieces;
-    uint32_t lens[16];
-    for (uint32_t i = 0; i < n; i++)
-        lens[i] = (uint32_t)strlen(pieces[i]);
     static const char *const lefts[] = {"const s = `a", "let x = 1; // a", "let y = 2; /* a", "let z = ab"};
     for (int dialect = 1; dialect <= 2; dialect++) {
-        mc_vocab *v = mc_vocab_new(pieces, lens, n);
+        mc_vocab *v = vocab_of(pieces, sizeof pieces / sizeof *pieces);
         ep_grammar *g = grammar_of("javascript", dialect);
         cr_assert_geq(mc_vocab_prewarm(v, g), 4);
-        size_t warm = mc_vocab_bytes(v);
-        for (size_t k = 0; k < sizeof lefts / sizeof *lefts; k++) {
-            ep_recognizer *rec;
-            cr_assert_eq(ep_recognizer_new_fim(g, lefts[k], strlen(lefts[k]), "\n", 1, &rec), SM_OK);
-            uint64_t mask[1];
-            mc_mask_stats stats;
-            cr_assert_gt(mc_vocab_mask(v, rec, mask, &stats), 0, "%s", lefts[k]);
-            cr_assert_eq(mc_vocab_bytes(v), warm, "dialect %d, after %s: a tree was built (%zu bytes more)", dialect,
-                         lefts[k], mc_vocab_bytes(v) - warm);
-            ep_recognizer_free(rec);
-        }
+        assert_no_tree_built(v, g, dialect == 1 ? "javascript" : "jsx", lefts, sizeof lefts / sizeof *lefts);
         ep_grammar_free(g);
         mc_vocab_free(v);
     }
@@ -373,10 +379,6 @@ Test(model_mask, prewarm_prepares_the_language_s_own_starts)
 Test(model_mask, prewarm_prepares_the_states_of_names_and_keywords_prefixes)
 {
     static const char *const pieces[] = {"a", "b", "ab", " ", "(", "\n", ";", "1"};
-    uint32_t n = sizeof pieces / sizeof *pieces;
-    uint32_t lens[16];
-    for (uint32_t i = 0; i < n; i++)
-        lens[i] = (uint32_t)strlen(pieces[i]);
     static const struct {
         const char *language;
         int version;
@@ -386,22 +388,11 @@ Test(model_mask, prewarm_prepares_the_states_of_names_and_keywords_prefixes)
         {"javascript", 1, {"let x = fun", "function f() { ret", "let y = ty", "let z = ab"}},
     };
     for (size_t c = 0; c < sizeof names / sizeof *names; c++) {
-        mc_vocab *v = mc_vocab_new(pieces, lens, n);
+        mc_vocab *v = vocab_of(pieces, sizeof pieces / sizeof *pieces);
         ep_grammar *g = grammar_of(names[c].language, names[c].version);
         mc_vocab_prewarm(v, g);
         cr_assert_gt(mc_vocab_prewarm_names(v, g, NULL), 20, "%s", names[c].language);
-        size_t warm = mc_vocab_bytes(v);
-        for (size_t k = 0; k < 4; k++) {
-            const char *left = names[c].lefts[k];
-            ep_recognizer *rec;
-            cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), "\n", 1, &rec), SM_OK);
-            uint64_t mask[1];
-            mc_mask_stats stats;
-            cr_assert_gt(mc_vocab_mask(v, rec, mask, &stats), 0, "%s", left);
-            cr_assert_eq(mc_vocab_bytes(v), warm, "%s, after %s: a tree was built (%zu bytes more)",
-                         names[c].language, left, mc_vocab_bytes(v) - warm);
-            ep_recognizer_free(rec);
-        }
+        assert_no_tree_built(v, g, names[c].language, names[c].lefts, 4);
         ep_grammar_free(g);
         mc_vocab_free(v);
     }
@@ -414,10 +405,6 @@ Test(model_mask, prewarm_prepares_the_states_of_names_and_keywords_prefixes)
 Test(model_mask, prewarm_prepares_strings_openings_and_fields)
 {
     static const char *const pieces[] = {"a", "b", "ab", " ", "(", "\n", ";", "1", "}", "\"", "'", "`"};
-    uint32_t n = sizeof pieces / sizeof *pieces;
-    uint32_t lens[16];
-    for (uint32_t i = 0; i < n; i++)
-        lens[i] = (uint32_t)strlen(pieces[i]);
     static const struct {
         const char *language;
         int version;
@@ -429,22 +416,14 @@ Test(model_mask, prewarm_prepares_strings_openings_and_fields)
         {"javascript", 1, {"x = `", "x = `a ${b} c", "x = '", "x = \"", NULL}},
     };
     for (size_t c = 0; c < sizeof at / sizeof *at; c++) {
-        mc_vocab *v = mc_vocab_new(pieces, lens, n);
+        mc_vocab *v = vocab_of(pieces, sizeof pieces / sizeof *pieces);
         ep_grammar *g = grammar_of(at[c].language, at[c].version);
         mc_vocab_prewarm(v, g);
         mc_vocab_prewarm_names(v, g, NULL);
         cr_assert_gt(mc_vocab_prewarm_samples(v, g, NULL), 0, "%s %d", at[c].language, at[c].version);
-        size_t warm = mc_vocab_bytes(v);
-        for (size_t k = 0; k < 6 && at[c].lefts[k]; k++) {
-            const char *left = at[c].lefts[k];
-            ep_recognizer *rec;
-            cr_assert_eq(ep_recognizer_new_fim(g, left, strlen(left), "\n", 1, &rec), SM_OK);
-            uint64_t mask[1];
-            cr_assert_gt(mc_vocab_mask(v, rec, mask, NULL), 0, "%s", left);
-            cr_assert_eq(mc_vocab_bytes(v), warm, "%s %d, after %s: a tree was built (%zu bytes more)",
-                         at[c].language, at[c].version, left, mc_vocab_bytes(v) - warm);
-            ep_recognizer_free(rec);
-        }
+        char what[32];
+        snprintf(what, sizeof what, "%s %d", at[c].language, at[c].version);
+        assert_no_tree_built(v, g, what, at[c].lefts, 6);
         ep_grammar_free(g);
         mc_vocab_free(v);
     }
