@@ -33,19 +33,28 @@ bool lg_left_for_lines(const lg_scope *sc, const char *middle, size_t len, size_
     return false;
 }
 
+static bool lg__blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\f';
+}
+
 bool lg_editor_closed(const char *text, size_t line_start, size_t offset, size_t end)
 {
     if (!lg_editor_closers(text, offset, end))
         return false;
-    /* the brackets opened on the line before the cursor, innermost last */
+    /* the brackets opened on the line before the cursor, innermost last,
+     * and where */
     char open[64];
+    size_t open_at[64];
     size_t depth = 0;
     for (size_t i = line_start; i < offset; i++) {
         char c = text[i];
-        if ((c == '(' || c == '[' || c == '{') && depth < sizeof open)
+        if ((c == '(' || c == '[' || c == '{') && depth < sizeof open) {
+            open_at[depth] = i;
             open[depth++] = c;
-        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+        } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
             depth--;
+        }
     }
     for (size_t i = offset; i < end; i++) {
         char c = text[i];
@@ -54,6 +63,11 @@ bool lg_editor_closed(const char *text, size_t line_start, size_t offset, size_t
         char want = c == ')' ? '(' : c == ']' ? '[' : '{';
         if (depth == 0 || open[depth - 1] != want)
             return false;   /* it closes what an earlier line opened: the person's */
+        /* blank space before it is the editor's only as the padding of its
+         * opener ("{ a| }"): "f(a|   )" was written so */
+        if (i > offset && lg__blank(text[i - 1]) && !(open_at[depth - 1] + 1 < offset &&
+                                                       lg__blank(text[open_at[depth - 1] + 1])))
+            return false;
         depth--;
     }
     return true;

@@ -67,7 +67,7 @@ void lg_js_scope_at(const TSTree *tree, const char *text, size_t len, size_t off
 /* ... and with JSX's lexical reading (elements' tags and text). */
 void lg_jsx_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
                      uint32_t max_lines, lg_scope *out);
-bool lg_js_escape_filter(const lg_scope *scope, const char *middle, size_t len, bool at_end);
+bool lg_js_escape_filter(const lg_scope *scope, const char *middle, size_t len, bool at_end, uint32_t max_lines);
 const TSLanguage *tree_sitter_javascript(void);
 const TSLanguage *tree_sitter_typescript(void);
 const TSLanguage *tree_sitter_tsx(void);
@@ -77,7 +77,7 @@ void lg_py_lex_scan(lg_lex *lex, const char *text, size_t len);
 bool lg_py_middle_closed(const lg_lex *at, const char *middle, size_t len, bool rest_blank);
 void lg_py_scope_at(const TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
                     uint32_t max_lines, lg_scope *out);
-bool lg_py_escape_filter(const lg_scope *scope, const char *middle, size_t len, bool at_end);
+bool lg_py_escape_filter(const lg_scope *scope, const char *middle, size_t len, bool at_end, uint32_t max_lines);
 const TSLanguage *tree_sitter_python(void);
 
 /* The import readers' shared part (imports.c): a reading of one text's

@@ -233,11 +233,12 @@ typedef struct lg_language {
      * text[0..len) from that tree (may be NULL) and a lexical reading,
      * multi-line shapes with max_lines when `multiline` is set, else one
      * line; escape_filter says whether a middle stays where scope_at said
-     * (at_end: the middle ends there). */
+     * (at_end: the middle ends there; max_lines: the decoder's line budget
+     * as it stands, the scope's or a widened one). */
     const struct TSLanguage *(*tree_sitter)(void);
     void (*scope_at)(const struct TSTree *tree, const char *text, size_t len, size_t offset, bool multiline,
                      uint32_t max_lines, lg_scope *out);
-    bool (*escape_filter)(const lg_scope *scope, const char *middle, size_t len, bool at_end);
+    bool (*escape_filter)(const lg_scope *scope, const char *middle, size_t len, bool at_end, uint32_t max_lines);
     /* Its reading of a line being typed (NULL: none; its completions then
      * bind the whole text): lex_scan moves a lexical state over text (one
      * call per text: a text's first byte starts a token); middle_closed says
@@ -307,7 +308,9 @@ bool lg_editor_closers(const char *text, size_t from, size_t to);
 /* The same for the rest of a line, text[offset, end), the line starting
  * at line_start: and each closing bracket in it closes one the line opened
  * before the cursor (an editor closes what is typed on the line; a
- * bracket an earlier line opened is closed by the person's own code). */
+ * bracket an earlier line opened is closed by the person's own code), with
+ * no blank space before it unless its opener is followed by blank space
+ * (the padding "{ | }" some editors mirror). */
 bool lg_editor_closed(const char *text, size_t line_start, size_t offset, size_t end);
 
 /* Escape filters: whether a middle that leaves the comment or string the

@@ -369,7 +369,18 @@ static bool mc__filter_ok(mc_decode *d, bool at_end)
 {
     if (!d->filter)
         return true;
-    return d->filter(d->filter_data, d->middle.data ? d->middle.data : "", d->middle.len, at_end);
+    return d->filter(d->filter_data, d->middle.data ? d->middle.data : "", d->middle.len, at_end,
+                     d->options.max_lines);
+}
+
+/* Whether the filter, refusing the middle within the line budget, takes
+ * it with the widened one (a middle that leaves a bracket for other lines):
+ * refused for the budget, so decoding may widen (mc__widen). */
+static bool mc__filter_wants_lines(mc_decode *d)
+{
+    return !d->widened && d->options.widen_lines > d->options.max_lines &&
+           d->filter(d->filter_data, d->middle.data ? d->middle.data : "", d->middle.len, false,
+                     d->options.widen_lines);
 }
 
 static bool mc__can_end(mc_decode *d)
@@ -471,6 +482,8 @@ static bool mc__try_token(mc_decode *d, const char *bytes, size_t len, int32_t i
                 sm_array_push(&d->token_ids, id);
                 return true;
             }
+            if (mc__filter_wants_lines(d))
+                d->past_lines++;
             d->middle.len = old;
             d->middle.data[old] = '\0';
         }
@@ -921,7 +934,8 @@ static const mc_admit *mc__admit(const mc_decode *d, mc_admit *admit)
 {
     if (!d->filter)
         return NULL;
-    *admit = (mc_admit){d->filter, d->filter_data, d->middle.data ? d->middle.data : "", d->middle.len};
+    *admit = (mc_admit){d->filter, d->filter_data, d->middle.data ? d->middle.data : "", d->middle.len,
+                        d->options.max_lines};
     return admit;
 }
 

@@ -70,7 +70,7 @@ static bool mc__admits(const mc_logits *f, const mc_admit *admit, sm_buf *buf, i
     buf->len = admit->len;
     if (sm_buf_append(buf, bytes, len) != SM_OK)
         return false;
-    return admit->filter(admit->data, buf->data, buf->len, false);
+    return admit->filter(admit->data, buf->data, buf->len, false, admit->max_lines);
 }
 
 static void mc__admit_buffer(const mc_admit *admit, sm_buf *buf)

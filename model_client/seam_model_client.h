@@ -423,13 +423,15 @@ uint32_t mc_vocab_mask_brute(const mc_vocab *vocab, ep_recognizer *rec, uint64_t
 /* A constraint past the grammar that the choices from a whole distribution
  * meet as well (the decoder's filter: the semantic pruners, the context
  * escape): a token is a choice only when filter(data, middle + token,
- * at_end false) accepts it. */
-typedef bool (*mc_filter_cb)(void *data, const char *middle, size_t len, bool at_end);
+ * at_end false, max_lines) accepts it.  max_lines is the decoder's line
+ * budget as it stands (it grows when decoding widens). */
+typedef bool (*mc_filter_cb)(void *data, const char *middle, size_t len, bool at_end, uint32_t max_lines);
 typedef struct mc_admit {
     mc_filter_cb filter;
     void *data;
     const char *middle;     /* the middle so far; borrowed */
     size_t len;
+    uint32_t max_lines;
 } mc_admit;
 
 /* ---- Choosing from a whole distribution --------------------------------------
@@ -558,7 +560,9 @@ typedef struct mc_completion {
     uint64_t prompt_tokens;       /* prompt tokens the server evaluated in all */
     bool prompt_tokens_known;     /* every round trip reported them */
     uint32_t rejected;            /* candidates the recognizer or filter refused */
-    uint32_t past_lines;          /* of those, tokens that would go past the line budget */
+    uint32_t past_lines;          /* of those, tokens that would go past the line budget,
+                                     or the filter refused only for it (the widened
+                                     budget's filter accepts them) */
     uint32_t extended;            /* positions where no candidate would do and the
                                      whole vocabulary was masked (mc_step.full) */
     bool empty_refused;           /* an empty completion was valid, and a non-empty

@@ -831,10 +831,10 @@ static void srv__semantic_setup(srv_job *job)
 
 /* The job's constraint past the grammar: the caller's filter (the context
  * escape), then the semantic pruners. */
-static bool srv__job_filter(void *data, const char *middle, size_t len, bool at_end)
+static bool srv__job_filter(void *data, const char *middle, size_t len, bool at_end, uint32_t max_lines)
 {
     srv_job *job = data;
-    if (job->options.filter && !job->options.filter(job->options.filter_data, middle, len, at_end))
+    if (job->options.filter && !job->options.filter(job->options.filter_data, middle, len, at_end, max_lines))
         return false;
     return !job->semantic || sx_filter(job->semantic, middle, len, at_end);
 }

@@ -169,8 +169,8 @@ void srv_scope_at(const lg_language *language, const srv_tree *tree, const char 
         out->max_lines = 1;
 }
 
-bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end)
+bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end, uint32_t max_lines)
 {
     const lg_scope *scope = data;
-    return !scope->language->escape_filter || scope->language->escape_filter(scope, middle, len, at_end);
+    return !scope->language->escape_filter || scope->language->escape_filter(scope, middle, len, at_end, max_lines);
 }

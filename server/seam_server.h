@@ -138,7 +138,7 @@ void srv_scope_at(const struct lg_language *language, const srv_tree *tree, cons
  * it is in (unless the right context does not close it), a comment
  * completion stays on its line, and (Python) in block scopes no line of
  * the middle is indented less than the block. */
-bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end);
+bool srv_escape_filter(void *data, const char *middle, size_t len, bool at_end, uint32_t max_lines);
 
 
 /* ---- The project's other files (project.c) ----------------------------------------

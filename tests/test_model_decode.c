@@ -758,10 +758,11 @@ static const script_entry copies_then_refused[] = {
 };
 
 /* A string guard: the middle stays in the string it starts in. */
-static bool in_the_string(void *data, const char *middle, size_t len, bool at_end)
+static bool in_the_string(void *data, const char *middle, size_t len, bool at_end, uint32_t max_lines)
 {
     (void)data;
     (void)at_end;
+    (void)max_lines;
     return !memchr(middle, '\'', len);
 }
 
@@ -921,6 +922,44 @@ Test(model_decode, the_model_going_past_the_budget_is_followed_before_the_person
     c = decode_widened(goes_on_lost, "x = [", "3]\n", 4, true);
     cr_assert(c->found);
     cr_assert_str_eq(c->text, "1,\n     2", "the latest complete point");
+    mc_completion_free(c);
+}
+
+/* A stand-in for the context escape's rule for a bracket the right
+ * context closes: the middle may close it only when the budget takes
+ * lines and it ends on another line than that bracket's. */
+static bool closes_for_lines(void *data, const char *middle, size_t len, bool at_end, uint32_t max_lines)
+{
+    (void)data;
+    const char *close = memchr(middle, ')', len);
+    if (!close)
+        return true;
+    return max_lines > 1 && (!at_end || memchr(close, '\n', len - (size_t)(close - middle)));
+}
+
+static const script_entry closes_then_breaks[] = {
+    {"", {")", NULL}},
+    {")", {"\n", "", NULL}},
+    {")\n", {"", NULL}},
+    {NULL, {NULL}},
+};
+
+/* The only middle the model writes is one the filter refuses within one
+ * line and takes with more: that refusal widens the budget as a token past
+ * it does, and the filter is asked with the widened budget. */
+Test(model_decode, a_token_the_filter_refuses_for_the_line_budget_widens_it)
+{
+    mc_decode_options o = test_options(4, 1);
+    o.widen_tokens = 64;
+    mc_completion *c = decode_opts(closes_then_breaks, 1.0, "x = g(f(a", "   )\n", &o, closes_for_lines, NULL);
+    cr_assert_not(c->found, "never widened: nothing, got '%s'", c->text);
+    mc_completion_free(c);
+    o.widen_lines = 4;
+    c = decode_opts(closes_then_breaks, 1.0, "x = g(f(a", "   )\n", &o, closes_for_lines, NULL);
+    cr_assert(c->found, "stopped by %s", mc_stop_reason_name(c->reason));
+    cr_assert_str_eq(c->text, ")\n");
+    cr_assert(c->widened);
+    cr_assert_geq(c->past_lines, 1);
     mc_completion_free(c);
 }
 

@@ -645,8 +645,9 @@ static void check_nucleus(const choices_check *c, const mc_logits *f, ep_recogni
 
 /* A filter that refuses every token holding an 'e' (data: where the
  * token begins in the middle). */
-static bool refuse_e(void *data, const char *middle, size_t len, bool at_end)
+static bool refuse_e(void *data, const char *middle, size_t len, bool at_end, uint32_t max_lines)
 {
+    (void)max_lines;
     size_t from = *(const size_t *)data;
     return at_end || memchr(middle + from, 'e', len - from) == NULL;
 }
@@ -657,7 +658,7 @@ static void check_admitted(const choices_check *c, const mc_logits *f, ep_recogn
                            size_t at)
 {
     size_t from = 0;
-    mc_admit admit = {refuse_e, &from, "", 0};
+    mc_admit admit = {refuse_e, &from, "", 0, 1};
     int32_t want[4];
     uint32_t wanted = 0;
     ep_savepoint sp = ep_save(rec);

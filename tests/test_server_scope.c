@@ -11,6 +11,12 @@ SEAM_SUITE(scope);
 
 #define PY lg_by_name("python")
 
+/* The context escape's verdict within the scope's own line budget. */
+static bool escape_ok(const lg_scope *sc, const char *middle, size_t len, bool at_end)
+{
+    return srv_escape_filter((void *)sc, middle, len, at_end, sc->max_lines);
+}
+
 /* Whether Python's lexical reading, from `start`, ends with nothing open
  * after text[0..len). */
 static bool py_clean_after(const lg_lex *start, const char *text, size_t len)
@@ -140,64 +146,64 @@ Test(scope, cut_points_are_the_statements_around_the_cursor)
 Test(scope, escape_filter_keeps_the_middle_in_its_scope)
 {
     lg_scope call = scope_of("foo(a, |)\n", NULL);
-    cr_assert(srv_escape_filter(&call, "b", 1, false));
-    cr_assert(srv_escape_filter(&call, "g(b)", 4, false));
-    cr_assert_not(srv_escape_filter(&call, "b)", 2, false));
-    cr_assert_not(srv_escape_filter(&call, "b)\nbar(c", 8, false));
-    cr_assert(srv_escape_filter(&call, "')'", 3, false));   /* a bracket in a string is no bracket */
+    cr_assert(escape_ok(&call, "b", 1, false));
+    cr_assert(escape_ok(&call, "g(b)", 4, false));
+    cr_assert_not(escape_ok(&call, "b)", 2, false));
+    cr_assert_not(escape_ok(&call, "b)\nbar(c", 8, false));
+    cr_assert(escape_ok(&call, "')'", 3, false));   /* a bracket in a string is no bracket */
     /* A bracket the right context leaves open is the middle's to close. */
     lg_scope open_call = scope_of("x = sum(|\nprint(x)\n", NULL);
     cr_assert_eq(open_call.closable, 1);
-    cr_assert(srv_escape_filter(&open_call, "values)", 7, false));
-    cr_assert_not(srv_escape_filter(&open_call, "values))", 8, false));
+    cr_assert(escape_ok(&open_call, "values)", 7, false));
+    cr_assert_not(escape_ok(&open_call, "values))", 8, false));
 
     lg_scope body = scope_of("def f():\n    if x:|\n", NULL);
     const char *ok = "\n        return 1";
     const char *escape = "\n        return 1\ndef g():\n    pass";
-    cr_assert(srv_escape_filter(&body, ok, strlen(ok), false));
-    cr_assert_not(srv_escape_filter(&body, escape, strlen(escape), false));
-    cr_assert(srv_escape_filter(&body, "\n", 1, false));   /* the next line's indentation is not known yet */
+    cr_assert(escape_ok(&body, ok, strlen(ok), false));
+    cr_assert_not(escape_ok(&body, escape, strlen(escape), false));
+    cr_assert(escape_ok(&body, "\n", 1, false));   /* the next line's indentation is not known yet */
 
     lg_scope block = scope_of("class A:\n    def f(self):\n        |\n", NULL);
     const char *stay = "x = 1\n        y = 2";
     const char *leave = "x = 1\n    def g(self):";
-    cr_assert(srv_escape_filter(&block, stay, strlen(stay), false));
-    cr_assert_not(srv_escape_filter(&block, leave, strlen(leave), false));
+    cr_assert(escape_ok(&block, stay, strlen(stay), false));
+    cr_assert_not(escape_ok(&block, leave, strlen(leave), false));
 
     lg_scope str = scope_of("s = 'ab|'\n", NULL);
-    cr_assert(srv_escape_filter(&str, "cd", 2, false));
-    cr_assert(srv_escape_filter(&str, "c\\'d", 4, false));
-    cr_assert_not(srv_escape_filter(&str, "c' + t + '", 10, false));
-    cr_assert_not(srv_escape_filter(&str, "c'\nt = '", 8, false), "the editor's closer after the cursor");
+    cr_assert(escape_ok(&str, "cd", 2, false));
+    cr_assert(escape_ok(&str, "c\\'d", 4, false));
+    cr_assert_not(escape_ok(&str, "c' + t + '", 10, false));
+    cr_assert_not(escape_ok(&str, "c'\nt = '", 8, false), "the editor's closer after the cursor");
 
     lg_scope comment = scope_of("x = 1  # note |\n", NULL);
-    cr_assert(srv_escape_filter(&comment, "more words", 10, false));
-    cr_assert_not(srv_escape_filter(&comment, "words\ny = 2", 11, false));
+    cr_assert(escape_ok(&comment, "more words", 10, false));
+    cr_assert_not(escape_ok(&comment, "words\ny = 2", 11, false));
 
     lg_scope line = scope_of("x = |\n", NULL);
-    cr_assert(srv_escape_filter(&line, "f(1,\n  2)", 9, false));   /* a line broken inside brackets */
-    cr_assert(srv_escape_filter(&line, "1\ny = 2", 7, false), "the line budget, not the scope, keeps it to a line");
+    cr_assert(escape_ok(&line, "f(1,\n  2)", 9, false));   /* a line broken inside brackets */
+    cr_assert(escape_ok(&line, "1\ny = 2", 7, false), "the line budget, not the scope, keeps it to a line");
 
     /* With the person's code after the cursor on its line, a hole in
      * finished code: the middle joins that code wherever its lines go. */
     lg_scope mid_string = scope_of("s = 'ab|cd' + t\n", NULL);
     cr_assert(mid_string.rest_is_code);
-    cr_assert_not(srv_escape_filter(&mid_string, "x' + u + 'y", 11, true), "out of the string on its line: no");
-    cr_assert(srv_escape_filter(&mid_string, "x'\nv = 'y", 10, true), "out of it for other lines");
+    cr_assert_not(escape_ok(&mid_string, "x' + u + 'y", 11, true), "out of the string on its line: no");
+    cr_assert(escape_ok(&mid_string, "x'\nv = 'y", 10, true), "out of it for other lines");
     lg_scope mid_comment = scope_of("x = 1  # note |y = 2\n", NULL);
-    cr_assert(srv_escape_filter(&mid_comment, "words\n", 7, true));
+    cr_assert(escape_ok(&mid_comment, "words\n", 7, true));
     lg_scope before_code = scope_of("class A:\n    def f(self):\n        |return 1\n", NULL);
     cr_assert_eq(before_code.kind, LG_SCOPE_BLOCK, "%s", lg_scope_kind_name(before_code.kind));
     const char *out_of_def = "x = 1\n    def g(self):\n        ";
-    cr_assert(srv_escape_filter(&before_code, out_of_def, strlen(out_of_def), false));
+    cr_assert(escape_ok(&before_code, out_of_def, strlen(out_of_def), false));
     /* A bracket the person's code closes after the cursor: the middle may
      * close it for other lines (and reopen one for that code), not on its
      * own line. */
     lg_scope header = scope_of("for i in range(0, |ascii(s))\n", NULL);
     cr_assert(header.rest_is_code);
     const char *header_lines = "len(s)):\n    x = (b";
-    cr_assert(srv_escape_filter(&header, header_lines, strlen(header_lines), true));
-    cr_assert_not(srv_escape_filter(&header, "len(s)) + (b", 12, true), "out of the call on its line: no");
+    cr_assert(escape_ok(&header, header_lines, strlen(header_lines), true));
+    cr_assert_not(escape_ok(&header, "len(s)) + (b", 12, true), "out of the call on its line: no");
 }
 
 Test(scope, the_tree_follows_edits)
@@ -278,9 +284,9 @@ Test(scope, a_header_line_whose_body_is_missing_ends_at_its_colon)
     }
     lg_scope sc = scope_of("def area(r):\n    for i in ra|\n\nx = 1\n", NULL);
     const char *body = "nge(10):\n        total += i";
-    cr_assert(srv_escape_filter(&sc, body, strlen(body), true));
+    cr_assert(escape_ok(&sc, body, strlen(body), true));
     const char *shallow = "nge(10):\n    total += i";
-    cr_assert(!srv_escape_filter(&sc, shallow, strlen(shallow), true));
+    cr_assert(!escape_ok(&sc, shallow, strlen(shallow), true));
 }
 
 Test(scope, the_string_guard_lets_the_middle_close_a_literal_the_right_context_leaves_open)
@@ -290,13 +296,13 @@ Test(scope, the_string_guard_lets_the_middle_close_a_literal_the_right_context_l
     cr_assert_eq(closed.kind, LG_SCOPE_STRING);
     cr_assert(!closed.literal_open);
     const char *m = "'), Not('b";
-    cr_assert(!srv_escape_filter(&closed, m, strlen(m), false));
+    cr_assert(!escape_ok(&closed, m, strlen(m), false));
     /* It does not: every valid completion closes it. */
     lg_scope open = scope_of("A = {Not('x'): {Not('a|)}}\n", NULL);
     cr_assert_eq(open.kind, LG_SCOPE_STRING);
     cr_assert(open.literal_open);
     const char *middle = "'), Not('b'";
-    cr_assert(srv_escape_filter(&open, middle, strlen(middle), true));
+    cr_assert(escape_ok(&open, middle, strlen(middle), true));
     lg_scope triple = scope_of("def f():\n    \"\"\"Doc|\n", NULL);
     cr_assert(triple.literal_open);
     lg_scope triple_closed = scope_of("def f():\n    \"\"\"Doc|\n    \"\"\"\n", NULL);
@@ -307,13 +313,13 @@ Test(scope, lines_the_middle_starts_in_a_block_are_indented_and_have_no_trailing
 {
     lg_scope sc = scope_of("def f():\n    x = 1\n    |\n", NULL);
     const char *comment_out = "y = 2\n# note";
-    cr_assert(!srv_escape_filter(&sc, comment_out, strlen(comment_out), false));
+    cr_assert(!escape_ok(&sc, comment_out, strlen(comment_out), false));
     const char *comment_in = "y = 2\n    # note";
-    cr_assert(srv_escape_filter(&sc, comment_in, strlen(comment_in), false));
+    cr_assert(escape_ok(&sc, comment_in, strlen(comment_in), false));
     const char *blank = "y = 2\n    \n    z = 3";
-    cr_assert(!srv_escape_filter(&sc, blank, strlen(blank), false));
+    cr_assert(!escape_ok(&sc, blank, strlen(blank), false));
     const char *empty = "y = 2\n\n    z = 3";
-    cr_assert(srv_escape_filter(&sc, empty, strlen(empty), false));
+    cr_assert(escape_ok(&sc, empty, strlen(empty), false));
 }
 
 /* The offset of the mark in `marked`, and the text without it in `text`. */

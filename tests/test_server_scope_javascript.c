@@ -35,13 +35,13 @@ static lg_scope js_scope(const char *marked, bool with_tree)
 
 static bool stays(const lg_scope *sc, const char *middle)
 {
-    return srv_escape_filter((void *)sc, middle, strlen(middle), false);
+    return srv_escape_filter((void *)sc, middle, strlen(middle), false, sc->max_lines);
 }
 
 /* Whether the filter lets the middle end as it is. */
 static bool ends(const lg_scope *sc, const char *middle)
 {
-    return srv_escape_filter((void *)sc, middle, strlen(middle), true);
+    return srv_escape_filter((void *)sc, middle, strlen(middle), true, sc->max_lines);
 }
 
 Test(scope_javascript, a_blocks_empty_line_takes_statements_on_many_lines)
@@ -93,7 +93,7 @@ Test(scope_javascript, the_tree_tells_a_labelled_block_from_an_object)
     cr_assert_eq(js_scope(clause, false).kind, LG_SCOPE_BLOCK, "a clause's block, from the code before it");
     /* at the end of a file, a line typed in a clause's block stays in it */
     lg_scope typed = js_scope("switch (x) {\n  case 1: {\n    const adj" CURSOR, true);
-    cr_assert_not(srv_escape_filter((void *)&typed, "}", 1, false));
+    cr_assert_not(srv_escape_filter((void *)&typed, "}", 1, false, typed.max_lines));
     lg_scope object = js_scope("const o = { a: {\n  " CURSOR "\n} };\n", true);
     cr_assert_eq(object.kind, LG_SCOPE_EXPRESSION, "%s", lg_scope_kind_name(object.kind));
 }
@@ -278,4 +278,27 @@ Test(scope_javascript, a_closer_of_an_earlier_lines_bracket_is_the_persons_code)
     cr_assert(lg_editor_closed("  g(h()) ", 0, 6, 9));
     cr_assert_not(lg_editor_closed("  g(h())) ", 0, 6, 10));
     cr_assert_not(lg_editor_closed("  g(h(]", 0, 6, 7), "not the bracket the line opened last");
+}
+
+/* Blank space between the cursor and a closer is the person's text, not
+ * an editor's auto-closing, unless it mirrors its opener's padding
+ * ("{ a| }"): a hole in finished code ("file)|   )", the next line's
+ * indentation and its closer after the cursor) binds as written.  Its
+ * middle may close the bracket tree-sitter paired with that closer when it
+ * goes on to other lines, once the decoder's budget takes lines. */
+Test(scope_javascript, blanks_before_a_closer_are_the_persons_unless_they_pad_its_opener)
+{
+    cr_assert_not(lg_editor_closed("  g(h(a   )", 0, 8, 11), "blanks the opener does not have");
+    cr_assert(lg_editor_closed("  g({ a }", 0, 7, 9), "the padding of '{ '");
+    cr_assert(lg_editor_closed("  g(h(a) ", 0, 7, 9), "trailing blank space");
+    cr_assert_not(lg_editor_closed("  g(h(a  )) ", 0, 7, 12));
+    lg_scope sc = js_scope("const t = (m) =>\n  p.then(files =>\n    files.map(file => rel(m, file)" CURSOR
+                           "   )\n    .then(x => x)\n",
+                           true);
+    cr_assert(sc.rest_is_code, "the blanks and the ')' are the person's");
+    cr_assert_eq(sc.max_lines, 1, "the rest of an expression");
+    cr_assert_not(srv_escape_filter((void *)&sc, ")\n ", 3, true, 1), "one line: the ')' is kept");
+    cr_assert(srv_escape_filter((void *)&sc, ")", 1, false, 16), "widened: it may go on to other lines");
+    cr_assert(srv_escape_filter((void *)&sc, ")\n ", 3, true, 16));
+    cr_assert_not(srv_escape_filter((void *)&sc, ")", 1, true, 16), "but not end on its line");
 }

@@ -13,6 +13,12 @@ SEAM_SUITE(scope_typescript);
 #define TS lg_by_name("typescript")
 #define CURSOR "<|>"
 
+/* The context escape's verdict within the scope's own line budget. */
+static bool escape_ok(const lg_scope *sc, const char *middle, size_t len, bool at_end)
+{
+    return srv_escape_filter((void *)sc, middle, len, at_end, sc->max_lines);
+}
+
 /* The scope at the cursor mark in `marked`, read as `language`. */
 static lg_scope scope_of(const lg_language *language, const char *marked)
 {
@@ -62,29 +68,29 @@ Test(scope_typescript, a_line_being_typed_takes_its_rest)
 Test(scope_typescript, a_line_being_typed_does_not_close_its_block)
 {
     lg_scope sc = ts_scope("function f(issue: Issue): string {\n  if (issue.ok) {\n    const adj" CURSOR);
-    cr_assert_not(srv_escape_filter((void *)&sc, "}", 1, false), "the block the line's statement is in");
-    cr_assert(srv_escape_filter((void *)&sc, " = 1;", 5, false));
+    cr_assert_not(escape_ok(&sc, "}", 1, false), "the block the line's statement is in");
+    cr_assert(escape_ok(&sc, " = 1;", 5, false));
     sc = ts_scope("export default function () {\n  return (issue) => {\n    switch (issue.code) {\n"
                   "      case \"invalid_type\":\n        return `${issue.expected}, ${parsedType(issue.input)}`;\n"
                   "      case \"too_big\": {\n        const adj" CURSOR);
-    cr_assert_not(srv_escape_filter((void *)&sc, "}", 1, false), "the case's block");
+    cr_assert_not(escape_ok(&sc, "}", 1, false), "the case's block");
     /* a member typed in an interface or an enum stays in its body (a type
      * literal's may close it: "{ a: string }" on the line is usual) */
     sc = ts_scope("interface Request {\n  timeout: number;\n  user?:" CURSOR);
-    cr_assert_not(srv_escape_filter((void *)&sc, " string}", 8, false), "the interface's body");
-    cr_assert(srv_escape_filter((void *)&sc, " string;", 8, false));
+    cr_assert_not(escape_ok(&sc, " string}", 8, false), "the interface's body");
+    cr_assert(escape_ok(&sc, " string;", 8, false));
     sc = ts_scope("enum Color {\n  Red,\n  Gre" CURSOR);
-    cr_assert_not(srv_escape_filter((void *)&sc, "en }", 4, false), "the enum's body");
+    cr_assert_not(escape_ok(&sc, "en }", 4, false), "the enum's body");
     /* A type literal or an object written a member to a line closes on a
      * line of its own; one that opens on its first member's line may close
      * on its last. */
     sc = ts_scope("let p: {\n  a: string;\n  b:" CURSOR);
-    cr_assert_not(srv_escape_filter((void *)&sc, " number }", 9, false), "a type literal's lines");
-    cr_assert(srv_escape_filter((void *)&sc, " number;", 8, false));
+    cr_assert_not(escape_ok(&sc, " number }", 9, false), "a type literal's lines");
+    cr_assert(escape_ok(&sc, " number;", 8, false));
     sc = ts_scope("const options = {\n  mode: \"range\",\n  mo" CURSOR);
-    cr_assert_not(srv_escape_filter((void *)&sc, "de }", 4, false), "an object's lines");
+    cr_assert_not(escape_ok(&sc, "de }", 4, false), "an object's lines");
     sc = ts_scope("let p: { a: string;\n  b:" CURSOR);
-    cr_assert(srv_escape_filter((void *)&sc, " number }", 9, false), "a type literal opened on a member's line");
+    cr_assert(escape_ok(&sc, " number }", 9, false), "a type literal opened on a member's line");
 }
 
 /* TSX (the tsx row): tree-sitter-typescript's tsx grammar, and JSX's

@@ -422,7 +422,7 @@ void lg_jsx_scope_at(const TSTree *tree, const char *text, size_t len, size_t of
     lg__js_scope(tree, text, len, offset, multiline, max_lines, true, out);
 }
 
-bool lg_js_escape_filter(const lg_scope *sc, const char *middle, size_t len, bool at_end)
+bool lg_js_escape_filter(const lg_scope *sc, const char *middle, size_t len, bool at_end, uint32_t max_lines)
 {
     lg_lex s = sc->lex;
     int32_t cursor = sc->lex.depth + sc->lex.templates, lowest = cursor;
@@ -450,7 +450,7 @@ bool lg_js_escape_filter(const lg_scope *sc, const char *middle, size_t len, boo
                 if (lowest < 0)
                     return false;   /* nothing open to close */
                 if (k >= 0 && k < LG_SCOPE_KEPT && sc->kept[k] &&
-                    !(sc->max_lines > 1 && lg_left_for_lines(sc, middle, len, at, at_end)))
+                    !(max_lines > 1 && lg_left_for_lines(sc, middle, len, at, at_end)))
                     return false;
             }
             break;

@@ -576,8 +576,9 @@ static bool lg__py_clause_keyword(const char *text, size_t len, size_t i, bool a
     return false;
 }
 
-bool lg_py_escape_filter(const lg_scope *sc, const char *middle, size_t len, bool at_end)
+bool lg_py_escape_filter(const lg_scope *sc, const char *middle, size_t len, bool at_end, uint32_t max_lines)
 {
+    (void)max_lines;   /* Python's rules do not depend on the budget */
     switch (sc->kind) {
     case LG_SCOPE_COMMENT:
         /* (left when the middle joins the person's code after the cursor
