@@ -365,12 +365,17 @@ static void mc__order(mc_decode *d, const mc_step *step, uint32_t *order)
     sm_free(weights);
 }
 
-static bool mc__filter_ok(mc_decode *d, bool at_end)
+/* The filter's verdict on the middle with a line budget of max_lines. */
+static bool mc__filter_with(mc_decode *d, bool at_end, uint32_t max_lines)
 {
     if (!d->filter)
         return true;
-    return d->filter(d->filter_data, d->middle.data ? d->middle.data : "", d->middle.len, at_end,
-                     d->options.max_lines);
+    return d->filter(d->filter_data, d->middle.data ? d->middle.data : "", d->middle.len, at_end, max_lines);
+}
+
+static bool mc__filter_ok(mc_decode *d, bool at_end)
+{
+    return mc__filter_with(d, at_end, d->options.max_lines);
 }
 
 /* Whether the filter, refusing the middle within the line budget, takes
@@ -379,8 +384,7 @@ static bool mc__filter_ok(mc_decode *d, bool at_end)
 static bool mc__filter_wants_lines(mc_decode *d)
 {
     return !d->widened && d->options.widen_lines > d->options.max_lines &&
-           d->filter(d->filter_data, d->middle.data ? d->middle.data : "", d->middle.len, false,
-                     d->options.widen_lines);
+           mc__filter_with(d, false, d->options.widen_lines);
 }
 
 static bool mc__can_end(mc_decode *d)
