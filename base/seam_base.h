@@ -152,6 +152,18 @@ int sm_read_file(const char *path, size_t max, sm_buf *out);
  * bytes are not a complete valid sequence (and SM_EINVAL when len is 0). */
 int sm_utf8_decode(const uint8_t *text, size_t len, uint32_t *code_point);
 
+/* Mixes the bits of a 64-bit key (MurmurHash3's finalizer), for hash
+ * tables and keys made of several parts. */
+static inline uint64_t sm_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
 /* The value of a hexadecimal digit, or -1 when c is none. */
 static inline int sm_hex_digit(int c)
 {

@@ -198,7 +198,7 @@ int main(int argc, char **argv)
         each[k]->again = malloc(cap * sizeof(double));
         each[k]->brute = malloc(cap * sizeof(double));
     }
-    double fed_trie = 0, lexed_trie = 0, fed_brute = 0, allowed = 0;
+    double fed_trie = 0, lexed_trie = 0, fed_brute = 0, allowed = 0, scans_made = 0, scans_copied = 0;
     for (int a = 2; a < argc; a++) {
         if (strcmp(argv[a], "--holes") == 0 && a + 1 < argc) {
             holes_per_file = atoi(argv[++a]);
@@ -266,6 +266,8 @@ int main(int argc, char **argv)
                 double again = (now_us() - s) / (double)repeat;
                 fed_trie += (double)st.bytes_fed;
                 lexed_trie += (double)st.bytes_lexed;
+                scans_made += (double)st.scans_made;
+                scans_copied += (double)st.scans_copied;
                 double brute = 0;
                 if (with_brute) {
                     s = now_us();
@@ -304,9 +306,10 @@ int main(int argc, char **argv)
     }
     size_t count = all.count;
     printf("%s: %u tokens, %u trie nodes (read and built in %.0f ms), %s %d, %zu positions, %.0f tokens allowed on "
-           "average, per mask %.0f bytes fed and %.0f only lexed\n",
+           "average, per mask %.0f bytes fed and %.0f only lexed, %.0f Earley scans made and %.0f copied from the "
+           "memo (first visits)\n",
            argv[1], n, mc_vocab_nodes(v), load_ms, language, version, count, allowed / count, fed_trie / count,
-           lexed_trie / count);
+           lexed_trie / count, scans_made / count, scans_copied / count);
     printf("  vocabulary and lexeme trees: %.1f MiB (%u trees prepared at load in %.0f ms, then %u for names in %.0f "
            "ms and %u for the samples in %.0f ms, as the server does in the background)\n",
            mc_vocab_bytes(v) / 1048576.0, prewarmed, prewarm_ms, prewarmed_names, prewarm_names_ms, prewarmed_samples,

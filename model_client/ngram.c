@@ -126,29 +126,19 @@ static void mc__split(const char *text, size_t len, mc__spans *out)
 
 /* ---- Tables ------------------------------------------------------------------ */
 
-static uint64_t mc__mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 static uint64_t mc__hash_bytes(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return mc__mix(h);
+    return sm_mix64(h);
 }
 
 static uint32_t mc__find_child(const mc_ngram *m, uint32_t parent, uint32_t piece)
 {
     if (!m->slots)
         return 0;
-    uint64_t h = mc__mix(((uint64_t)parent << 32) | piece);
+    uint64_t h = sm_mix64(((uint64_t)parent << 32) | piece);
     for (uint32_t s = (uint32_t)h & m->slot_mask;; s = (s + 1) & m->slot_mask) {
         uint32_t v = m->slots[s];
         if (!v)
@@ -161,7 +151,7 @@ static uint32_t mc__find_child(const mc_ngram *m, uint32_t parent, uint32_t piec
 
 static void mc__slot_insert(uint32_t *slots, uint32_t mask, const mc__node *nodes, uint32_t id)
 {
-    uint64_t h = mc__mix(((uint64_t)nodes[id].parent << 32) | nodes[id].piece);
+    uint64_t h = sm_mix64(((uint64_t)nodes[id].parent << 32) | nodes[id].piece);
     uint32_t s = (uint32_t)h & mask;
     while (slots[s])
         s = (s + 1) & mask;

@@ -398,6 +398,8 @@ const char *mc_vocab_token(const mc_vocab *vocab, uint32_t t, uint32_t *len);
 typedef struct mc_mask_stats {
     uint64_t bytes_fed;    /* bytes fed to the recognizer for this mask */
     uint64_t bytes_lexed;  /* bytes only the lexer moved over (trie) */
+    uint64_t scans_made;   /* Earley scans computed (trie; not a field's own) */
+    uint64_t scans_copied; /* and copied from the memo of scans (trie) */
     bool in_fields;        /* the middle ends inside a string with fields (trie) */
 } mc_mask_stats;
 

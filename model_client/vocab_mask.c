@@ -83,6 +83,7 @@ uint32_t mc_vocab_mask(const mc_vocab *v, ep_recognizer *rec, uint64_t *mask, mc
     uint32_t allowed = ep_trie_viable(v->trie, rec, mask, &st);
     if (stats)
         *stats = (mc_mask_stats){.bytes_fed = st.parsed, .bytes_lexed = st.nodes - st.parsed,
+                                 .scans_made = st.scans_made, .scans_copied = st.scans_copied,
                                  .in_fields = st.in_fields};
     return allowed;
 }

@@ -6,6 +6,12 @@
 
 #include <string.h>
 
+enum {
+    EP_MEMO_SLOTS = 4096,               /* a power of two */
+    EP_MEMO_MAX_ITEMS = 1u << 18,       /* kept items (8 bytes each) and */
+    EP_MEMO_MAX_WORDS = 1u << 18,       /* words of sets: 4 MiB, then the memo is emptied */
+};
+
 void ep_earley_init(ep_earley *e, const ep_grammar *grammar)
 {
     memset(e, 0, sizeof *e);
@@ -28,6 +34,10 @@ void ep_earley_free(ep_earley *e)
     e->seen_slots = NULL;
     sm_free(e->sort_scratch);
     e->sort_scratch = NULL;
+    sm_free(e->memo);
+    e->memo = NULL;
+    sm_array_free(&e->memo_items);
+    sm_array_free(&e->memo_sets);
 }
 
 ep_earley_mark ep_earley_get_mark(const ep_earley *e)
@@ -297,16 +307,112 @@ static void ep__sort_by_next_symbol(ep_earley *e, uint32_t start, uint32_t end)
     memcpy(items, sorted_items, n * sizeof *items);
 }
 
+/* ---- The memo of scans ------------------------------------------------------ */
+
+/* An ident no path of scans has: odd, where a path's are even. */
+static uint64_t ep__fresh_ident(ep_earley *e)
+{
+    return (++e->serial << 1) | 1;
+}
+
+/* The ident of the chart `id` made by the scan of `key`: the place is part
+ * of it, since later charts' items name charts by their place. */
+static uint64_t ep__ident_of(uint64_t key, uint32_t id)
+{
+    return sm_mix64(key ^ ((uint64_t)id * 0x9E3779B97F4A7C15ull)) & ~(uint64_t)1;
+}
+
+/* The key of a scan of one edge: the ident of the chart it reads and its
+ * terminals; never 0. */
+static uint64_t ep__memo_key(const ep_earley *e, const ep_edge *edge)
+{
+    uint64_t key = e->charts.items[edge->from].ident;
+    for (uint32_t t = 0; t < edge->count && t < 2; t++)
+        key = sm_mix64(key ^ ((uint64_t)edge->terminals[t] + 1) * (t ? 0xD6E8FEB86659FD93ull : 0x9E3779B97F4A7C15ull));
+    key = sm_mix64(key + edge->count);
+    return key ? key : 1;
+}
+
+static ep_memo_entry *ep__memo_find(ep_earley *e, uint64_t key)
+{
+    if (!e->memo)
+        return NULL;
+    ep_memo_entry *slot = &e->memo[key & (EP_MEMO_SLOTS - 1)];
+    return slot->key == key ? slot : NULL;
+}
+
+/* Appends the chart kept in `hit`, scanned from `from`; its id, or EP_NONE. */
+static uint32_t ep__memo_copy(ep_earley *e, const ep_memo_entry *hit, uint32_t from)
+{
+    if (hit->count == EP_NONE)
+        return EP_NONE;
+    const ep_grammar *g = e->grammar;
+    uint32_t id = e->charts.size, words = g->nt_words + g->term_words + g->lex_words;
+    ep_chart chart = {from, e->items.size, hit->count, e->sets.size, 0, 0, 0};
+    chart.terminals = chart.predicted + g->nt_words;
+    chart.allowed = chart.terminals + g->term_words;
+    sm_array_grow_by(&e->items, hit->count);
+    memcpy(e->items.items + chart.items_start, e->memo_items.items + hit->items, hit->count * sizeof(ep_item));
+    sm_array_grow_by(&e->sets, words);
+    memcpy(e->sets.items + chart.predicted, e->memo_sets.items + hit->sets, words * sizeof(uint64_t));
+    sm_array_push(&e->charts, chart);
+    e->memo_copies++;
+    return id;
+}
+
+/* Keeps the chart `id` (EP_NONE: none) that the scan of `key` made; the
+ * memo is emptied when it would hold more than 4 MiB. */
+static void ep__memo_keep(ep_earley *e, uint64_t key, uint32_t id)
+{
+    const ep_grammar *g = e->grammar;
+    uint32_t count = id == EP_NONE ? 0 : e->charts.items[id].items_count;
+    uint32_t words = g->nt_words + g->term_words + g->lex_words;
+    if (!e->memo)
+        e->memo = sm_calloc(EP_MEMO_SLOTS, sizeof *e->memo);
+    if (e->memo_items.size + count > EP_MEMO_MAX_ITEMS || e->memo_sets.size + words > EP_MEMO_MAX_WORDS) {
+        memset(e->memo, 0, EP_MEMO_SLOTS * sizeof *e->memo);
+        e->memo_items.size = 0;
+        e->memo_sets.size = 0;
+    }
+    ep_memo_entry *slot = &e->memo[key & (EP_MEMO_SLOTS - 1)];
+    *slot = (ep_memo_entry){key, e->memo_items.size, EP_NONE, e->memo_sets.size};
+    if (id == EP_NONE)
+        return;
+    const ep_chart *chart = &e->charts.items[id];
+    slot->count = count;
+    sm_array_grow_by(&e->memo_items, count);
+    memcpy(e->memo_items.items + slot->items, e->items.items + chart->items_start, count * sizeof(ep_item));
+    sm_array_grow_by(&e->memo_sets, words);
+    memcpy(e->memo_sets.items + slot->sets, e->sets.items + chart->predicted, words * sizeof(uint64_t));
+}
+
 uint32_t ep_earley_root(ep_earley *e)
 {
     ep_earley_reset_to(e, (ep_earley_mark){0, 0, 0});
-    ep_chart root = {EP_NONE, 0, 0, 0, 0, 0};
+    ep_chart root = {EP_NONE, 0, 0, 0, 0, 0, ep__fresh_ident(e)};
     sm_array_push(&e->charts, root);
     ep__finish_chart(e, 0);
     return 0;
 }
 
+static uint32_t ep__scan(ep_earley *e, const ep_edge *edges, uint32_t count);
+
+/* The chart made by `edges` as ep__scan makes it: copied from the memo when
+ * one edge is scanned from a chart whose path was scanned before. */
 uint32_t ep_earley_scan_edges(ep_earley *e, const ep_edge *edges, uint32_t count)
+{
+    uint64_t key = count == 1 && e->chart_sets ? ep__memo_key(e, &edges[0]) : 0;
+    ep_memo_entry *hit = key && e->memo_on ? ep__memo_find(e, key) : NULL;
+    uint32_t id = hit ? ep__memo_copy(e, hit, edges[0].from) : ep__scan(e, edges, count);
+    e->scans_made += key && !hit;
+    if (key && e->memo_on && !hit)
+        ep__memo_keep(e, key, id);
+    if (id != EP_NONE)
+        e->charts.items[id].ident = key ? ep__ident_of(key, id) : ep__fresh_ident(e);
+    return id;
+}
+
+static uint32_t ep__scan(ep_earley *e, const ep_edge *edges, uint32_t count)
 {
     const ep_grammar *g = e->grammar;
     uint32_t id = e->charts.size;
@@ -318,7 +424,7 @@ uint32_t ep_earley_scan_edges(ep_earley *e, const ep_edge *edges, uint32_t count
                 ep__advance_over(e, edges[k].from, edges[k].terminals[t]);
     if (e->items.size == items_start)
         return EP_NONE;
-    ep_chart chart = {count ? edges[0].from : EP_NONE, items_start, 0, 0, 0, 0};
+    ep_chart chart = {count ? edges[0].from : EP_NONE, items_start, 0, 0, 0, 0, 0};
     sm_array_push(&e->charts, chart);
     /* complete: every finished item advances the items that expected its
      * left-hand side in its origin chart (always an earlier, finished one) */

@@ -31,7 +31,15 @@ typedef struct ep_chart {
     uint32_t predicted;     /* offset into sets: nonterminal set (nt_words) */
     uint32_t terminals;     /* offset into sets: scannable terminals (term_words) */
     uint32_t allowed;       /* offset into sets: lexemes that may come next (lex_words) */
+    uint64_t ident;         /* the path of scans that made it (see ep_earley's memo) */
 } ep_chart;
+
+/* A scan kept in the memo: its key and where its chart's items and sets
+ * are (count EP_NONE: the scan made no chart). */
+typedef struct ep_memo_entry {
+    uint64_t key;           /* 0: empty */
+    uint32_t items, count, sets;
+} ep_memo_entry;
 
 typedef struct ep_earley {
     const ep_grammar *grammar;   /* borrowed */
@@ -50,6 +58,23 @@ typedef struct ep_earley {
     /* scratch for sorting a chart's items */
     uint64_t *sort_scratch;
     uint32_t sort_capacity;      /* bytes */
+    /* Scans already made, by the `ident` of the chart they read and the
+     * terminals: a chart's ident names the charts it was scanned from, and
+     * their places in the array, up to a chart made otherwise (the root, a
+     * merge of several edges), which gets a new one from `serial`.  Charts
+     * of equal idents hold equal items, so a scan seen before copies its
+     * chart instead of computing it (a mask tries the same token after the
+     * same path again and again, each time after the path was forgotten).
+     * Only with chart_sets, while memo_on (a mask's walk turns it on: a
+     * plain feed seldom scans a path twice, and keeping costs a copy);
+     * owned, made on first use. */
+    bool memo_on;
+    uint64_t serial;
+    ep_memo_entry *memo;         /* [EP_MEMO_SLOTS], direct-mapped */
+    SM_ARRAY(ep_item) memo_items;
+    SM_ARRAY(uint64_t) memo_sets;
+    uint64_t memo_copies;        /* scans copied from it so far */
+    uint64_t scans_made;         /* and scans computed (those of one edge) */
 } ep_earley;
 
 /* Sizes of the arrays, for save and restore. */

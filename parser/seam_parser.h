@@ -133,6 +133,8 @@ typedef struct ep_trie_stats {
     uint64_t parsed;       /* of those, where the parser was consulted (not
                             * the ones that took a state it gave already) */
     uint64_t trees;        /* subtrees read from their lexeme trees */
+    uint64_t scans_made;   /* the recognizer's Earley scans computed */
+    uint64_t scans_copied; /* and copied from its memo of scans */
     bool in_fields;        /* the text ends inside a string with fields (an
                             * f- or t-string past its quote) */
 } ep_trie_stats;

@@ -918,7 +918,10 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
     walk->field_words = 0;
     walk->loop_ok = -1;
     ep__mark(rec, walk, 0);
-    bool in_fields = walk->marked[0];
+    bool in_fields = walk->marked[0], memo_was = rec->earley.memo_on;
+    uint64_t made = rec->earley.scans_made, copied = rec->earley.memo_copies;
+    /* the walk scans the same tokens after the same paths again and again */
+    rec->earley.memo_on = true;
     ep__step_of(rec, walk, 0, &walk->at_depth[0]);
     walk->at_depth[0].epoch = 0;
     /* the cache of lexeme trees is the trie's only mutable part */
@@ -929,6 +932,7 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
     else
         ep__walk_range(&m, 0, t->n_nodes);
     ep__restore(rec, walk, 0, NULL, NULL);
+    rec->earley.memo_on = memo_was;
     for (uint32_t d = 0; d <= EP_TRIE_MAX_BYTES; d++)
         if (walk->marks[d])
             ep_fields_of(rec->grammar)->mark_free(walk->marks[d]);
@@ -940,6 +944,8 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
         stats->nodes = m.visited;
         stats->parsed = m.parsed;
         stats->trees = m.trees;
+        stats->scans_made = rec->earley.scans_made - made;
+        stats->scans_copied = rec->earley.memo_copies - copied;
         stats->in_fields = in_fields;
     }
     return m.allowed;

@@ -97,3 +97,61 @@ Test(parser, a_field_ending_in_a_bang_or_an_equals_is_parsed_once)
         ep_grammar_free(grammar);
     }
 }
+
+/* Whether two recognizers hold the same charts: items, origins and sets. */
+static void assert_same_charts(const ep_earley *a, const ep_earley *b)
+{
+    cr_assert_eq(a->charts.size, b->charts.size);
+    cr_assert_eq(a->items.size, b->items.size);
+    cr_assert_eq(a->sets.size, b->sets.size);
+    for (uint32_t c = 0; c < a->charts.size; c++) {
+        const ep_chart *x = &a->charts.items[c], *y = &b->charts.items[c];
+        cr_assert_eq(x->parent, y->parent, "chart %u", c);
+        cr_assert_eq(x->items_count, y->items_count, "chart %u", c);
+        cr_assert_eq(x->items_start, y->items_start, "chart %u", c);
+        cr_assert_eq(x->allowed, y->allowed, "chart %u", c);
+    }
+    cr_assert_eq(memcmp(a->items.items, b->items.items, a->items.size * sizeof(ep_item)), 0);
+    cr_assert_eq(memcmp(a->sets.items, b->sets.items, a->sets.size * sizeof(uint64_t)), 0);
+}
+
+/* A mask tries the same tokens after the same path again and again, each
+ * time after the recognizer went back: such a scan is copied from the memo,
+ * and the charts are those of a recognizer that never went back, for the
+ * paths tried before and for the paths that differ. */
+Test(parser, a_scan_made_again_after_going_back_is_copied_and_the_same)
+{
+    ep_grammar *grammar = python_grammar(311);
+    const char *head = "def f(a, b):\n    if a:\n        return g(a, [b, ";
+    static const struct {
+        const char *tail;
+        unsigned copied; /* at least */
+    } tails[] = {
+        {"c + d * (e - 1)], key=lambda x: x.y)\n", 0},
+        {"c + d * (e - 1)], key=lambda x: x.y)\n", 15},  /* the same again */
+        {"z + d * (e - 1)], key=lambda x: x.y)\n", 15},  /* another name, the same terminals */
+        {"c - d * (e - 1)], key=lambda x: x.y)\n", 1},   /* another operator: the rest made anew */
+        {"c - d * (e - 1)], key=x.y, *r)\n", 8},
+    };
+    ep_recognizer *again = NULL;
+    cr_assert_eq(ep_recognizer_new(grammar, &again), SM_OK);
+    again->earley.memo_on = true;   /* as a mask's walk does */
+    cr_assert_eq(ep_feed(again, head, strlen(head)), 1);
+    ep_snapshot back = ep_snapshot_take(again);
+    for (size_t k = 0; k < sizeof tails / sizeof *tails; k++) {
+        ep_snapshot_apply(again, &back);
+        uint64_t before = again->earley.memo_copies;
+        cr_assert_eq(ep_feed(again, tails[k].tail, strlen(tails[k].tail)), 1, "%s", tails[k].tail);
+        cr_expect_geq(again->earley.memo_copies - before, tails[k].copied, "%s: %llu copied", tails[k].tail,
+                      (unsigned long long)(again->earley.memo_copies - before));
+        ep_recognizer *fresh = NULL;
+        cr_assert_eq(ep_recognizer_new(grammar, &fresh), SM_OK);
+        cr_assert_eq(ep_feed(fresh, head, strlen(head)), 1);
+        cr_assert_eq(ep_feed(fresh, tails[k].tail, strlen(tails[k].tail)), 1);
+        assert_same_charts(&again->earley, &fresh->earley);
+        ep_recognizer_free(fresh);
+    }
+    cr_expect_eq(again->earley.memo_copies >= 15, true);
+    ep_recognizer_free(again);
+    ep_grammar_free(grammar);
+}
