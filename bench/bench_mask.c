@@ -12,9 +12,11 @@
  * mask is computed before every byte of the true middle, the positions a
  * decode that finds it goes through.  Prints the median, p90 and p99 of
  * both (the trie's also for the same position at once, its lexeme trees
- * then built), their ratio, the bytes each feeds, the vocabulary's memory
- * with the trees, and the number of positions where the two masks differ
- * (exit 1 if any).  --no-brute leaves the check of every token out.
+ * then built), their ratio, the bytes each feeds, how many masks were the
+ * one kept inside the same token (a name, a comment, a string: copied, not
+ * walked; then "again" is a copy too), the vocabulary's memory with the
+ * trees, and the number of positions where the two masks differ (exit 1
+ * if any).  --no-brute leaves the check of every token out.
  * Positions inside a string with fields (a Python f- or t-string past its
  * quote) get rows of their own besides all positions.  The language is
  * Python 3.11 unless --language (python, javascript, typescript, ...) and
@@ -199,6 +201,7 @@ int main(int argc, char **argv)
         each[k]->brute = malloc(cap * sizeof(double));
     }
     double fed_trie = 0, lexed_trie = 0, fed_brute = 0, allowed = 0, scans_made = 0, scans_copied = 0;
+    size_t masks_copied = 0;
     for (int a = 2; a < argc; a++) {
         if (strcmp(argv[a], "--holes") == 0 && a + 1 < argc) {
             holes_per_file = atoi(argv[++a]);
@@ -268,6 +271,7 @@ int main(int argc, char **argv)
                 lexed_trie += (double)st.bytes_lexed;
                 scans_made += (double)st.scans_made;
                 scans_copied += (double)st.scans_copied;
+                masks_copied += st.copied;
                 double brute = 0;
                 if (with_brute) {
                     s = now_us();
@@ -310,6 +314,7 @@ int main(int argc, char **argv)
            "memo (first visits)\n",
            argv[1], n, mc_vocab_nodes(v), load_ms, language, version, count, allowed / count, fed_trie / count,
            lexed_trie / count, scans_made / count, scans_copied / count);
+    printf("  %zu of the %zu masks copied from the one kept inside the same token (first visits)\n", masks_copied, count);
     printf("  vocabulary and lexeme trees: %.1f MiB (%u trees prepared at load in %.0f ms, then %u for names in %.0f "
            "ms and %u for the samples in %.0f ms, as the server does in the background)\n",
            mc_vocab_bytes(v) / 1048576.0, prewarmed, prewarm_ms, prewarmed_names, prewarm_names_ms, prewarmed_samples,

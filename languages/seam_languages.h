@@ -45,6 +45,19 @@ typedef struct lg_lexical {
     /* Whether the language's reader sees one more line break at the end of
      * text[0..len). */
     bool (*adds_line_break)(const char *text, size_t len);
+    /* How much of a token in progress the checks above, every %check of
+     * the language's grammars and its strings' scanner read, when they
+     * read no more than its first bytes (its head): for any two tokens u
+     * and v with the same head and any bytes w, u + w passes each of them
+     * exactly when v + w does.  Then a vocabulary mask made inside one
+     * serves inside the other, when the lexer's automaton is in the same
+     * state and the text before both is the same.  Returns the head's
+     * length (0 for a name, which none reads but for its first character,
+     * a letter; a comment's opening; a string's prefix and quotes while it
+     * has no escape), or -1 for a token whose other bytes are read (an
+     * escape, a number) or that is not known to be so.  NULL: -1 for every
+     * token. */
+    int (*plain_head)(const char *token, size_t len);
     /* Strings with fields (a lexeme marked `fstring`: Python's f- and
      * t-strings), read by the language's scanner (a parser extension,
      * parser/ep_fields.h; NULL: none), and with the tokenizer's modes

@@ -400,6 +400,7 @@ typedef struct mc_mask_stats {
     uint64_t bytes_lexed;  /* bytes only the lexer moved over (trie) */
     uint64_t scans_made;   /* Earley scans computed (trie; not a field's own) */
     uint64_t scans_copied; /* and copied from the memo of scans (trie) */
+    bool copied;           /* the mask kept inside a plain token served (trie) */
     bool in_fields;        /* the middle ends inside a string with fields (trie) */
 } mc_mask_stats;
 

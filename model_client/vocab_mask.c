@@ -84,7 +84,7 @@ uint32_t mc_vocab_mask(const mc_vocab *v, ep_recognizer *rec, uint64_t *mask, mc
     if (stats)
         *stats = (mc_mask_stats){.bytes_fed = st.parsed, .bytes_lexed = st.nodes - st.parsed,
                                  .scans_made = st.scans_made, .scans_copied = st.scans_copied,
-                                 .in_fields = st.in_fields};
+                                 .copied = st.copied, .in_fields = st.in_fields};
     return allowed;
 }
 

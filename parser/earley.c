@@ -171,21 +171,36 @@ static void ep__advance_over(ep_earley *e, uint32_t from, uint32_t symbol)
             ep__add(e, g->initial_by_symbol[k] + 1, from);
 }
 
+/* The words of sets each chart holds in e->sets: its predicted
+ * nonterminals and, with chart sets, its scannable terminals and allowed
+ * lexemes after them. */
+static uint32_t ep__chart_words(const ep_earley *e)
+{
+    const ep_grammar *g = e->grammar;
+    return g->nt_words + (e->chart_sets ? g->term_words + g->lex_words : 0);
+}
+
+/* Points a chart's sets at e->sets from `predicted` on. */
+static void ep__place_sets(const ep_earley *e, ep_chart *chart, uint32_t predicted)
+{
+    chart->predicted = predicted;
+    chart->terminals = e->chart_sets ? predicted + e->grammar->nt_words : EP_NONE;
+    chart->allowed = e->chart_sets ? chart->terminals + e->grammar->term_words : EP_NONE;
+}
+
 /* Computes a finished chart's predicted nonterminals, scannable terminals
  * and allowed lexemes. */
 static void ep__finish_chart(ep_earley *e, uint32_t id)
 {
     const ep_grammar *g = e->grammar;
     uint32_t predicted = e->sets.size;
-    uint32_t words = g->nt_words + (e->chart_sets ? g->term_words + g->lex_words : 0);
+    uint32_t words = ep__chart_words(e);
     sm_array_grow_by(&e->sets, words);
     uint64_t *sets = e->sets.items + predicted;
     memset(sets, 0, words * sizeof(uint64_t));
     uint64_t *nts = sets, *terms = sets + g->nt_words, *lexemes = terms + g->term_words;
     ep_chart *chart = &e->charts.items[id];
-    chart->predicted = predicted;
-    chart->terminals = e->chart_sets ? predicted + g->nt_words : EP_NONE;
-    chart->allowed = e->chart_sets ? chart->terminals + g->term_words : EP_NONE;
+    ep__place_sets(e, chart, predicted);
     if (id == 0) {
         const uint64_t *closure = g->predict_closure + (size_t)(g->start_symbol - g->terminal_count) * g->nt_words;
         memcpy(nts, closure, g->nt_words * sizeof(uint64_t));
@@ -346,11 +361,9 @@ static uint32_t ep__memo_copy(ep_earley *e, const ep_memo_entry *hit, uint32_t f
 {
     if (hit->count == EP_NONE)
         return EP_NONE;
-    const ep_grammar *g = e->grammar;
-    uint32_t id = e->charts.size, words = g->nt_words + g->term_words + g->lex_words;
-    ep_chart chart = {from, e->items.size, hit->count, e->sets.size, 0, 0, 0};
-    chart.terminals = chart.predicted + g->nt_words;
-    chart.allowed = chart.terminals + g->term_words;
+    uint32_t id = e->charts.size, words = ep__chart_words(e);
+    ep_chart chart = {from, e->items.size, hit->count, 0, 0, 0, 0};
+    ep__place_sets(e, &chart, e->sets.size);
     sm_array_grow_by(&e->items, hit->count);
     memcpy(e->items.items + chart.items_start, e->memo_items.items + hit->items, hit->count * sizeof(ep_item));
     sm_array_grow_by(&e->sets, words);
@@ -364,9 +377,8 @@ static uint32_t ep__memo_copy(ep_earley *e, const ep_memo_entry *hit, uint32_t f
  * memo is emptied when it would hold more than 4 MiB. */
 static void ep__memo_keep(ep_earley *e, uint64_t key, uint32_t id)
 {
-    const ep_grammar *g = e->grammar;
     uint32_t count = id == EP_NONE ? 0 : e->charts.items[id].items_count;
-    uint32_t words = g->nt_words + g->term_words + g->lex_words;
+    uint32_t words = ep__chart_words(e);
     if (!e->memo)
         e->memo = sm_calloc(EP_MEMO_SLOTS, sizeof *e->memo);
     if (e->memo_items.size + count > EP_MEMO_MAX_ITEMS || e->memo_sets.size + words > EP_MEMO_MAX_WORDS) {

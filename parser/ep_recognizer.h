@@ -166,6 +166,9 @@ struct ep_recognizer {
     /* Parses the expressions of strings' fields (lg_fields's `valid`): made
      * on first use, on the compiled grammar (lg_fields's `fields_new`). */
     ep_recognizer *fields;
+    /* The last vocabulary mask made inside a plain token (trie_memo.c);
+     * owned, NULL until one is. */
+    struct ep_trie_memo *trie_memo;
     /* Tokenizing mode (ep_tokenize): tokens are recorded, not parsed. */
     bool capture;
     ep_tokens captured;

@@ -215,12 +215,42 @@ typedef struct ep_ltree_cache {
 #define EP_LTREE_CACHE_BYTES ((size_t)256 << 20)
 
 struct ep_trie {
+    uint64_t fingerprint;  /* of its tokens' bytes and ids (trie_memo.c) */
     uint32_t n_tokens;
     ep_tnode *nodes;
     uint32_t n_nodes;
     uint32_t *tokens;      /* token ids, grouped by the node they end at */
     ep_ltree_cache cache;
 };
+
+/* Whether committing the token in progress, a `lexeme`, after `run` keeps
+ * where its text is (an entry of the recognizer's scoped array): a class's
+ * private name (%scoped), or a name after a tag's "<" or "</" (%tags).  Its
+ * text is read again after it ends. */
+static inline bool ep_trie_keeps_extent(const ep_grammar *g, const ep_run *run, int32_t lexeme)
+{
+    if (g->t_scoped_use != EP_NONE && g->lexemes[lexeme].terminals[0] == g->t_scoped_use)
+        return true;
+    return g->has_tags && (run->tag_prev[0] == g->t_tags[1] || run->tag_prev[0] == g->t_tags[2]);
+}
+
+/* ---- The memo of a mask inside a plain token (trie_memo.c) ---------------------
+ *
+ * Inside a name, a comment or a string with no escape the mask does not
+ * depend on the token's text past its head (lg_lexical's plain_head):
+ * the parser's state is the one before the token, the lexer's the
+ * automaton's state.  A recognizer keeps the last such mask, with the text
+ * before the token, so that the mask one byte further into the token, or
+ * at another token with the same head in the same state after the same
+ * text, is copied. */
+
+/* The mask kept for `rec`'s position, copied into `mask` with *allowed set;
+ * false when none serves here. */
+bool ep_trie_memo_find(ep_recognizer *rec, const ep_trie *trie, uint64_t *mask, uint32_t *allowed);
+/* Keeps `mask` (`allowed` tokens) as made at `rec`'s position, when that is
+ * inside a plain token. */
+void ep_trie_memo_keep(ep_recognizer *rec, const ep_trie *trie, const uint64_t *mask, uint32_t allowed);
+void ep_trie_memo_free(struct ep_trie_memo *memo);
 
 /* The lexeme tree of `key`; with names.refuse, a character no name may
  * hold ends a name-only token for good and its subtree is left out.  From

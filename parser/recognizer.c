@@ -16,6 +16,7 @@
 #include "ep_recognizer.h"
 #include "ep_fields.h"
 #include "ep_quotient.h"
+#include "ep_trie.h"
 
 #include <string.h>
 
@@ -72,6 +73,7 @@ void ep_recognizer_free(ep_recognizer *rec)
         return;
     ep_earley_free(&rec->earley);
     ep_asi_tables_free(&rec->asi_tables);
+    ep_trie_memo_free(rec->trie_memo);
     if (rec->modal)
         rec->modal_of->modal_free(rec->modal);
     ep_grammar_free(rec->owned_grammar);

@@ -135,6 +135,8 @@ typedef struct ep_trie_stats {
     uint64_t trees;        /* subtrees read from their lexeme trees */
     uint64_t scans_made;   /* the recognizer's Earley scans computed */
     uint64_t scans_copied; /* and copied from its memo of scans */
+    bool copied;           /* the mask was the one kept inside a plain token
+                            * (ep_trie.h's memo): nothing was walked */
     bool in_fields;        /* the text ends inside a string with fields (an
                             * f- or t-string past its quote) */
 } ep_trie_stats;

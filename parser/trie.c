@@ -126,6 +126,7 @@ ep_trie *ep_trie_new(const char *const *strings, const uint32_t *lens, uint32_t 
             node = ep__bchild(&b, node, (uint8_t)strings[id][i]);
         ep__badd_token(&b, node, id);
         in_trie++;
+        t->fingerprint = sm_mix64(t->fingerprint ^ sm_mix64(node + 1) ^ ((uint64_t)id << 32));
     }
     t->nodes = sm_malloc((b.n ? b.n : 1) * sizeof *t->nodes);
     t->tokens = sm_malloc((in_trie ? in_trie : 1) * sizeof *t->tokens);

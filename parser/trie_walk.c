@@ -636,17 +636,6 @@ typedef struct ep__ended {
     ep__step next_step;
 } ep__ended;
 
-/* Whether committing the token in progress, a `lexeme`, after `run` keeps
- * where its text is (an entry of the recognizer's scoped array): a class's
- * private name (%scoped), or a name after a tag's "<" or "</" (%tags).
- * Tokens that end alike differ in length, so each ends on its own. */
-static bool ep__keeps_extent(const ep_grammar *g, const ep_run *run, int32_t lexeme)
-{
-    if (g->t_scoped_use != EP_NONE && g->lexemes[lexeme].terminals[0] == g->t_scoped_use)
-        return true;
-    return g->has_tags && (run->tag_prev[0] == g->t_tags[1] || run->tag_prev[0] == g->t_tags[2]);
-}
-
 /* The verdict of the %check of the lexeme that the token in progress after
  * `from` is accepted as, on the token's text: 1 passes, 0 fails, -1 no
  * check. */
@@ -671,7 +660,7 @@ static int ep__check_verdict(const ep__mask_walk *m, const ep__step *from)
  * on the text; a comment or a line break there measures nothing), with a
  * character cut short, when the token's longest accepted prefix is not all
  * of it (the rest would be lexed again), or when the recognizer keeps where
- * the token is (ep__keeps_extent). */
+ * the token is (ep_trie_keeps_extent). */
 static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const ep_lentry *e, uint8_t byte)
 {
     /* in field mode the token is the expression's, on its own recognizer */
@@ -680,7 +669,7 @@ static bool ep__ends_token(const ep__mask_walk *m, const ep__step *from, const e
     const ep_run *run = token.run;
     return from->accept_end == from->text_len && !from->utf8_need && from->accept_lexeme >= 0 &&
            ep_dfa_step(&g->dfa, e->parent.dfa, byte) == EP_DFA_DEAD &&
-           !ep__keeps_extent(g, run, from->accept_lexeme) &&
+           !ep_trie_keeps_extent(g, run, from->accept_lexeme) &&
            !(run->at_line_start && run->depth == 0 &&
              ep_layout_real_token(g, ep_dfa_step(&g->dfa, EP_DFA_START, byte)));
 }
@@ -905,6 +894,12 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
         *stats = (ep_trie_stats){0};
     if (!ep_viable(rec))
         return 0;
+    uint32_t allowed;
+    if (ep_trie_memo_find(rec, t, mask, &allowed)) {
+        if (stats)
+            stats->copied = true;
+        return allowed;
+    }
     /* the path's bytes are written in place: room for the deepest */
     sm_array_reserve(&rec->text, rec->text.size + EP_TRIE_MAX_BYTES + 1);
     ep__walk *walk = sm_malloc(sizeof *walk);
@@ -933,6 +928,7 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
         ep__walk_range(&m, 0, t->n_nodes);
     ep__restore(rec, walk, 0, NULL, NULL);
     rec->earley.memo_on = memo_was;
+    ep_trie_memo_keep(rec, t, mask, m.allowed);
     for (uint32_t d = 0; d <= EP_TRIE_MAX_BYTES; d++)
         if (walk->marks[d])
             ep_fields_of(rec->grammar)->mark_free(walk->marks[d]);

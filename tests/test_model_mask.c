@@ -224,6 +224,98 @@ Test(model_mask, the_trie_equals_the_check_of_every_token_on_a_small_vocabulary)
     mc_vocab_free(v);
 }
 
+/* Feeds `text` to `rec` a byte at a time and, after each byte, compares
+ * the mask with the check of every token on its own; returns how many of
+ * those masks were the one kept inside the same name (ep_trie.h's memo). */
+static uint32_t masks_along(const mc_vocab *v, ep_recognizer *rec, const char *text, uint64_t *mask, uint64_t *brute)
+{
+    uint32_t copied = 0, words = (mc_vocab_size(v) + 63) / 64;
+    for (const char *c = text; *c; c++) {
+        cr_assert_eq(ep_feed(rec, c, 1), 1, "\"%s\" at \"%s\"", text, c);
+        mc_mask_stats st;
+        uint32_t a = mc_vocab_mask(v, rec, mask, &st);
+        uint32_t b = mc_vocab_mask_brute(v, rec, brute, NULL);
+        cr_assert(a == b && memcmp(mask, brute, words * sizeof *mask) == 0,
+                  "\"%s\" up to \"%s\": the mask%s differs from the check of every token (%u, %u)", text, c,
+                  st.copied ? " copied" : "", a, b);
+        copied += st.copied;
+    }
+    return copied;
+}
+
+/* Inside a plain name the mask does not depend on the name: the one made a
+ * byte before is copied, equal to the check of every token.  Not after
+ * other text before the name, in another automaton state (a keyword's
+ * prefix), at a string's prefix, or at a tag's name, which its closing tag
+ * must repeat. */
+Test(model_mask, a_mask_inside_a_name_is_copied_where_the_name_makes_no_difference)
+{
+    static const char *const pieces[] = {
+        "x", "ab", "a", "b", "c", "(", ")", "]", " )", ")]", "n", "f", " c", " else", "urn", "\"s\"", "'",
+        "e", "_e", "()", ".x", " =", "\n", ":", ">", "n>", "an>", "</", "span", "v", "v>", " in",
+    };
+    mc_vocab *v = vocab_of(pieces, sizeof pieces / sizeof *pieces);
+    uint64_t mask[1], brute[1];
+    ep_grammar *g = grammar();
+    ep_recognizer *rec;
+    cr_assert_eq(ep_recognizer_new_fim(g, "", 0, "\n", 1, &rec), SM_OK);
+    ep_savepoint start = ep_save(rec);
+    /* "a" (a keyword's prefix) and "a_" are made, the rest of the name
+     * copied */
+    cr_assert_eq(masks_along(v, rec, "x = (a_bcabc", mask, brute), 5);
+    /* the same length of text before the name, in the same state, but
+     * "[" for "(": ")" closes nothing here, "]" does */
+    ep_restore(rec, start);
+    cr_assert_eq(ep_feed(rec, "x = [a_bca", 10), 1);
+    cr_assert_eq(masks_along(v, rec, "b", mask, brute), 0);
+    cr_assert(mask[0] & (1u << 7), "\"]\" is allowed");
+    cr_assert_not(mask[0] & (1u << 6), "\")\" is not");
+    cr_assert_eq(masks_along(v, rec, "c", mask, brute), 1);
+    /* "i" and "if" are states of their own: "n" may follow the first only */
+    ep_restore(rec, start);
+    cr_assert_eq(masks_along(v, rec, "y = x if", mask, brute), 0);
+    /* "rb" may start a string, "rbc" may not */
+    ep_restore(rec, start);
+    cr_assert_eq(masks_along(v, rec, "y = rbcc", mask, brute), 1);
+    /* a comment, whatever it says; a string up to its first backslash,
+     * but not one whose prefix is a name (accepted in part, "b" would be
+     * taken as a name and the rest read again if it did not close) */
+    ep_restore(rec, start);
+    cr_assert_eq(masks_along(v, rec, "y = 1  # a b", mask, brute), 4);
+    ep_restore(rec, start);
+    cr_assert_eq(masks_along(v, rec, "y = 'ab c\\ne", mask, brute), 3);
+    ep_restore(rec, start);
+    cr_assert_eq(masks_along(v, rec, "y = b'ab", mask, brute), 0);
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
+    /* JavaScript: a name no reserved word starts with; a tag's name */
+    g = grammar_of("jsx", 2);
+    cr_assert_eq(ep_recognizer_new_fim(g, "", 0, ";\n", 2, &rec), SM_OK);
+    start = ep_save(rec);
+    /* "s" starts "super" and "switch"; "sp" is made, the rest copied */
+    cr_assert_eq(masks_along(v, rec, "x = (spanab", mask, brute), 4);
+    ep_restore(rec, start);
+    cr_assert_eq(masks_along(v, rec, "x = `a b", mask, brute), 3);
+    /* a comment's line break lets a semicolon be inserted after it: two
+     * comments, each whole, with and without one */
+    ep_restore(rec, start);
+    cr_assert_eq(ep_feed(rec, "x = a ", 6), 1);
+    ep_savepoint after_a = ep_save(rec);
+    cr_assert_eq(masks_along(v, rec, "/*b*/", mask, brute), 0);
+    cr_assert_not(mask[0] & (1ull << 12), "\" c\" is not allowed");
+    ep_restore(rec, after_a);
+    cr_assert_eq(ep_feed(rec, "/*\n*", 4), 1);
+    cr_assert_eq(masks_along(v, rec, "/", mask, brute), 0);
+    cr_assert(mask[0] & (1ull << 12), "\" c\" is, after a line break");
+    ep_restore(rec, start);
+    cr_assert_eq(masks_along(v, rec, "x = <span></spa", mask, brute), 0);
+    cr_assert(mask[0] & (1u << 25), "\"n>\" is allowed");
+    cr_assert_not(mask[0] & (1u << 26), "\"an>\" is not");
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
+    mc_vocab_free(v);
+}
+
 /* The parser's work on `left` (a right context of one line break) with a
  * vocabulary where each of 26 tokens is a name's letters and then `end`. */
 static uint64_t fed_for_alike_endings(const char *language, const char *left, const char *end)

@@ -86,8 +86,11 @@ static const char *const lg__js_mask_samples[] = {
     NULL,
 };
 
+static int lg__js_plain_head(const char *token, size_t len);
+
 const lg_lexical lg_javascript_lexical = {
     .name_char_valid = lg__id_char,
+    .plain_head = lg__js_plain_head,
     .mask_starts = lg__js_mask_starts,
     .mask_samples = lg__js_mask_samples,
 };
@@ -98,6 +101,30 @@ static const char *const lg__reserved[] = {
     "instanceof", "new", "null", "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var",
     "void", "while", "with", "yield", "let", "static", NULL,
 };
+
+/* The head (lg_lexical's plain_head) of a name of ASCII letters, digits,
+ * "_" and "$" that no reserved word starts with: none, since js_identifier
+ * reads nothing of it but its first character (no escape after it can
+ * spell a reserved word with it; a keyword's prefix is a state of the
+ * automaton of its own); of a comment, its first two characters; of a
+ * string or a template while it has no backslash, its quote: their checks
+ * read escapes. */
+static int lg__js_plain_head(const char *token, size_t len)
+{
+    if (len == 0 || (token[0] >= '0' && token[0] <= '9'))
+        return -1;
+    if (token[0] == '/')
+        return len >= 2 && (token[1] == '/' || token[1] == '*') ? 2 : -1;
+    if (token[0] == '\'' || token[0] == '"' || token[0] == '`')
+        return memchr(token, '\\', len) ? -1 : 1;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)token[i] >= 0x80 || !lg__id_char((unsigned char)token[i], false))
+            return -1;
+    for (size_t i = 0; lg__reserved[i]; i++)
+        if (strncmp(lg__reserved[i], token, len) == 0)
+            return -1;
+    return 0;
+}
 
 bool lg_js_identifier_valid(const char *text, size_t len)
 {

@@ -56,6 +56,38 @@ static bool lg__py_adds_line_break(const char *text, size_t len)
     return len >= 2 && text[len - 2] == '\r' && text[len - 1] == '\n';
 }
 
+/* The head (lg_lexical's plain_head) of a name of ASCII letters, digits and
+ * underscores that cannot become a string's prefix ("rb" in rb"..."): none,
+ * since px_name_valid reads nothing of it but its first character, a
+ * letter or "_" (a keyword's prefix is a state of the automaton of its
+ * own); of a comment, its "#": nothing reads the rest; of a str or bytes
+ * literal that is neither an f- nor a t-string, while it has no backslash,
+ * its prefix and opening quotes: the checks read its escapes (and the
+ * automaton keeps a bytes literal to ASCII). */
+static int lg__py_plain_head(const char *token, size_t len)
+{
+    if (len == 0 || (token[0] >= '0' && token[0] <= '9'))
+        return -1;
+    if (token[0] == '#')
+        return 1;
+    size_t k = 0;
+    bool prefix = true;
+    for (; k < len && token[k] != '\'' && token[k] != '"'; k++) {
+        char c = token[k];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+            return -1;
+        prefix = prefix && k < 2 && strchr("bBrRuU", c);
+    }
+    if (k == len)   /* a name: "f" or "rb" may still open a string */
+        return prefix || (len <= 2 && strspn(token, "bBfFrRtTuU") == len) ? -1 : 0;
+    if (!prefix)
+        return -1;
+    size_t head = k + 1;
+    if (k + 2 < len && token[k + 1] == token[k] && token[k + 2] == token[k])
+        head = k + 3;
+    return memchr(token + head, '\\', len - head) ? -1 : (int)head;
+}
+
 /* A str literal as CPython's checks read it: at most two of "fFrRuU",
  * then a quote. */
 static bool lg__py_string_shape(const char *token, size_t len, bool *fields, bool *raw)
@@ -96,6 +128,7 @@ const lg_lexical lg_python_lexical = {
     .number_valid = lg__py_number_valid,
     .number_may_end = lg__py_number_may_end,
     .adds_line_break = lg__py_adds_line_break,
+    .plain_head = lg__py_plain_head,
     .fields = &lg_python_fields,
     .fields_from = 312,
     .mask_starts = lg__py_mask_starts,
