@@ -54,9 +54,9 @@ typedef struct lg_lexical {
      * state and the text before both is the same.  Returns the head's
      * length (0 for a name, which none reads but for its first character,
      * a letter; a comment's opening; a string's prefix and quotes while it
-     * has no escape), or -1 for a token whose other bytes are read (an
-     * escape, a number) or that is not known to be so.  NULL: -1 for every
-     * token. */
+     * has no escape nor, with fields, a brace), or -1 for a token whose
+     * other bytes are read (an escape, a field, a number) or that is not
+     * known to be so.  NULL: -1 for every token. */
     int (*plain_head)(const char *token, size_t len);
     /* Strings with fields (a lexeme marked `fstring`: Python's f- and
      * t-strings), read by the language's scanner (a parser extension,

@@ -11,10 +11,10 @@
  *    ends as the same lexeme after the same bytes of t.  A token accepted
  *    in part (Python's b'x, whose "b" is a name) may fall back to that part
  *    and read the rest of its text again;
- *  - the language's checks read no more of u and v than a head they share
- *    (lg_lexical's plain_head: nothing of a name, a comment's opening, a
- *    string's quote while it has no escape), and neither is a string with
- *    fields, whose scanner reads it all;
+ *  - the language's checks and its scanner of strings with fields read no
+ *    more of u and v than a head they share (lg_lexical's plain_head:
+ *    nothing of a name, a comment's opening, a string's prefix and quotes
+ *    while it has no escape and, with fields, no brace);
  *  - the parser reads nothing else of them: not a token that may end as a
  *    name whose text it keeps (ep_trie_keeps_extent: a private name, a
  *    tag's name), nor a comment's line break, which automatic semicolon
@@ -68,7 +68,7 @@ static int ep__plain_head(ep_recognizer *rec)
     bool none = run->accept_lexeme < 0 && run->accept_end == run->tok_start;
     if (!g->lexical || !g->lexical->plain_head || run->dead || run->dfa == EP_DFA_START || !(whole || none) ||
         rec->utf8_need || (size_t)len + EP_TRIE_MAX_BYTES + 1 >= EP_MAX_TEXT ||
-        ep__may_keep_extent(g, run) || ep_fields_token(rec, run->tok_start, len))
+        ep__may_keep_extent(g, run))
         return -1;
     const char *token = rec->text.items + run->tok_start;
     uint32_t token_len = len - run->tok_start;

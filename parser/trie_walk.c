@@ -362,13 +362,19 @@ static void ep__step_of(ep_recognizer *rec, ep__walk *walk, uint32_t depth, ep__
         ep__field_step(rec, walk, depth, step);
 }
 
+/* Whether the text ends inside a string with fields read with the
+ * tokenizer's modes. */
+static bool ep__in_modal_string(const ep_recognizer *rec)
+{
+    const ep_run *run = &rec->run;
+    return rec->modal && !run->dead && run->dfa != EP_DFA_START && ep_fields_token(rec, run->tok_start, rec->text.size);
+}
+
 /* Keeps the scanner's state of a string with fields in progress with
  * full[depth], so that bytes fed after it do not read the string again. */
 static void ep__mark(ep_recognizer *rec, ep__walk *walk, uint32_t depth)
 {
-    const ep_run *run = &rec->run;
-    walk->marked[depth] = rec->modal && !run->dead && run->dfa != EP_DFA_START &&
-                          ep_fields_token(rec, run->tok_start, rec->text.size);
+    walk->marked[depth] = ep__in_modal_string(rec);
     if (!walk->marked[depth])
         return;
     if (!walk->marks[depth])
@@ -896,8 +902,10 @@ uint32_t ep_trie_viable(const ep_trie *t, ep_recognizer *rec, uint64_t *mask, ep
         return 0;
     uint32_t allowed;
     if (ep_trie_memo_find(rec, t, mask, &allowed)) {
-        if (stats)
+        if (stats) {
             stats->copied = true;
+            stats->in_fields = ep__in_modal_string(rec);
+        }
         return allowed;
     }
     /* the path's bytes are written in place: room for the deepest */

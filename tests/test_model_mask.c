@@ -288,6 +288,18 @@ Test(model_mask, a_mask_inside_a_name_is_copied_where_the_name_makes_no_differen
     cr_assert_eq(masks_along(v, rec, "y = b'ab", mask, brute), 0);
     ep_recognizer_free(rec);
     ep_grammar_free(g);
+    /* an f-string's text in 3.12 (read by its scanner, no prefix accepted
+     * as a name) up to its first brace: the scanner reads a field, and the
+     * rest of the string is walked */
+    g = grammar_version(312);
+    cr_assert_eq(ep_recognizer_new_fim(g, "", 0, "\n", 1, &rec), SM_OK);
+    cr_assert_eq(masks_along(v, rec, "y = f'ab c", mask, brute), 3);
+    mc_mask_stats st;
+    mc_vocab_mask(v, rec, mask, &st);
+    cr_assert(st.copied && st.in_fields, "a copy inside an f-string counts as one");
+    cr_assert_eq(masks_along(v, rec, "{x}e", mask, brute), 0);
+    ep_recognizer_free(rec);
+    ep_grammar_free(g);
     /* JavaScript: a name no reserved word starts with; a tag's name */
     g = grammar_of("jsx", 2);
     cr_assert_eq(ep_recognizer_new_fim(g, "", 0, ";\n", 2, &rec), SM_OK);

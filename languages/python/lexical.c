@@ -60,10 +60,11 @@ static bool lg__py_adds_line_break(const char *text, size_t len)
  * underscores that cannot become a string's prefix ("rb" in rb"..."): none,
  * since px_name_valid reads nothing of it but its first character, a
  * letter or "_" (a keyword's prefix is a state of the automaton of its
- * own); of a comment, its "#": nothing reads the rest; of a str or bytes
- * literal that is neither an f- nor a t-string, while it has no backslash,
- * its prefix and opening quotes: the checks read its escapes (and the
- * automaton keeps a bytes literal to ASCII). */
+ * own); of a comment, its "#": nothing reads the rest; of a string while
+ * it has no backslash (and, with fields, no brace), its prefix and opening
+ * quotes: the checks read its escapes, the scanner of strings with fields
+ * its braces, and nothing else of its text (the automaton keeps a bytes
+ * literal to ASCII and a one-line string to its line). */
 static int lg__py_plain_head(const char *token, size_t len)
 {
     if (len == 0 || (token[0] >= '0' && token[0] <= '9'))
@@ -71,21 +72,26 @@ static int lg__py_plain_head(const char *token, size_t len)
     if (token[0] == '#')
         return 1;
     size_t k = 0;
-    bool prefix = true;
+    bool prefix = true, fields = false;
     for (; k < len && token[k] != '\'' && token[k] != '"'; k++) {
         char c = token[k];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
             return -1;
-        prefix = prefix && k < 2 && strchr("bBrRuU", c);
+        prefix = prefix && k < 2 && strchr("bBfFrRtTuU", c);
+        fields = fields || strchr("fFtT", c);
     }
     if (k == len)   /* a name: "f" or "rb" may still open a string */
-        return prefix || (len <= 2 && strspn(token, "bBfFrRtTuU") == len) ? -1 : 0;
+        return prefix ? -1 : 0;
     if (!prefix)
         return -1;
     size_t head = k + 1;
     if (k + 2 < len && token[k + 1] == token[k] && token[k + 2] == token[k])
         head = k + 3;
-    return memchr(token + head, '\\', len - head) ? -1 : (int)head;
+    const char *body = token + head;
+    size_t body_len = len - head;
+    if (memchr(body, '\\', body_len) || (fields && (memchr(body, '{', body_len) || memchr(body, '}', body_len))))
+        return -1;
+    return (int)head;
 }
 
 /* A str literal as CPython's checks read it: at most two of "fFrRuU",
