@@ -122,11 +122,14 @@ ep_trie *ep_trie_new(const char *const *strings, const uint32_t *lens, uint32_t 
         if (!lens[id] || lens[id] >= EP_TRIE_MAX_BYTES)
             continue;
         uint32_t node = 0;
-        for (uint32_t i = 0; i < lens[id]; i++)
+        uint64_t bytes = 0xcbf29ce484222325u;   /* FNV-1a of the token's bytes */
+        for (uint32_t i = 0; i < lens[id]; i++) {
             node = ep__bchild(&b, node, (uint8_t)strings[id][i]);
+            bytes = (bytes ^ (uint8_t)strings[id][i]) * 0x100000001b3u;
+        }
         ep__badd_token(&b, node, id);
         in_trie++;
-        t->fingerprint = sm_mix64(t->fingerprint ^ sm_mix64(node + 1) ^ ((uint64_t)id << 32));
+        t->fingerprint = sm_mix64(t->fingerprint ^ sm_mix64(bytes ^ lens[id]) ^ id);
     }
     t->nodes = sm_malloc((b.n ? b.n : 1) * sizeof *t->nodes);
     t->tokens = sm_malloc((in_trie ? in_trie : 1) * sizeof *t->tokens);

@@ -299,6 +299,18 @@ Test(model_mask, a_mask_inside_a_name_is_copied_where_the_name_makes_no_differen
     cr_assert(st.copied && st.in_fields, "a copy inside an f-string counts as one");
     cr_assert_eq(masks_along(v, rec, "{x}e", mask, brute), 0);
     ep_recognizer_free(rec);
+    /* another vocabulary of the same shape, other bytes: its masks are
+     * its own */
+    static const char *const same_shape[][3] = {{"x", "(", ")"}, {"y", ")", "("}};
+    mc_vocab *shaped[2] = {vocab_of(same_shape[0], 3), vocab_of(same_shape[1], 3)};
+    cr_assert_eq(ep_recognizer_new_fim(g, "", 0, "\n", 1, &rec), SM_OK);
+    cr_assert_eq(masks_along(shaped[0], rec, "y = zap", mask, brute), 2);
+    cr_assert_eq(mask[0], 3u, "\"x\" and \"(\"");
+    cr_assert_eq(masks_along(shaped[1], rec, "p", mask, brute), 0);
+    cr_assert_eq(mask[0], 5u, "\"y\" and \"(\"");
+    mc_vocab_free(shaped[0]);
+    mc_vocab_free(shaped[1]);
+    ep_recognizer_free(rec);
     ep_grammar_free(g);
     /* JavaScript: a name no reserved word starts with; a tag's name */
     g = grammar_of("jsx", 2);
