@@ -34,13 +34,13 @@
 struct ep_trie_memo {
     uint64_t fingerprint;     /* the trie's */
     uint32_t n_tokens;
-    uint32_t tok_start;       /* P is text[0..tok_start) */
     uint32_t dfa;
     int32_t lexeme;
     uint32_t allowed;
     uint8_t head_len;
     char head[EP__HEAD];      /* the token's head */
-    SM_ARRAY(char) prefix;    /* P */
+    SM_ARRAY(char) prefix;    /* P, the text before the token: its size is
+                               * where the token starts */
     uint64_t *mask;           /* owned, ceil(n_tokens / 64) words */
     size_t words;
     bool have;
@@ -82,11 +82,12 @@ bool ep_trie_memo_find(ep_recognizer *rec, const ep_trie *trie, uint64_t *mask, 
 {
     const struct ep_trie_memo *memo = rec->trie_memo;
     if (!memo || !memo->have || memo->fingerprint != trie->fingerprint || memo->n_tokens != trie->n_tokens ||
-        memo->tok_start != rec->run.tok_start || memo->dfa != rec->run.dfa || memo->lexeme != rec->run.accept_lexeme)
+        memo->prefix.size != rec->run.tok_start || memo->dfa != rec->run.dfa || memo->lexeme != rec->run.accept_lexeme)
         return false;
     int head = ep__plain_head(rec);
-    if (head != memo->head_len || memcmp(memo->head, rec->text.items + memo->tok_start, (size_t)head) != 0 ||
-        memcmp(memo->prefix.items, rec->text.items, memo->tok_start) != 0)
+    uint32_t p = memo->prefix.size;
+    if (head != memo->head_len || memcmp(memo->head, rec->text.items + p, (size_t)head) != 0 ||
+        memcmp(memo->prefix.items, rec->text.items, p) != 0)
         return false;
     memcpy(mask, memo->mask, memo->words * sizeof *mask);
     *allowed = memo->allowed;
@@ -120,7 +121,6 @@ void ep_trie_memo_keep(ep_recognizer *rec, const ep_trie *trie, const uint64_t *
     memcpy(memo->head, rec->text.items + p, (size_t)head);
     memo->fingerprint = trie->fingerprint;
     memo->n_tokens = trie->n_tokens;
-    memo->tok_start = p;
     memo->dfa = rec->run.dfa;
     memo->lexeme = rec->run.accept_lexeme;
     memo->allowed = allowed;

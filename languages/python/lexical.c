@@ -75,7 +75,7 @@ static int lg__py_plain_head(const char *token, size_t len)
     bool prefix = true, fields = false;
     for (; k < len && token[k] != '\'' && token[k] != '"'; k++) {
         char c = token[k];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+        if ((unsigned char)c >= 0x80 || !px_name_byte((unsigned char)c))
             return -1;
         prefix = prefix && k < 2 && strchr("bBfFrRtTuU", c);
         fields = fields || strchr("fFtT", c);
