@@ -252,7 +252,7 @@ Test(model_mask, a_mask_inside_a_name_is_copied_where_the_name_makes_no_differen
 {
     static const char *const pieces[] = {
         "x", "ab", "a", "b", "c", "(", ")", "]", " )", ")]", "n", "f", " c", " else", "urn", "\"s\"", "'",
-        "e", "_e", "()", ".x", " =", "\n", ":", ">", "n>", "an>", "</", "span", "v", "v>", " in",
+        "e", "_e", "()", ".x", " =", "\n", ":", ">", "n>", "an>", "</", "span", "v", "v>", " in", "}", "}{", "!r}",
     };
     mc_vocab *v = vocab_of(pieces, sizeof pieces / sizeof *pieces);
     uint64_t mask[1], brute[1];
@@ -298,6 +298,16 @@ Test(model_mask, a_mask_inside_a_name_is_copied_where_the_name_makes_no_differen
     mc_vocab_mask(v, rec, mask, &st);
     cr_assert(st.copied && st.in_fields, "a copy inside an f-string counts as one");
     cr_assert_eq(masks_along(v, rec, "{x}e", mask, brute), 0);
+    /* a name in a field's expression: the scanner reads its bytes as the
+     * expression's, so past "a" (a keyword's prefix) and "ab" it is copied
+     * too; not "as", a keyword, after "a", which "}" may follow */
+    cr_assert_eq(masks_along(v, rec, "{import_er", mask, brute), 2);
+    mc_vocab_mask(v, rec, mask, &st);
+    cr_assert(st.copied && st.in_fields, "a copy in a field counts as one in fields");
+    cr_assert_eq(masks_along(v, rec, "}{a", mask, brute), 0);
+    cr_assert(mask[0] & (1ull << 32), "\"}\" may follow \"a\"");
+    cr_assert_eq(masks_along(v, rec, "s", mask, brute), 0);
+    cr_assert_not(mask[0] & (1ull << 32), "\"}\" may not follow \"as\"");
     ep_recognizer_free(rec);
     /* another vocabulary of the same shape, other bytes: its masks are
      * its own */
