@@ -5,7 +5,7 @@
  *
  *   build/release/bench/bench_mask VOCAB.gguf FILE... [--holes N] [--no-brute]
  *                                  [--language NAME] [--version N] [--slow US] [--at OFFSET]
- *                                  [--repeat N]
+ *                                  [--repeat N] [--walks]
  *
  * Each file gives holes, half boundary cuts (a line from its first non-blank
  * character is the middle) and half random spans of up to 64 bytes; the
@@ -27,7 +27,9 @@
  * they differ by.  --at OFFSET measures only the positions at that byte
  * offset of the files.  --repeat N computes each position's mask again N
  * times and reports their mean as "again" (for a profiler: --at with
- * --repeat 1000 spends the run on one position).
+ * --repeat 1000 spends the run on one position).  --walks drops the kept
+ * mask before each mask (ep_trie_forget), so that every one, first and
+ * again, is walked: the walk's own cost.
  */
 #include "seam_inproc.h"
 #include "seam_languages.h"
@@ -122,7 +124,7 @@ static int default_version(const lg_language *lang, int argc, char **argv)
         return lang->default_version;
     for (int a = 2; a < argc; a++) {
         if (argv[a][0] == '-') {
-            a += strcmp(argv[a], "--no-brute") != 0;
+            a += strcmp(argv[a], "--no-brute") != 0 && strcmp(argv[a], "--walks") != 0;
             continue;
         }
         size_t len;
@@ -140,14 +142,14 @@ int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: bench_mask VOCAB.gguf FILE... [--holes N] [--no-brute] [--language NAME] "
-                        "[--version N] [--slow US] [--at OFFSET] [--repeat N]\n");
+                        "[--version N] [--slow US] [--at OFFSET] [--repeat N] [--walks]\n");
         return 2;
     }
     int holes_per_file = 4, version = -1;   /* -1: the language's own choice */
     double slow = 0;
     long only = -1, repeat = 1;
     const char *language = "python";
-    bool with_brute = true;
+    bool with_brute = true, walks = false;
     for (int a = 2; a < argc; a++) {
         if (strcmp(argv[a], "--language") == 0 && a + 1 < argc)
             language = argv[++a];
@@ -159,6 +161,12 @@ int main(int argc, char **argv)
             only = atol(argv[++a]);
         else if (strcmp(argv[a], "--repeat") == 0 && a + 1 < argc)
             repeat = atol(argv[++a]);
+        else if (strcmp(argv[a], "--holes") == 0 && a + 1 < argc)
+            holes_per_file = atoi(argv[++a]);
+        else if (strcmp(argv[a], "--no-brute") == 0)
+            with_brute = false;
+        else if (strcmp(argv[a], "--walks") == 0)
+            walks = true;
     }
     repeat = repeat > 0 ? repeat : 1;
     char err[512];
@@ -202,19 +210,10 @@ int main(int argc, char **argv)
     }
     double fed_trie = 0, lexed_trie = 0, fed_brute = 0, allowed = 0, scans_made = 0, scans_copied = 0;
     size_t masks_copied = 0;
+    /* the options were read above, wherever they stand among the files */
     for (int a = 2; a < argc; a++) {
-        if (strcmp(argv[a], "--holes") == 0 && a + 1 < argc) {
-            holes_per_file = atoi(argv[++a]);
-            continue;
-        }
-        if ((strcmp(argv[a], "--language") == 0 || strcmp(argv[a], "--version") == 0 ||
-             strcmp(argv[a], "--slow") == 0 || strcmp(argv[a], "--at") == 0 || strcmp(argv[a], "--repeat") == 0) &&
-            a + 1 < argc) {
-            a++;
-            continue;
-        }
-        if (strcmp(argv[a], "--no-brute") == 0) {
-            with_brute = false;
+        if (argv[a][0] == '-') {
+            a += strcmp(argv[a], "--no-brute") != 0 && strcmp(argv[a], "--walks") != 0;
             continue;
         }
         size_t len;
@@ -253,6 +252,8 @@ int main(int argc, char **argv)
                     continue;
                 }
                 mc_mask_stats st;
+                if (walks)
+                    ep_trie_forget(rec);
                 double s = now_us();
                 allowed += mc_vocab_mask(v, rec, mask, &st);
                 double trie = now_us() - s;
@@ -264,8 +265,11 @@ int main(int argc, char **argv)
                     printf("\n");
                 }
                 s = now_us();
-                for (long r = 0; r < repeat; r++)
+                for (long r = 0; r < repeat; r++) {
+                    if (walks)
+                        ep_trie_forget(rec);
                     mc_vocab_mask(v, rec, mask, NULL);
+                }
                 double again = (now_us() - s) / (double)repeat;
                 fed_trie += (double)st.bytes_fed;
                 lexed_trie += (double)st.bytes_lexed;

@@ -147,6 +147,9 @@ typedef struct ep_trie_stats {
  * lexer's automaton are taken without the parser; the rest go through
  * ep_feed.  `rec` is left as it was; stats may be NULL. */
 uint32_t ep_trie_viable(const ep_trie *trie, ep_recognizer *rec, uint64_t *mask, ep_trie_stats *stats);
+/* Drops the mask `rec` kept inside a token (ep_trie_stats' copied), so that
+ * the next ep_trie_viable walks: for benchmarks and profiles of the walk. */
+void ep_trie_forget(ep_recognizer *rec);
 
 /* Builds the lexeme trees that masks starting inside common tokens of
  * `grammar` need (its language's mask_starts, lg_lexical: a name, spaces,

@@ -196,6 +196,12 @@ void ep_trie_memo_keep(ep_recognizer *rec, const ep_trie *trie, const uint64_t *
     memo->have = true;
 }
 
+void ep_trie_forget(ep_recognizer *rec)
+{
+    if (rec->trie_memo)
+        rec->trie_memo->have = false;
+}
+
 void ep_trie_memo_free(struct ep_trie_memo *memo)
 {
     if (!memo)
