@@ -115,6 +115,12 @@ static void series_add(series *s, double trie, double again, double brute)
     s->count++;
 }
 
+/* Whether option `arg` is followed by its value (all but the flags). */
+static bool takes_value(const char *arg)
+{
+    return strcmp(arg, "--no-brute") != 0 && strcmp(arg, "--walks") != 0;
+}
+
 /* The version a language's files are read in when --version does not say:
  * the dialect of the first file (JavaScript's script or module, as Node
  * decides), or the language's default version. */
@@ -124,7 +130,7 @@ static int default_version(const lg_language *lang, int argc, char **argv)
         return lang->default_version;
     for (int a = 2; a < argc; a++) {
         if (argv[a][0] == '-') {
-            a += strcmp(argv[a], "--no-brute") != 0 && strcmp(argv[a], "--walks") != 0;
+            a += takes_value(argv[a]);
             continue;
         }
         size_t len;
@@ -213,7 +219,7 @@ int main(int argc, char **argv)
     /* the options were read above, wherever they stand among the files */
     for (int a = 2; a < argc; a++) {
         if (argv[a][0] == '-') {
-            a += strcmp(argv[a], "--no-brute") != 0 && strcmp(argv[a], "--walks") != 0;
+            a += takes_value(argv[a]);
             continue;
         }
         size_t len;
