@@ -190,6 +190,7 @@ int main(int argc, char **argv)
         version = default_version(lang, argc, argv);
     if (!lang || ep_grammar_of(lang, version, &g, err, sizeof err) != SM_OK) {
         fprintf(stderr, "%s: %s\n", language, lang ? err : "no such language");
+        mc_vocab_free(v);
         return 1;
     }
     t0 = now_us();
@@ -314,9 +315,11 @@ int main(int argc, char **argv)
         }
         free(text);
     }
+    int status = 0;
     if (!all.count) {
         fprintf(stderr, "no positions\n");
-        return 1;
+        status = 1;
+        goto done;
     }
     size_t count = all.count;
     printf("%s: %u tokens, %u trie nodes (read and built in %.0f ms), %s %d, %zu positions, %.0f tokens allowed on "
@@ -332,8 +335,19 @@ int main(int argc, char **argv)
     series_print("all positions", &all, with_brute);
     series_print("inside strings with fields", &fields, with_brute);
     series_print("elsewhere", &rest, with_brute);
-    if (!with_brute)
-        return 0;
-    printf("  brute: %.0f bytes fed per mask; masks that differ: %zu\n", fed_brute / count, differ);
-    return differ ? 1 : 0;
+    if (with_brute) {
+        printf("  brute: %.0f bytes fed per mask; masks that differ: %zu\n", fed_brute / count, differ);
+        status = differ ? 1 : 0;
+    }
+done:
+    for (size_t k = 0; k < 3; k++) {
+        free(each[k]->trie);
+        free(each[k]->again);
+        free(each[k]->brute);
+    }
+    free(mask);
+    free(mask_brute);
+    ep_grammar_free(g);
+    mc_vocab_free(v);
+    return status;
 }
