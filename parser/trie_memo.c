@@ -74,6 +74,12 @@ static bool ep__may_keep_extent(const ep_grammar *g, const ep_run *run)
     return false;
 }
 
+/* Whether nothing of run's token in progress has been accepted yet. */
+static bool ep__accepts_none(const ep_run *run)
+{
+    return run->accept_lexeme < 0 && run->accept_end == run->tok_start;
+}
+
 /* The length of the head of `rec`'s token in progress (its text ends at
  * rec's own end) when a memo may serve there (the comment at the top says
  * when), else -1. */
@@ -83,7 +89,7 @@ static int ep__plain_head(const ep_recognizer *rec)
     const ep_run *run = &rec->run;
     uint32_t len = rec->text.size;
     bool whole = run->accept_lexeme >= 0 && run->accept_end == len;
-    bool none = run->accept_lexeme < 0 && run->accept_end == run->tok_start;
+    bool none = ep__accepts_none(run);
     if (!g->lexical || !g->lexical->plain_head || run->dead || run->dfa == EP_DFA_START || !(whole || none) ||
         rec->utf8_need || ep__may_keep_extent(g, run))
         return -1;
@@ -105,10 +111,9 @@ static int ep__plain_head(const ep_recognizer *rec)
 static int ep__field_head(ep_recognizer *rec, ep__memo_key *key)
 {
     const ep_run *run = &rec->run;
-    bool none = run->accept_lexeme < 0 && run->accept_end == run->tok_start;
     int64_t offset;
     /* the token's checks bring the open field's recognizer to the end */
-    if (!none || !ep_fields_modal_token(rec, run->tok_start, rec->text.size) ||
+    if (!ep__accepts_none(run) || !ep_fields_modal_token(rec, run->tok_start, rec->text.size) ||
         !ep_run_token_so_far(rec, run, rec->text.size))
         return -1;
     const ep_recognizer *fields = ep_run_field(rec, run, rec->text.size, &offset);

@@ -299,8 +299,9 @@ Test(model_mask, a_mask_inside_a_name_is_copied_where_the_name_makes_no_differen
     cr_assert(st.copied && st.in_fields, "a copy inside an f-string counts as one");
     cr_assert_eq(masks_along(v, rec, "{x}e", mask, brute), 0);
     /* a name in a field's expression: the scanner reads its bytes as the
-     * expression's, so past "a" (a keyword's prefix) and "ab" it is copied
-     * too; not "as", a keyword, after "a", which "}" may follow */
+     * expression's, so once the name has left "import" and its prefixes
+     * (states of their own) it is copied: two masks in "import_er"; "as",
+     * a keyword, is not copied from "a", which "}" may follow */
     cr_assert_eq(masks_along(v, rec, "{import_er", mask, brute), 2);
     mc_vocab_mask(v, rec, mask, &st);
     cr_assert(st.copied && st.in_fields, "a copy in a field counts as one in fields");
