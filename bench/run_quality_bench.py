@@ -19,7 +19,8 @@ later token at the same indentation with the end of the first token removed
 fill-in-the-middle model, served over llama.cpp's API by the loopback server
 of seam's tests, knows each hole's true middle and behaves like a real one:
 - noise: at a share of positions its first choice is a token that breaks
-  the syntax there, the true token second;
+  the syntax there, the true token second (a closer or a colon, asked of
+  the reference parser; where none breaks it, no noise);
 - run-ons: in a share of holes it does not stop where the middle ends but
   writes on into the right context (its first line or two), the end token
   only second at the true end;
@@ -42,6 +43,7 @@ and without them.
 """
 
 import argparse
+import ast
 import json
 import keyword
 import os
@@ -85,6 +87,8 @@ def valid_all(texts, names):
 
 PIECE = re.compile(r"\n[ \t]*|[ \t]*\w+|[ \t]*[^\w\s]|[ \t]+|\s")
 NOISE = [")", "]", "}", ":", " )", "]]"]
+# compile()'s flag for CPython's "incomplete input" (codeop's PyCF_ALLOW_INCOMPLETE_INPUT)
+PY_ALLOW_INCOMPLETE = 0x4000
 
 
 def pieces(text):
@@ -117,6 +121,24 @@ class Imitation:
             self.prefixes[acc] = i
             acc += t
         self.prefixes[acc] = len(tokens)
+        # generated text -> the noise put first there; None: the hashed
+        # token, unchecked (settle_noise() keeps only noise that breaks)
+        self.noise_at = None
+
+    def hashed(self, generated):
+        return zlib.crc32(("%d:%s" % (self.seed, generated)).encode())
+
+    def noise_sites(self):
+        """[(generated, [noise tokens in the order tried])] where the model
+        puts noise first: the hashed token, then the others in turn."""
+        sites = []
+        for generated, i in self.prefixes.items():
+            h = self.hashed(generated)
+            if i == len(self.tokens) or i == self.end_at or (h % 1000) >= self.noise * 1000:
+                continue
+            order = [NOISE[(h + k) % len(NOISE)] for k in range(len(NOISE))]
+            sites.append((generated, [bad for bad in order if bad != self.tokens[i]]))
+        return sites
 
     def candidates(self, generated):
         i = self.prefixes.get(generated)
@@ -128,8 +150,11 @@ class Imitation:
         cands = [(true, -0.3)]
         if i == self.end_at:
             cands.append((EOS, -1.6))             # a run-on: the end only second
-        h = zlib.crc32(("%d:%s" % (self.seed, generated)).encode())
-        if (h % 1000) < self.noise * 1000 and i != self.end_at:
+        h = self.hashed(generated)
+        if self.noise_at is not None:
+            if generated in self.noise_at:
+                cands.insert(0, (self.noise_at[generated], -0.2))
+        elif (h % 1000) < self.noise * 1000 and i != self.end_at:
             bad = NOISE[h % len(NOISE)]
             if bad != true:
                 cands.insert(0, (bad, -0.2))
@@ -139,6 +164,78 @@ class Imitation:
             cands.insert(0, (true[:-1] + true[-2] + true[-1], -0.2))  # a misspelt name: a letter doubled
         cands.append((" pass", -6.0))
         return cands
+
+
+def first_errors(texts, names):
+    """The reference parser's first error in each text as (position,
+    message), or None for a program.  Positions count UTF-16 code units
+    for the Node parsers, characters for CPython; an input that is only
+    unfinished (CPython's "incomplete input") is at the text's end."""
+    if braces():
+        rows = LANGUAGE["reference"].errors([(t, LANGUAGE["goals"].get(n)) for t, n in zip(texts, names)])
+        return [None if ok else (-1 if pos is None else pos, message) for ok, pos, message in rows]
+    return [python_error(t) for t in texts]
+
+
+def python_error(text):
+    try:
+        compile(text, "<hole>", "exec", ast.PyCF_ONLY_AST | PY_ALLOW_INCOMPLETE)
+        return None
+    except SyntaxError as e:
+        if e.msg == "incomplete input":
+            return (len(text), e.msg)
+        lines = text.split("\n")
+        row = min(max((e.lineno or 1) - 1, 0), len(lines))
+        pos = sum(len(line) + 1 for line in lines[:row]) + max((e.offset or 1) - 1, 0)
+        return (min(pos, len(text)), e.msg)
+    except (ValueError, MemoryError, RecursionError) as e:
+        return (0, str(e))
+
+
+def text_end(text):
+    return len(text.encode("utf-16-le")) // 2 if braces() else len(text)
+
+
+def breaks(error, base, text, noise):
+    """Whether the reference parser's first error in text + noise (base:
+    in text alone) says the noise breaks the syntax: it stops before the
+    end, and not where it stopped in text already: inside text, or at its
+    end for a string, template or comment that is not ended (acorn says
+    where its contents start), whatever follows."""
+    if error is None or error[0] >= text_end(text + noise):
+        return False
+    if base is None or error[0] != base[0]:
+        return True
+    unended = "nterminated" in base[1] and "nterminated" in error[1]
+    return not (base[0] < text_end(text) or unended)
+
+
+def settle_noise(models, lefts, names):
+    """Keep only noise that breaks the syntax there, as the model's
+    description says: at each site, the first token tried after which
+    the reference parser stops inside or right after the noise (not at
+    the text's end, where more text could still make a program, and not
+    where it stops without the noise too, as inside a string).  A site
+    where no noise token breaks the syntax gets none."""
+    pending = []                                    # [model, generated, order, base error]
+    for m in models:
+        m.noise_at = {}
+    for m, left, name in zip(models, lefts, names):
+        for generated, order in m.noise_sites():
+            pending.append([m, left + generated, name, generated, order])
+    bases = first_errors([p[1] for p in pending], [p[2] for p in pending])
+    for p, base in zip(pending, bases):
+        p.append(base)
+    while pending:
+        tried = first_errors([p[1] + p[4][0] for p in pending], [p[2] for p in pending])
+        left_over = []
+        for p, error in zip(pending, tried):
+            m, text, _, generated, order, base = p
+            if breaks(error, base, text, order[0]):
+                m.noise_at[generated] = order[0]
+            elif len(order) > 1:
+                left_over.append([m, text, p[2], generated, order[1:], base])
+        pending = left_over
 
 
 def greedy(model, limit=64):
@@ -330,6 +427,8 @@ def setting(args, cases, work, title, noise, run_on_share, special, misspell=0.0
     for i, (_, _, left, middle, right) in enumerate(cases):
         rng = random.Random(args.seed * 1000 + i)
         models.append(Imitation(middle, right, noise, rng.random() < run_on_share, args.seed * 7919 + i, misspell))
+    if noise and not args.unchecked_noise:
+        settle_noise(models, [c[2] for c in cases], [c[1] for c in cases])
     plain = [greedy(m) for m in models]
     cut = [cut_at_repeat(g, c[4]) for g, c in zip(plain, cases)]
     print(row("greedy", [(g, True) for g in plain], cases))
@@ -392,6 +491,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-embedded", action="store_true")
     ap.add_argument("--show-misses", action="store_true", help="print each hole seam does not fill exactly")
+    ap.add_argument("--unchecked-noise", action="store_true",
+                    help="put the hashed noise token first without asking the reference parser whether it breaks "
+                         "the syntax there (the imitation before session 63)")
     ap.add_argument("--shapes", choices=("lines", "multiline"), default="lines",
                     help="lines: one-line holes and one to three whole lines; multiline: the seed paper's random "
                          "spans of up to 100 characters and token-to-token cuts at the same indentation, each "

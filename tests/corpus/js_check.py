@@ -98,6 +98,12 @@ class NodeParser:
 
     def verdicts(self, items):
         """items: [(text, goal)] -> [(ok, message)]"""
+        return [(ok, message) for ok, _, message in self.errors(items)]
+
+    def errors(self, items):
+        """items: [(text, goal)] -> [(ok, pos, message)]: pos is the UTF-16
+        offset the parser stopped at (None when it is valid or gave none)."""
+        items = [(t, self.goal(g)) for t, g in items]
         payload = "".join(json.dumps({"id": i, "text": t, self.key: g}) + "\n" for i, (t, g) in enumerate(items))
         run = subprocess.run(self.argv, input=payload, capture_output=True, text=True, timeout=1200)
         if run.returncode != 0:
@@ -105,8 +111,12 @@ class NodeParser:
         answers = {}
         for line in run.stdout.splitlines():
             row = json.loads(line)
-            answers[row["id"]] = (row["ok"], row.get("message", ""))
+            answers[row["id"]] = (row["ok"], row.get("pos"), row.get("message", ""))
         return [answers[i] for i in range(len(items))]
+
+    def goal(self, goal):
+        """The key sent for a case's goal (None: the parser's default)."""
+        return goal
 
 
 class Acorn(NodeParser):

@@ -47,8 +47,8 @@ class AcornJsx(js_check.NodeParser):
                           "--acorn", str(modules / "acorn" / "dist" / "acorn.mjs"),
                           "--acorn-jsx", str(modules / "acorn-jsx" / "index.js")], "source_type")
 
-    def verdicts(self, items):
-        return super().verdicts([(t, g or "module") for t, g in items])
+    def goal(self, goal):
+        return goal or "module"
 
 
 def candidate_paths(cache: Path, packages) -> list[Path]:

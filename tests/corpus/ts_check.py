@@ -46,8 +46,8 @@ class TypeScript(js_check.NodeParser):
                           str(cache / "node_modules" / "typescript" / "lib" / "typescript.js")], "kind")
         self.kind = kind
 
-    def verdicts(self, items):
-        return super().verdicts([(t, k or self.kind) for t, k in items])
+    def goal(self, goal):
+        return goal or self.kind
 
 
 def has_code(path: Path) -> bool:
