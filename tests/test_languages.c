@@ -269,6 +269,14 @@ Test(languages, jsx_lines_being_typed)
     lg_lex at = {0};
     js->lex_scan(&at, "x = <p>", 7);
     cr_assert_not(js->middle_closed(&at, "Don't stop</p>;", 15, true));
+    /* an attribute's string, once ended, leaves no literal open after the
+     * element: the next line's bracket is code */
+    const lg_language *jsx = lg_by_name("jsx");
+    static const char after_string[] = "const c = <span className=\"x\"/>;\nif (a) {";
+    lg_lex after = {0};
+    jsx->lex_scan(&after, after_string, strlen(after_string));
+    cr_assert_not(lg_lex_literal_open(&after), "no literal open after <span className=\"x\"/>");
+    cr_assert_eq(after.depth, 1, "the if's brace is open");
 }
 
 /* ---- Imports: the workspace files a text names ---------------------------------- */

@@ -127,6 +127,7 @@ size_t lg_jsx_lex_step(lg_lex *s, const char *text, size_t len, size_t at)
     case LG_JSX_STRING:
         if (c == s->quote) {
             s->in = LG_JSX_TAG;
+            s->quote = 0;
             s->prev = 'a';
         }
         break;
