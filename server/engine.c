@@ -116,6 +116,7 @@ struct srv_job {
     srv_peers *peers;            /* owned: other documents offered for the prompt, or NULL */
     srv_project project;         /* the project's chunks the prompt carries (set in the pool) */
     mc_decode *decode;
+    bool line_retry;             /* decoding again, the rest of the line bound (srv__rebind_work) */
     bool canceled;
     bool in_pool;
     srv_job_cb on_done;
@@ -771,9 +772,29 @@ static srv_rec_cache *srv__take_cache(srv_job *job)
     return c;
 }
 
+static void srv__rebind(srv_job *job);
+
+/* Whether a completion that found nothing under the whole binding is
+ * tried again with the rest of the line bound: the code after the cursor
+ * only took middles the person does not mean (a finished line written as
+ * filler), and the rest of the line is the editor's closers, which the
+ * person goes on past. */
+static bool srv__retry_by_line(const srv_job *job, const mc_completion *c)
+{
+    return !job->line_retry && !job->canceled && c && !c->found &&
+           (c->reason == MC_STOP_DEAD_END || c->reason == MC_STOP_LINES || c->reason == MC_STOP_TOKENS) &&
+           srv_bound_line_possible(&job->bound);
+}
+
 static void srv__on_decoded(void *data, mc_completion *c)
 {
     srv_job *job = data;
+    job->decode = NULL;   /* the decoder frees itself once this returns */
+    if (srv__retry_by_line(job, c)) {
+        mc_completion_free(c);
+        srv__rebind(job);
+        return;
+    }
     srv_completion_info info = {0};
     info.setup_ns = job->setup_ns;
     info.total_ns = srv__now_ns() - job->start_ns;
@@ -937,32 +958,10 @@ static bool srv__job_line_opens(void *data, ep_recognizer *rec, const char *midd
     return srv_bound_line_opens(&job->bound, middle, len);
 }
 
-static void srv__setup_after(uv_work_t *work, int status)
+/* Starts decoding with the job's bound recognizer (from the loop). */
+static void srv__decode_start(srv_job *job)
 {
-    srv_job *job = work->data;
     srv_engine *e = job->engine;
-    job->in_pool = false;
-    if (status != 0 || job->canceled) {
-        srv__fail_job(job, "canceled");
-        return;
-    }
-    if (job->setup_rc == SM_ETOOBIG) {
-        char why[160];
-        snprintf(why, sizeof why, "the code around the cursor is %zu bytes, over parse_bytes (%u): no completion",
-                 job->read_bytes, e->config.parse_bytes);
-        srv__fail_job(job, why);
-        return;
-    }
-    if (job->setup_rc != SM_OK && job->grammar_error[0]) {
-        sm_log(e->logger, SM_LOG_ERROR, "the grammar does not compile: %s", job->grammar_error);
-        srv__fail_job(job, "the language's grammar does not compile");
-        return;
-    }
-    if (job->setup_rc != SM_OK) {
-        srv__fail_job(job, job->setup_rc == SM_EUTF8 ? "the document is not valid UTF-8"
-                                                     : "could not set up the recognizer");
-        return;
-    }
     mc_decode_options o;
     mc_decode_options_init(&o);
     o.max_tokens = job->options.max_tokens ? job->options.max_tokens : e->config.max_tokens;
@@ -1000,6 +999,35 @@ static void srv__setup_after(uv_work_t *work, int status)
                     &job->decode);
 }
 
+static void srv__setup_after(uv_work_t *work, int status)
+{
+    srv_job *job = work->data;
+    srv_engine *e = job->engine;
+    job->in_pool = false;
+    if (status != 0 || job->canceled) {
+        srv__fail_job(job, "canceled");
+        return;
+    }
+    if (job->setup_rc == SM_ETOOBIG) {
+        char why[160];
+        snprintf(why, sizeof why, "the code around the cursor is %zu bytes, over parse_bytes (%u): no completion",
+                 job->read_bytes, e->config.parse_bytes);
+        srv__fail_job(job, why);
+        return;
+    }
+    if (job->setup_rc != SM_OK && job->grammar_error[0]) {
+        sm_log(e->logger, SM_LOG_ERROR, "the grammar does not compile: %s", job->grammar_error);
+        srv__fail_job(job, "the language's grammar does not compile");
+        return;
+    }
+    if (job->setup_rc != SM_OK) {
+        srv__fail_job(job, job->setup_rc == SM_EUTF8 ? "the document is not valid UTF-8"
+                                                     : "could not set up the recognizer");
+        return;
+    }
+    srv__decode_start(job);
+}
+
 /* The semantic pruners' environment, made on first use, and made again
  * when stat() says its interpreter, standard library or package folders
  * changed (looked at once a second at most; a few stat calls).  In the
@@ -1027,6 +1055,45 @@ static void srv__env_refresh(srv_engine *e)
     sx_env_set_budget(e->env->env, e->config.timeout_ms);
     e->env->fingerprint = sx_env_fingerprint(e->env->env);
     e->env->checked_ns = now;
+}
+
+/* The recognizer again, the rest of the cursor's line bound instead of
+ * the whole code after it (in the pool). */
+static void srv__rebind_work(uv_work_t *work)
+{
+    srv_job *job = work->data;
+    srv_contexts line = job->bound.contexts;
+    line.whole_first = false;
+    line.why = "the whole code after the cursor took no middle the model wrote: the rest of the line binds";
+    job->setup_rc = srv_bound_open(job->grammar, job->text, job->len, job->offset, &line, job->cache, &job->bound);
+}
+
+static void srv__rebind_after(uv_work_t *work, int status)
+{
+    srv_job *job = work->data;
+    job->in_pool = false;
+    if (status != 0 || job->canceled) {
+        srv__fail_job(job, "canceled");
+        return;
+    }
+    if (job->setup_rc != SM_OK) {
+        srv__fail_job(job, "could not set up the recognizer");
+        return;
+    }
+    /* the time already spent counts against the latency budget */
+    job->waited_ns = srv__now_ns() - job->start_ns;
+    srv__decode_start(job);
+}
+
+static void srv__rebind(srv_job *job)
+{
+    job->line_retry = true;
+    job->work.data = job;
+    job->in_pool = true;
+    if (uv_queue_work(job->engine->loop, &job->work, srv__rebind_work, srv__rebind_after) != 0) {
+        job->in_pool = false;
+        srv__fail_job(job, "could not queue the completion");
+    }
 }
 
 static void srv__start_job(srv_job *job)

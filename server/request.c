@@ -24,7 +24,12 @@
  * One recognizer serves each: the quotient by the whole right context, by
  * the code after the line, or by nothing.  Under line and end a middle
  * may end where it closes what it opened and feeding it the line's rest
- * leaves the recognizer viable.
+ * leaves the recognizer viable.  A middle always joins the whole right
+ * context somehow (filler can), so whole is chosen wherever code follows;
+ * when the model's middles found no end under it and the rest of the
+ * line is the editor's closers (`const { a, b|}`, the person's ` = props;`
+ * still to come), the engine binds the line and decodes again
+ * (srv_bound_line_possible).
  * docs/RECOGNIZER.md has the exactness argument.
  */
 #include "seam_server.h"
@@ -306,23 +311,33 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
     /* The line's rest must still follow the middle: fed after it, the
      * recognizer stays viable (the code after the line, if it binds, is its
      * right context).  With nothing after the cursor on its line, the
-     * middle ends the line: a line break must follow it (a statement is
-     * not left half written, a header has its colon), since the person
-     * has nothing of theirs left to type there. */
+     * middle ends the line: a line break (or one of the language's line
+     * enders) must follow it (a statement is not left half written, a
+     * header has its colon), since the person has nothing of theirs left
+     * to type there.  With the editor's closers after the cursor the
+     * person goes on past them (`const { a, b|}` becomes `... } = props;`),
+     * so those closers need only keep the line viable. */
     size_t rest = x->line_end - b->offset;
     bool blank = srv__blank(b->text, b->offset, x->line_end);
     if (!x->language->middle_closed(&x->lex, middle, middle_len, blank))
         return false;
     lg_lex end = x->lex;
-    if (x->language->line_enders_at) {
+    if (blank && x->language->line_enders_at) {
         x->language->lex_scan(&end, middle, middle_len);
         x->language->lex_scan(&end, b->text + b->offset, rest);
     }
     ep_savepoint point = ep_save(b->rec);
     bool ok = (rest == 0 || ep_feed(b->rec, b->text + b->offset, rest) == 1) &&
-              (!blank || ep_feed(b->rec, "\n", 1) == 1) && srv__line_ends(b->rec, x->language, &end);
+              (!blank || (ep_feed(b->rec, "\n", 1) == 1 && srv__line_ends(b->rec, x->language, &end)));
     ep_restore(b->rec, point);
     return ok;
+}
+
+bool srv_bound_line_possible(const srv_bound *b)
+{
+    const srv_contexts *x = &b->contexts;
+    return b->binding == SRV_BINDING_WHOLE && !x->whole_only && !x->at_end && x->line_end > b->offset &&
+           !srv__blank(b->text, b->offset, x->line_end) && lg_editor_closers(b->text, b->offset, x->line_end);
 }
 
 bool srv_bound_line_opens(srv_bound *b, const char *middle, size_t middle_len)

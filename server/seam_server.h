@@ -344,6 +344,11 @@ int srv_bound_open(const ep_grammar *grammar, const char *text, size_t len, size
 /* Whether the middle fed to bound->rec may end the completion under the
  * binding chosen.  `fell_back` (may be NULL): the whole text was read. */
 bool srv_bound_can_end(srv_bound *bound, const char *middle, size_t middle_len, bool *fell_back);
+/* Whether a whole binding may give way to the line binding: code follows
+ * the cursor's line, and the rest of the line is an editor's closers (not
+ * blank), which the person goes on past.  The engine binds so when the
+ * whole binding took no middle the model wrote. */
+bool srv_bound_line_possible(const srv_bound *bound);
 /* Whether the middle fed to bound->rec may end as a line that opens a
  * construct: nothing but blank space after the cursor on its line, the
  * binding not whole (the code after the line, if any, follows once the

@@ -388,12 +388,12 @@ Test(scope, a_clause_keyword_begun_on_the_cursor_line_keeps_its_statement_in_the
 
 /* The bound of a request at the marked cursor (its cache in *cache, for
  * srv_rec_cache_free), `middle` fed. */
-static srv_bound open_bound(const ep_grammar *g, const char *marked, const char *middle, char *text, size_t size,
-                            srv_rec_cache **cache)
+static srv_bound open_bound_in(const lg_language *language, const ep_grammar *g, const char *marked,
+                               const char *middle, char *text, size_t size, srv_rec_cache **cache)
 {
     size_t offset = unmark(marked, text, size);
     lg_scope sc;
-    srv_scope_at(PY, NULL, text, strlen(text), offset, true, 6, &sc);
+    srv_scope_at(language, NULL, text, strlen(text), offset, true, 6, &sc);
     srv_contexts contexts;
     srv_contexts_of(&sc, text, strlen(text), offset, true, false, &contexts);
     *cache = sm_calloc(1, sizeof **cache);
@@ -403,17 +403,55 @@ static srv_bound open_bound(const ep_grammar *g, const char *marked, const char 
     return b;
 }
 
-/* The binding a request's recognizer gets, and whether `middle` may end
- * there. */
-static srv_binding bound_of(const ep_grammar *g, const char *marked, const char *middle, bool *can_end)
+static srv_bound open_bound(const ep_grammar *g, const char *marked, const char *middle, char *text, size_t size,
+                            srv_rec_cache **cache)
+{
+    return open_bound_in(PY, g, marked, middle, text, size, cache);
+}
+
+/* The binding a request's recognizer gets in `language`, and whether
+ * `middle` may end there. */
+static srv_binding bound_in(const lg_language *language, const ep_grammar *g, const char *marked, const char *middle,
+                            bool *can_end)
 {
     char text[1024];
     srv_rec_cache *cache;
-    srv_bound b = open_bound(g, marked, middle, text, sizeof text, &cache);
+    srv_bound b = open_bound_in(language, g, marked, middle, text, sizeof text, &cache);
     *can_end = srv_bound_can_end(&b, middle, strlen(middle), NULL);
     srv_binding binding = b.binding;
     srv_rec_cache_free(cache);
     return binding;
+}
+
+static srv_binding bound_of(const ep_grammar *g, const char *marked, const char *middle, bool *can_end)
+{
+    return bound_in(PY, g, marked, middle, can_end);
+}
+
+Test(scope, a_javascript_line_goes_on_past_the_editors_closers)
+{
+    ep_grammar *g;
+    char err[256];
+    const lg_language *js = lg_by_name("javascript");
+    cr_assert_eq(ep_grammar_of(js, 2, &g, err, sizeof err), SM_OK, "%s", err);   /* module */
+    bool end;
+    /* The person types ` = props;` after the editor's `}`, `) {` after its
+     * `)`: the middle ends before the closers though no `;` may follow
+     * them. */
+    cr_assert_eq(bound_in(js, g, "function f(props) {\n  const { a, b|}\n", ", c ", &end), SRV_BINDING_END);
+    cr_assert(end, "a destructuring pattern's names end before the editor's }");
+    cr_assert_eq(bound_in(js, g, "function foo(a|)\n", ", b", &end), SRV_BINDING_END);
+    cr_assert(end, "a parameter list ends before the editor's )");
+    cr_assert_eq(bound_in(js, g, "function f(props) {\n  foo(a, b|)\n", ", c +", &end), SRV_BINDING_END);
+    cr_assert_not(end, "an operator with no operand before the closer");
+    /* Nothing after the cursor: the line ends with the middle, so one of
+     * the line enders must be able to follow. */
+    cr_assert_eq(bound_in(js, g, "function f(props) {\n  const { a, b } = props|\n", ".x", &end),
+                 SRV_BINDING_END);
+    cr_assert(end);
+    cr_assert_eq(bound_in(js, g, "function f(props) {\n  const { a, b }|\n", "", &end), SRV_BINDING_END);
+    cr_assert_not(end, "a pattern with no initializer ends no line");
+    ep_grammar_free(g);
 }
 
 Test(scope, the_code_after_the_cursor_binds_as_far_as_it_is_written)

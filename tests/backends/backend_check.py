@@ -357,6 +357,31 @@ def check_escape(ch):
                          "without the guard: %r" % (out and out["completion"]))
 
 
+def check_line_retry(ch):
+    """A line typed in the middle of a file with only the editor's closer
+    after the cursor: where the whole code after the cursor takes no middle
+    the model writes (a pattern's names before `}`, the person's ` = props;`
+    still to come), the rest of the line binds and the completion is
+    offered; the model is asked again (two rounds)."""
+    left = "function show(props) {\n  const { a, b"
+    right = "}\n  return a + b;\n}\n"
+    steps = {"": [(", c ", -0.1), (":", -0.5)], ", c ": [(EOS, -0.1)]}
+    where = ch.write_case(left, right, name="show.mjs")
+    with LoopbackServer(Script(steps, left)) as server:
+        run, out, _ = ch.complete(where, ["--backend", "llamacpp", "--endpoint", server.url])
+    ch.check(out is not None and out["completion"] == ", c " and out["found"],
+             "line retry: %r, stderr %r" % (out and out["completion"], run.stderr))
+    ch.check(out is not None and out["binding"]["kind"] == "line",
+             "line retry: bound %r" % (out and out["binding"]))
+    # finished code whose rest of the line is the person's (not closers)
+    # binds whole and is not tried again
+    where = ch.write_case("function show(props) {\n  const x = f(a", ", 1);\n  return x;\n}\n", name="whole.mjs")
+    with LoopbackServer(Script({"": [(" +", -0.1)], " +": [(EOS, -0.1)]}, left)) as server:
+        run, out, _ = ch.complete(where, ["--backend", "llamacpp", "--endpoint", server.url])
+    ch.check(out is not None and out["binding"]["kind"] == "whole" and out["completion"] == "",
+             "no line retry for the person's code: %r" % ((out and (out["completion"], out["binding"])),))
+
+
 def check_semantic(ch):
     """The semantic pruners refuse, while decoding, a candidate that reads a
     name nothing binds, takes an attribute a module lacks or passes a keyword
@@ -408,6 +433,7 @@ def main():
     check_faults(ch)
     check_api_key(ch)
     check_escape(ch)
+    check_line_retry(ch)
     check_semantic(ch)
     check_budgets_and_refusals(ch)
     found = check_embedded(ch, args.embedded)
