@@ -199,15 +199,15 @@ def text_end(text):
 def breaks(error, base, text, noise):
     """Whether the reference parser's first error in text + noise (base:
     in text alone) says the noise breaks the syntax: it stops before the
-    end, and not where it stopped in text already: inside text, or at its
-    end for a string, template or comment that is not ended (acorn says
-    where its contents start), whatever follows."""
+    end, not in a string, template or comment that began before the noise
+    and does not end, and not where it stopped inside text already."""
     if error is None or error[0] >= text_end(text + noise):
         return False
+    if "nterminated" in error[1] and error[0] <= text_end(text):
+        return False      # inside a string, template or comment begun before it
     if base is None or error[0] != base[0]:
         return True
-    unended = "nterminated" in base[1] and "nterminated" in error[1]
-    return not (base[0] < text_end(text) or unended)
+    return base[0] >= text_end(text)
 
 
 def settle_noise(models, lefts, names):

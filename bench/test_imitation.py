@@ -58,6 +58,13 @@ class PythonNoise(unittest.TestCase):
         self.assertEqual(inside, [])
         self.assertTrue(model.noise_at, "noise outside the string")
 
+    def test_no_noise_after_an_escape_at_the_end(self):
+        # "if '\\" is unfinished input for CPython; "]]" after it is the
+        # string's text
+        model = self.settled("x = 1\n", "if '\\]' in s: pass")
+        self.assertNotIn("if '\\", model.noise_at)
+        self.assertIn("if", model.noise_at)
+
     def test_an_annotation_colon_is_no_noise(self):
         model = self.settled("", "def f(a: int): pass")
         self.assertNotEqual(model.noise_at.get("def f(a"), ":")
