@@ -121,24 +121,27 @@ class Imitation:
             self.prefixes[acc] = i
             acc += t
         self.prefixes[acc] = len(tokens)
-        # generated text -> the noise put first there; None: the hashed
-        # token, unchecked (settle_noise() keeps only noise that breaks)
-        self.noise_at = None
+        # generated text -> the noise put first there: the hashed token,
+        # unchecked, until settle_noise() keeps only noise that breaks
+        self.noise_at = {generated: NOISE[h % len(NOISE)] for generated, i, h in self.sites()
+                         if NOISE[h % len(NOISE)] != tokens[i]}
 
     def hashed(self, generated):
         return zlib.crc32(("%d:%s" % (self.seed, generated)).encode())
 
-    def noise_sites(self):
-        """[(generated, [noise tokens in the order tried])] where the model
-        puts noise first: the hashed token, then the others in turn."""
-        sites = []
+    def sites(self):
+        """(generated, token index, hash) where the model puts noise first."""
         for generated, i in self.prefixes.items():
             h = self.hashed(generated)
-            if i == len(self.tokens) or i == self.end_at or (h % 1000) >= self.noise * 1000:
-                continue
-            order = [NOISE[(h + k) % len(NOISE)] for k in range(len(NOISE))]
-            sites.append((generated, [bad for bad in order if bad != self.tokens[i]]))
-        return sites
+            if i < len(self.tokens) and i != self.end_at and (h % 1000) < self.noise * 1000:
+                yield generated, i, h
+
+    def noise_sites(self):
+        """[(generated, [noise tokens in the order tried])]: the hashed
+        token, then the others in turn."""
+        return [(generated, [bad for bad in (NOISE[(h + k) % len(NOISE)] for k in range(len(NOISE)))
+                             if bad != self.tokens[i]])
+                for generated, i, h in self.sites()]
 
     def candidates(self, generated):
         i = self.prefixes.get(generated)
@@ -150,14 +153,9 @@ class Imitation:
         cands = [(true, -0.3)]
         if i == self.end_at:
             cands.append((EOS, -1.6))             # a run-on: the end only second
+        if generated in self.noise_at:
+            cands.insert(0, (self.noise_at[generated], -0.2))
         h = self.hashed(generated)
-        if self.noise_at is not None:
-            if generated in self.noise_at:
-                cands.insert(0, (self.noise_at[generated], -0.2))
-        elif (h % 1000) < self.noise * 1000 and i != self.end_at:
-            bad = NOISE[h % len(NOISE)]
-            if bad != true:
-                cands.insert(0, (bad, -0.2))
         word = true.strip()
         if ((h >> 10) % 1000) < self.misspell * 1000 and len(word) >= 3 and word.isidentifier() and \
                 not keyword.iskeyword(word):
@@ -217,25 +215,29 @@ def settle_noise(models, lefts, names):
     the text's end, where more text could still make a program, and not
     where it stops without the noise too, as inside a string).  A site
     where no noise token breaks the syntax gets none."""
-    pending = []                                    # [model, generated, order, base error]
+    sites = [{"model": m, "text": left + generated, "name": name, "generated": generated, "order": order}
+             for m, left, name in zip(models, lefts, names) for generated, order in m.noise_sites()]
     for m in models:
         m.noise_at = {}
-    for m, left, name in zip(models, lefts, names):
-        for generated, order in m.noise_sites():
-            pending.append([m, left + generated, name, generated, order])
-    bases = first_errors([p[1] for p in pending], [p[2] for p in pending])
-    for p, base in zip(pending, bases):
-        p.append(base)
-    while pending:
-        tried = first_errors([p[1] + p[4][0] for p in pending], [p[2] for p in pending])
+    for site, base in zip(sites, first_errors([s["text"] for s in sites], [s["name"] for s in sites])):
+        site["base"] = base
+    while sites:
+        tried = first_errors([s["text"] + s["order"][0] for s in sites], [s["name"] for s in sites])
         left_over = []
-        for p, error in zip(pending, tried):
-            m, text, _, generated, order, base = p
-            if breaks(error, base, text, order[0]):
-                m.noise_at[generated] = order[0]
-            elif len(order) > 1:
-                left_over.append([m, text, p[2], generated, order[1:], base])
-        pending = left_over
+        for site, error in zip(sites, tried):
+            if breaks(error, site["base"], site["text"], site["order"][0]):
+                site["model"].noise_at[site["generated"]] = site["order"][0]
+            elif len(site["order"]) > 1:
+                site["order"] = site["order"][1:]
+                left_over.append(site)
+        sites = left_over
+
+
+def add_noise_option(ap):
+    """--unchecked-noise, for both benchmarks."""
+    ap.add_argument("--unchecked-noise", action="store_true",
+                    help="put the hashed noise token first without asking the reference parser whether it breaks "
+                         "the syntax there (the imitation before session 63)")
 
 
 def greedy(model, limit=64):
@@ -491,9 +493,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-embedded", action="store_true")
     ap.add_argument("--show-misses", action="store_true", help="print each hole seam does not fill exactly")
-    ap.add_argument("--unchecked-noise", action="store_true",
-                    help="put the hashed noise token first without asking the reference parser whether it breaks "
-                         "the syntax there (the imitation before session 63)")
+    add_noise_option(ap)
     ap.add_argument("--shapes", choices=("lines", "multiline"), default="lines",
                     help="lines: one-line holes and one to three whole lines; multiline: the seed paper's random "
                          "spans of up to 100 characters and token-to-token cuts at the same indentation, each "

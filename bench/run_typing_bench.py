@@ -26,8 +26,9 @@ follows it, and the file goes on as the original does.
 
 The same imitation of a fill-in-the-middle model as run_quality_bench.py
 knows each line's true completion, puts a token that breaks the syntax
-there (the reference parser's word) first at up to 15% of positions and runs on into the right context in half the lines;
-it is served over llama.cpp's API by the loopback server of seam's tests.
+there (the reference parser's word) first at up to 15% of positions and
+runs on into the right context in half the lines; it is served over
+llama.cpp's API by the loopback server of seam's tests.
 For seam and two baselines from the same model (plain greedy decoding, and
 greedy decoding cut where it repeats the right context) the table gives the
 share of lines with a completion offered (non-empty), equal to the true
@@ -55,8 +56,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "backends"))
 # (LANGUAGE, the language of the lines, is run_quality_bench's: main() sets it)
-from run_quality_bench import (LANGUAGE, PIECE, Imitation, braces, cut_at_repeat, greedy, js_files,  # noqa: E402
-                               settle_noise, valid_all)
+from run_quality_bench import (LANGUAGE, PIECE, Imitation, add_noise_option, braces, cut_at_repeat,  # noqa: E402
+                               greedy, js_files, settle_noise, valid_all)
 from stdlib_files import random_files  # noqa: E402
 from loopback import LoopbackServer  # noqa: E402
 
@@ -350,9 +351,7 @@ def main():
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--no-embedded", action="store_true")
     ap.add_argument("--check", action="store_true", help="exit 1 unless the targets are met")
-    ap.add_argument("--unchecked-noise", action="store_true",
-                    help="put the hashed noise token first without asking the reference parser whether it breaks "
-                         "the syntax there (the imitation before session 63)")
+    add_noise_option(ap)
     ap.add_argument("--verbose", action="store_true", help="print seam's completions that are not the true one")
     ap.add_argument("--language", choices=("python", "javascript", "typescript", "jsx", "tsx"), default="python")
     args = ap.parse_args()

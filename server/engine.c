@@ -1085,15 +1085,22 @@ static void srv__rebind_after(uv_work_t *work, int status)
     srv__decode_start(job);
 }
 
-static void srv__rebind(srv_job *job)
+/* Hands the job's set-up to the pool: `work` there, `after` back on the
+ * loop. */
+static void srv__queue(srv_job *job, uv_work_cb work, uv_after_work_cb after)
 {
-    job->line_retry = true;
     job->work.data = job;
     job->in_pool = true;
-    if (uv_queue_work(job->engine->loop, &job->work, srv__rebind_work, srv__rebind_after) != 0) {
+    if (uv_queue_work(job->engine->loop, &job->work, work, after) != 0) {
         job->in_pool = false;
         srv__fail_job(job, "could not queue the completion");
     }
+}
+
+static void srv__rebind(srv_job *job)
+{
+    job->line_retry = true;
+    srv__queue(job, srv__rebind_work, srv__rebind_after);
 }
 
 static void srv__start_job(srv_job *job)
@@ -1102,12 +1109,7 @@ static void srv__start_job(srv_job *job)
         srv__fail_job(job, "canceled");
         return;
     }
-    job->work.data = job;
-    job->in_pool = true;
-    if (uv_queue_work(job->engine->loop, &job->work, srv__setup_work, srv__setup_after) != 0) {
-        job->in_pool = false;
-        srv__fail_job(job, "could not queue the completion");
-    }
+    srv__queue(job, srv__setup_work, srv__setup_after);
 }
 
 int srv_engine_complete(srv_engine *e, const char *text, size_t len, size_t offset, const srv_job_options *options,

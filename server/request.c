@@ -51,6 +51,13 @@ static bool srv__blank(const char *text, size_t from, size_t to)
     return true;
 }
 
+/* Whether text[from, to) is an editor's closers with at least one closer:
+ * what the person types past, not blank space alone. */
+static bool srv__closers_only(const char *text, size_t from, size_t to)
+{
+    return !srv__blank(text, from, to) && lg_editor_closers(text, from, to);
+}
+
 void srv_contexts_of(const lg_scope *scope, const char *text, size_t len, size_t offset, bool cut, bool whole_only,
                      srv_contexts *out)
 {
@@ -68,8 +75,7 @@ void srv_contexts_of(const lg_scope *scope, const char *text, size_t len, size_t
         out->whole_first = true;
     } else if (scope->at_end) {
         out->why = "nothing follows the cursor's line";
-    } else if (scope->colon_unwritten && !srv__blank(text, offset, scope->line_end) &&
-               lg_editor_closers(text, offset, scope->line_end)) {
+    } else if (scope->colon_unwritten && srv__closers_only(text, offset, scope->line_end)) {
         /* (other text after the cursor, a comment's words or code, is the
          * person's and binds as written) */
         out->why = "the header's colon comes after the rest of the line";
@@ -336,8 +342,8 @@ bool srv_bound_can_end(srv_bound *b, const char *middle, size_t middle_len, bool
 bool srv_bound_line_possible(const srv_bound *b)
 {
     const srv_contexts *x = &b->contexts;
-    return b->binding == SRV_BINDING_WHOLE && !x->whole_only && !x->at_end && x->line_end > b->offset &&
-           !srv__blank(b->text, b->offset, x->line_end) && lg_editor_closers(b->text, b->offset, x->line_end);
+    return b->binding == SRV_BINDING_WHOLE && !x->whole_only && !x->at_end &&
+           srv__closers_only(b->text, b->offset, x->line_end);
 }
 
 bool srv_bound_line_opens(srv_bound *b, const char *middle, size_t middle_len)

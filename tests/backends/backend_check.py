@@ -375,7 +375,8 @@ def check_line_retry(ch):
              "line retry: bound %r" % (out and out["binding"]))
     # finished code whose rest of the line is the person's (not closers)
     # binds whole and is not tried again
-    where = ch.write_case("function show(props) {\n  const x = f(a", ", 1);\n  return x;\n}\n", name="whole.mjs")
+    left = "function show(props) {\n  const x = f(a"
+    where = ch.write_case(left, ", 1);\n  return x;\n}\n", name="whole.mjs")
     with LoopbackServer(Script({"": [(" +", -0.1)], " +": [(EOS, -0.1)]}, left)) as server:
         run, out, _ = ch.complete(where, ["--backend", "llamacpp", "--endpoint", server.url])
     ch.check(out is not None and out["binding"]["kind"] == "whole" and out["completion"] == "",
